@@ -1,0 +1,22 @@
+/* Safe output files: written to a temp file beside the target and renamed
+ * over it on commit, so a reader never sees half a file and an existing
+ * file is only replaced when force is set. */
+#ifndef TREX_EXPORT_ATOMIC_FILE_H
+#define TREX_EXPORT_ATOMIC_FILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trex/core/status.h"
+
+struct trex_atomic_file;
+
+/* Fails with TREX_EXISTS when path exists and !force. */
+enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atomic_file **out,
+				  FILE **stream, struct trex_error *err);
+/* Flushes, fsyncs, renames; frees af. */
+enum trex_status trex_atomic_commit(struct trex_atomic_file *af, struct trex_error *err);
+/* Removes the temp file; frees af. NULL is a no-op. */
+void trex_atomic_abort(struct trex_atomic_file *af);
+
+#endif

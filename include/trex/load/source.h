@@ -1,0 +1,76 @@
+/* Input sources: a file (plain or gzip, told apart by magic bytes, never
+ * by extension) or a memory buffer, read sequentially at load time and at
+ * random offsets later (lazy args, error positions). Files are only ever
+ * opened read-only. Offsets are always in decoded (decompressed) bytes. */
+#ifndef TREX_LOAD_SOURCE_H
+#define TREX_LOAD_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/status.h"
+
+struct trex_source;
+
+enum trex_status trex_source_open(const char *path, struct trex_source **out,
+				  struct trex_error *err);
+/* A source over memory. With copy, the bytes are copied; otherwise data
+ * must outlive the source. data may be gzip too. name is used in errors. */
+enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len,
+					 bool copy, struct trex_source **out,
+					 struct trex_error *err);
+void trex_source_close(struct trex_source *src);
+
+const char *trex_source_path(const struct trex_source *src);
+bool trex_source_is_gzip(const struct trex_source *src);
+uint64_t trex_source_size_on_disk(const struct trex_source *src);
+
+/* Plain sources only: all bytes, mapped (mmap + MADV_SEQUENTIAL for files).
+ * NULL for gzip. The mapping lives as long as the source. */
+const char *trex_source_map(struct trex_source *src, size_t *len);
+
+/* Up to 64 first decoded bytes, for sniffing; returns how many. */
+size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
+			struct trex_error *err);
+
+/* ---- sequential streaming (any source) ------------------------------------ */
+
+struct trex_stream;
+
+/* chunk_size: decoded bytes per chunk (e.g. 4 MiB). With background, a
+ * second thread decodes ahead (inflate overlapped with parsing). */
+enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size, bool background,
+				  struct trex_stream **out, struct trex_error *err);
+
+/* Next window of decoded bytes. carry: how many bytes at the end of the
+ * previous window the caller did not consume; the new window starts with
+ * exactly those bytes, followed by fresh data, so an event cut by a chunk
+ * boundary is contiguous. *offset is the decoded offset of (*data)[0].
+ * *len == carry (no fresh bytes) means end of input. *truncated is set at
+ * the end when a gzip stream ended early. Errors: IO, FORMAT (corrupt
+ * gzip, with offset), NOMEM. The window stays valid until the next call. */
+enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const char **data,
+				  size_t *len, uint64_t *offset, bool *truncated,
+				  struct trex_error *err);
+/* Decoded bytes produced so far (for progress). */
+uint64_t trex_stream_position(const struct trex_stream *st);
+void trex_stream_close(struct trex_stream *st);
+
+/* ---- random access ------------------------------------------------------------ */
+
+/* Reads up to len decoded bytes at offset into buf; *got receives the count
+ * (short at end of input). gzip sources use access points recorded while
+ * streaming (every few MiB), so a read costs at most one span of inflate. */
+enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size_t len,
+				  char *buf, size_t *got, struct trex_error *err);
+
+/* 1-based line and byte column of a decoded offset (re-reads from the start;
+ * for error messages only). */
+enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset,
+				      int64_t *line, int64_t *col, struct trex_error *err);
+
+/* Bytes of memory the source holds beyond mapped file pages (access points). */
+size_t trex_source_memory(const struct trex_source *src);
+
+#endif

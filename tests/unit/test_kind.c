@@ -1,0 +1,64 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+
+#include "trex/core/kind.h"
+
+Test(kind, kineto_categories)
+{
+	cr_assert_eq(trex_kind_of("kernel", "void gemm<float>()"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)"), TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_memset", "Memset (Device)"), TREX_KIND_MEMSET);
+	cr_assert_eq(trex_kind_of("cuda_runtime", "cudaLaunchKernel"), TREX_KIND_RUNTIME);
+	cr_assert_eq(trex_kind_of("cuda_driver", "cuLaunchKernel"), TREX_KIND_RUNTIME);
+	cr_assert_eq(trex_kind_of("cpu_op", "aten::mm"), TREX_KIND_CPU_OP);
+	cr_assert_eq(trex_kind_of("gpu_user_annotation", "## forward ##"), TREX_KIND_GPU_ANNOTATION);
+	cr_assert_eq(trex_kind_of("cuda_sync", "Stream Sync"), TREX_KIND_GPU_SYNC);
+}
+
+Test(kind, legacy_2021_categories)
+{
+	cr_assert_eq(trex_kind_of("Kernel", "k"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("Memcpy", "Memcpy HtoD"), TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("Memset", "Memset"), TREX_KIND_MEMSET);
+	cr_assert_eq(trex_kind_of("Runtime", "cudaLaunchKernel"), TREX_KIND_RUNTIME);
+	cr_assert_eq(trex_kind_of("Operator", "aten::conv2d"), TREX_KIND_CPU_OP);
+}
+
+Test(kind, unitrace_gpu_op_by_name)
+{
+	cr_assert(trex_kind_needs_name("gpu_op"));
+	cr_assert_not(trex_kind_needs_name("kernel"));
+	cr_assert_eq(trex_kind_of("gpu_op", "main::{lambda(auto:1)#4}[SIMD32 {256; 1; 1} {128; 1; 1}]"),
+		     TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendMemoryCopy(M2D)[4194304]"),
+		     TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendMemoryFill(D)[64]"), TREX_KIND_MEMSET);
+	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendBarrier"), TREX_KIND_GPU_OTHER);
+	cr_assert_eq(trex_kind_of("gpu_op", "Tile #1: zeCommandListAppendMemoryCopy(D2M)[8]"),
+		     TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_op", "Tile #0: gemm[SIMD16 {1; 1; 1} {8; 1; 1}]"),
+		     TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("gpu_op", "clEnqueueReadBuffer"), TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_op", NULL), TREX_KIND_KERNEL);
+}
+
+Test(kind, unknown_and_null)
+{
+	cr_assert_eq(trex_kind_of(NULL, "x"), TREX_KIND_OTHER);
+	cr_assert_eq(trex_kind_of("", "x"), TREX_KIND_OTHER);
+	cr_assert_eq(trex_kind_of("KERNEL", "x"), TREX_KIND_OTHER, "categories are case-sensitive");
+	cr_assert_eq(trex_kind_of("CatA", "x"), TREX_KIND_OTHER);
+}
+
+Test(kind, gpu_flags_and_labels)
+{
+	cr_assert(trex_kind_is_gpu(TREX_KIND_KERNEL));
+	cr_assert(trex_kind_is_gpu(TREX_KIND_MEMCPY));
+	cr_assert(trex_kind_is_gpu(TREX_KIND_GPU_SYNC));
+	cr_assert_not(trex_kind_is_gpu(TREX_KIND_RUNTIME));
+	cr_assert_not(trex_kind_is_gpu(TREX_KIND_CPU_OP));
+	cr_assert_not(trex_kind_is_gpu((enum trex_kind)999));
+	cr_assert_str_eq(trex_kind_label(TREX_KIND_MEMCPY), "memcpy");
+	cr_assert_str_eq(trex_kind_label((enum trex_kind)999), "?");
+}
