@@ -90,11 +90,12 @@ struct trex_build_input {
 	/* files[i] describes global file id i. The loader fills path, format,
 	 * dialect (as strings, below), rank, flags, byte and phase counts and
 	 * its integrity counters; the build adds its own (overlaps, unmatched,
-	 * orphans, ...). Sources move into the index. */
+	 * orphans, ...). Sources move into the index (closed by the build
+	 * on failure); files[i].source is set to NULL either way. */
 	struct trex_build_file *files;
 	size_t file_count;
 	/* Builders in file order, and within a file in byte order. Consumed
-	 * (freed) by the build, also on failure. */
+	 * (freed, parts[i] set to NULL) by the build, also on failure. */
 	struct trex_builder **parts;
 	size_t part_count;
 	unsigned threads; /* worker threads for sorting; 0 or 1 = this thread */

@@ -1,0 +1,195 @@
+/* Internals shared by builder.c, index_build.c, index.c and strtab.c:
+ * blocked vectors, a small fixed-key hash map, and the builder's records.
+ * Not installed, not part of any contract outside src/core. */
+#ifndef TREX_CORE_BUILDER_INTERNAL_H
+#define TREX_CORE_BUILDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/builder.h"
+#include "trex/core/index.h"
+#include "trex/core/strtab.h"
+
+/* ---- hashing ---------------------------------------------------------------- */
+
+/* 64x64 -> 128 multiply folded to 64 bits: the mixing step of the hashes. */
+static inline uint64_t trex_mum(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+	uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
+	uint64_t hh = ha * hb, hl = ha * lb, lh = la * hb, ll = la * lb;
+	uint64_t mid = (ll >> 32) + (uint32_t)hl + (uint32_t)lh;
+	uint64_t lo = (mid << 32) | (uint32_t)ll;
+	uint64_t hi = hh + (hl >> 32) + (lh >> 32) + (mid >> 32);
+
+	return lo ^ hi;
+#endif
+}
+
+/* Hash of arbitrary bytes (strtab.c). */
+uint64_t trex_hash_bytes(const void *data, size_t len);
+
+/* Releases unused arena and offset capacity once a table stops growing. */
+void trex_strtab_shrink(struct trex_strtab *tab);
+
+/* ---- blocked vectors ---------------------------------------------------------------
+ * Records live in fixed-size blocks, so growing never copies what is already
+ * stored and never needs one giant allocation; block 0 starts small and
+ * doubles up to the block size, so tiny builders stay tiny. */
+
+#define TREX_VEC_SHIFT 15
+#define TREX_VEC_BLOCK ((size_t)1 << TREX_VEC_SHIFT)
+#define TREX_VEC_MASK (TREX_VEC_BLOCK - 1)
+
+struct trex_vec {
+	unsigned char **blocks;
+	size_t count;     /* records stored */
+	size_t cap;       /* records the allocated blocks hold */
+	uint32_t nblocks; /* blocks allocated (some may be released) */
+	uint32_t dir_cap; /* entries of blocks[] */
+	uint32_t elem;    /* record size in bytes */
+};
+
+#define TREX_VEC_AT(v, type, i) ((type *)(v)->blocks[(i) >> TREX_VEC_SHIFT] + ((i)&TREX_VEC_MASK))
+
+void trex_vec_init(struct trex_vec *v, uint32_t elem);
+void trex_vec_free(struct trex_vec *v);
+/* Sizes the first block of an empty vector for about n records, so that
+ * a vector whose size is known roughly does not grow by doubling. */
+bool trex_vec_reserve(struct trex_vec *v, size_t n);
+/* Slow path of trex_vec_push: makes room, returns the new slot or NULL. */
+void *trex_vec_grow(struct trex_vec *v);
+/* Appends src's records to dst by moving its blocks, without copying,
+ * and leaves src empty. Only possible when dst ends at a block boundary
+ * (returns false otherwise, and when out of memory, changing nothing). */
+bool trex_vec_adopt(struct trex_vec *dst, struct trex_vec *src);
+/* Frees block k (its records were consumed); later access to it is invalid. */
+void trex_vec_release_block(struct trex_vec *v, uint32_t k);
+/* Gives back the unused tail of the last block; for frozen vectors only
+ * (no push after it). */
+void trex_vec_shrink(struct trex_vec *v);
+size_t trex_vec_memory(const struct trex_vec *v);
+/* Reorders records so that new position i holds old record perm[i], in
+ * place (cycle walk). perm is left as the identity. */
+void trex_vec_permute(struct trex_vec *v, uint32_t *perm);
+
+static inline void *trex_vec_at(const struct trex_vec *v, size_t i)
+{
+	return v->blocks[i >> TREX_VEC_SHIFT] + (i & TREX_VEC_MASK) * v->elem;
+}
+
+/* A new uninitialised slot at the end, or NULL when out of memory. */
+static inline void *trex_vec_push(struct trex_vec *v)
+{
+	if (v->count < v->cap)
+		return trex_vec_at(v, v->count++);
+	return trex_vec_grow(v);
+}
+
+/* ---- a map from three 64-bit words to a 32-bit value ---------------------------------- */
+
+struct trex_kmap_entry {
+	uint64_t a, b, c;
+	uint32_t val; /* TREX_NONE marks an empty entry */
+};
+
+struct trex_kmap {
+	struct trex_kmap_entry *e;
+	uint32_t mask, count;
+};
+
+static inline uint64_t trex_kmap_hash(uint64_t a, uint64_t b, uint64_t c)
+{
+	return trex_mum(a ^ 0xa0761d6478bd642full, b ^ 0xe7037ed1a0b428dbull) ^
+	       trex_mum(c ^ 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull);
+}
+
+void trex_kmap_free(struct trex_kmap *m);
+/* The value slot of key (a, b, c), or NULL if absent. */
+uint32_t *trex_kmap_find(const struct trex_kmap *m, uint64_t a, uint64_t b, uint64_t c);
+/* The value slot of key, added with value TREX_NONE when absent; NULL
+ * when out of memory. Slots move when the map grows. */
+uint32_t *trex_kmap_insert(struct trex_kmap *m, uint64_t a, uint64_t b, uint64_t c);
+/* Forgets every key, keeping the allocation. */
+void trex_kmap_clear(struct trex_kmap *m);
+
+/* ---- builder records ------------------------------------------------------------------ */
+
+enum trex_btrack_class { TREX_BT_THREAD = 0, TREX_BT_ASYNC = 1, TREX_BT_COUNTER = 2 };
+
+/* Phase tags kept in trex_slice.depth of B/E records until the build. */
+#define TREX_BE_BEGIN 'B'
+#define TREX_BE_END 'E'
+
+struct trex_btrack {
+	int64_t sort_index;
+	uint32_t pid;  /* local string id of the pid text */
+	uint32_t key;  /* tid text, or counter series */
+	uint32_t name; /* thread_name, when has_name */
+	uint32_t proc; /* local process */
+	uint8_t cls;   /* enum trex_btrack_class */
+	uint8_t has_name, has_sort;
+};
+
+struct trex_bproc {
+	int64_t sort_index;
+	uint32_t pid, name, labels;
+	uint8_t has_name, has_labels, has_sort;
+};
+
+struct trex_basync {
+	int64_t ts;
+	uint64_t id;
+	trex_args_ref args;
+	uint32_t proc, name, cat, id_str, corr, ext_id, shape, seq;
+	uint16_t flags;
+	char phase;
+};
+
+struct trex_bflow {
+	int64_t ts;
+	uint64_t id;
+	uint32_t track, cat, name, id_str;
+	char phase;
+	bool enclosing;
+};
+
+struct trex_bsample {
+	int64_t ts;
+	double value;
+	uint32_t track;
+};
+
+/* X slices and B/E events are trex_slice records with local ids; reserved
+ * holds the builder's sequence number (file order), depth the B/E tag. */
+struct trex_builder {
+	uint32_t file;
+	bool failed;
+	bool has_time;
+	int64_t max_end; /* latest ts or ts + dur seen, file clock */
+	uint32_t seq;    /* next sequence number */
+	uint64_t events;
+	struct trex_strtab *strs;
+	struct trex_btrack *tracks;
+	uint32_t ntracks, tracks_cap;
+	struct trex_bproc *procs;
+	uint32_t nprocs, procs_cap;
+	struct trex_kmap track_map;                    /* (pid, key), class -> track */
+	struct trex_kmap proc_map;                     /* pid -> process */
+	uint32_t last_pid, last_tid, last_track;       /* one-entry cache of trex_builder_track */
+	uint32_t last_cpid, last_series, last_counter; /* and of counter tracks */
+	struct trex_vec slices;                        /* X: struct trex_slice */
+	struct trex_vec be;                            /* B/E: struct trex_slice */
+	struct trex_vec asyncs;                        /* struct trex_basync */
+	struct trex_vec instants;                      /* struct trex_instant */
+	struct trex_vec samples;                       /* struct trex_bsample */
+	struct trex_vec flows;                         /* struct trex_bflow */
+};
+
+#endif

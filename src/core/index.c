@@ -1,0 +1,506 @@
+#include "config.h"
+
+#include "trex/core/index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "index_internal.h"
+#include "trex/load/source.h"
+
+/* ---- accessors ------------------------------------------------------------------ */
+
+struct trex_strtab *trex_index_strings(const struct trex_index *idx)
+{
+	return idx->strs;
+}
+
+uint32_t trex_index_file_count(const struct trex_index *idx)
+{
+	return idx->nfiles;
+}
+
+const struct trex_file *trex_index_file(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->nfiles ? &idx->files[id] : NULL;
+}
+
+uint32_t trex_index_process_count(const struct trex_index *idx)
+{
+	return idx->nprocs;
+}
+
+const struct trex_process *trex_index_process(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->nprocs ? &idx->procs[id] : NULL;
+}
+
+uint32_t trex_index_track_count(const struct trex_index *idx)
+{
+	return idx->ntracks;
+}
+
+const struct trex_track *trex_index_track(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->ntracks ? &idx->tracks[id] : NULL;
+}
+
+uint32_t trex_index_lane_count(const struct trex_index *idx)
+{
+	return idx->nlanes;
+}
+
+const struct trex_lane *trex_index_lane(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->nlanes ? &idx->lanes[id] : NULL;
+}
+
+uint32_t trex_index_slice_count(const struct trex_index *idx)
+{
+	return (uint32_t)idx->slices.count;
+}
+
+const struct trex_slice *trex_index_slice(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->slices.count ? trex_idx_slice(idx, id) : NULL;
+}
+
+uint32_t trex_index_instant_count(const struct trex_index *idx)
+{
+	return (uint32_t)idx->instants.count;
+}
+
+const struct trex_instant *trex_index_instant(const struct trex_index *idx, uint32_t id)
+{
+	if (id >= idx->instants.count)
+		return NULL;
+	return TREX_VEC_AT(&idx->instants, const struct trex_instant, id);
+}
+
+uint32_t trex_index_sample_count(const struct trex_index *idx)
+{
+	return idx->nsamples;
+}
+
+const struct trex_counter_sample *trex_index_sample(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->nsamples ? &idx->samples[id] : NULL;
+}
+
+uint32_t trex_index_flow_count(const struct trex_index *idx)
+{
+	return (uint32_t)idx->flows.count;
+}
+
+const struct trex_flow *trex_index_flow(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->flows.count ? trex_idx_flow(idx, id) : NULL;
+}
+
+int64_t trex_index_start(const struct trex_index *idx)
+{
+	return idx->start;
+}
+
+int64_t trex_index_end(const struct trex_index *idx)
+{
+	return idx->end;
+}
+
+void trex_integrity_add(struct trex_integrity *a, const struct trex_integrity *b)
+{
+#define INTEGRITY_ADD(field, label) a->field += b->field;
+	TREX_INTEGRITY_INFO(INTEGRITY_ADD)
+#undef INTEGRITY_ADD
+}
+
+struct trex_integrity trex_index_integrity(const struct trex_index *idx)
+{
+	struct trex_integrity sum;
+
+	memset(&sum, 0, sizeof(sum));
+	for (uint32_t i = 0; i < idx->nfiles; i++)
+		trex_integrity_add(&sum, &idx->files[i].integrity);
+	return sum;
+}
+
+const char *trex_phase_letters(enum trex_phase ph)
+{
+	static const char *const letters[] = {
+#define PHASE_LETTERS(name, l) l,
+	    TREX_PHASE_INFO(PHASE_LETTERS)
+#undef PHASE_LETTERS
+	};
+
+	return (unsigned)ph < TREX_PH_COUNT ? letters[ph] : "?";
+}
+
+size_t trex_index_memory(const struct trex_index *idx)
+{
+	size_t n = sizeof(*idx) + trex_strtab_memory(idx->strs);
+	size_t corr = 0, ext = 0;
+
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		corr += idx->links[i].corr_count;
+		ext += idx->links[i].ext_count;
+		if (idx->files[i].source)
+			n += trex_source_memory(idx->files[i].source);
+	}
+	n += idx->nfiles * (sizeof(*idx->files) + sizeof(*idx->links));
+	n += idx->nprocs * sizeof(*idx->procs) + idx->ntracks * sizeof(*idx->tracks);
+	n += idx->nlanes * sizeof(*idx->lanes) + idx->nsamples * sizeof(*idx->samples);
+	n += trex_vec_memory(&idx->slices) + trex_vec_memory(&idx->instants);
+	n += trex_vec_memory(&idx->flows) + 2 * idx->flows.count * sizeof(*idx->flows_in);
+	return n + (corr + ext) * sizeof(uint32_t);
+}
+
+void trex_index_free(struct trex_index *idx)
+{
+	if (!idx)
+		return;
+	for (uint32_t i = 0; i < idx->nfiles; i++)
+		trex_source_close(idx->files[i].source);
+	trex_strtab_free(idx->strs);
+	free(idx->files);
+	free(idx->links);
+	free(idx->procs);
+	free(idx->tracks);
+	free(idx->lanes);
+	trex_vec_free(&idx->slices);
+	trex_vec_free(&idx->instants);
+	trex_vec_free(&idx->flows);
+	free(idx->samples);
+	free(idx->corr_ids);
+	free(idx->ext_ids);
+	free(idx->flows_out);
+	free(idx->flows_in);
+	free(idx);
+}
+
+/* ---- lanes ----------------------------------------------------------------------
+ * Slices of a lane do not overlap, so both their starts and their ends
+ * ascend: each search below is a plain binary search. */
+
+uint32_t trex_lane_find_end_at_or_after(const struct trex_index *idx, const struct trex_lane *lane,
+                                        int64_t t)
+{
+	uint32_t lo = lane->first, hi = lane->first + lane->count;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (trex_slice_end(trex_idx_slice(idx, mid)) >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+uint32_t trex_lane_find_start_after(const struct trex_index *idx, const struct trex_lane *lane,
+                                    int64_t t)
+{
+	uint32_t lo = lane->first, hi = lane->first + lane->count;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (trex_idx_slice(idx, mid)->ts > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The last slice of lane starting at or before t, TREX_NONE if none. */
+static uint32_t lane_last_at_or_before(const struct trex_index *idx, const struct trex_lane *lane,
+                                       int64_t t)
+{
+	uint32_t i = trex_lane_find_start_after(idx, lane, t);
+
+	return i > lane->first ? i - 1 : TREX_NONE;
+}
+
+uint32_t trex_index_slice_at(const struct trex_index *idx, uint32_t track, int64_t t)
+{
+	const struct trex_track *tr = trex_index_track(idx, track);
+
+	if (!tr)
+		return TREX_NONE;
+	/* A partial overlap can leave a deeper lane busy over a gap in a
+	 * shallower one, so every lane is asked, deepest first. */
+	for (uint32_t d = tr->lane_count; d-- > 0;) {
+		uint32_t i = lane_last_at_or_before(idx, &idx->lanes[tr->first_lane + d], t);
+		const struct trex_slice *s;
+
+		if (i == TREX_NONE)
+			continue;
+		s = trex_idx_slice(idx, i);
+		if (t < trex_slice_end(s) || (s->dur == 0 && s->ts == t))
+			return i;
+	}
+	return TREX_NONE;
+}
+
+uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice)
+{
+	const struct trex_slice *s = trex_index_slice(idx, slice);
+	const struct trex_track *tr;
+
+	if (!s || s->depth == 0)
+		return TREX_NONE;
+	tr = &idx->tracks[s->track];
+	/* The parent is the latest-starting slice one lane up that starts no
+	 * later than s: that is the slice s was stacked on when depths were
+	 * assigned. */
+	return lane_last_at_or_before(idx, &idx->lanes[tr->first_lane + s->depth - 1], s->ts);
+}
+
+/* ---- links --------------------------------------------------------------------------- */
+
+static uint32_t slice_file(const struct trex_index *idx, const struct trex_slice *s)
+{
+	return idx->procs[idx->tracks[s->track].process].file;
+}
+
+static uint32_t link_key(const struct trex_slice *s, bool corr)
+{
+	return corr ? s->corr : s->ext_id;
+}
+
+/* Other slices of the same file sharing slice's correlation (corr) or
+ * External id (!corr). */
+static size_t linked(const struct trex_index *idx, uint32_t slice, bool corr, uint32_t *out,
+                     size_t max)
+{
+	const struct trex_slice *s = trex_index_slice(idx, slice);
+	const struct trex_file_links *fl;
+	const uint32_t *ids;
+	size_t lo, hi, n = 0;
+	uint32_t key;
+
+	if (!s || !(s->flags & (corr ? TREX_SLICE_HAS_CORR : TREX_SLICE_HAS_EXT_ID)))
+		return 0;
+	fl = &idx->links[slice_file(idx, s)];
+	ids = corr ? idx->corr_ids + fl->corr_first : idx->ext_ids + fl->ext_first;
+	hi = corr ? fl->corr_count : fl->ext_count;
+	key = link_key(s, corr);
+	lo = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (link_key(trex_idx_slice(idx, ids[mid]), corr) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = corr ? fl->corr_count : fl->ext_count;
+	for (; lo < hi && link_key(trex_idx_slice(idx, ids[lo]), corr) == key; lo++) {
+		if (ids[lo] == slice)
+			continue;
+		if (n < max)
+			out[n] = ids[lo];
+		n++;
+	}
+	return n;
+}
+
+size_t trex_index_correlated(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+                             size_t max)
+{
+	return linked(idx, slice, true, out, max);
+}
+
+size_t trex_index_same_ext_id(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+                              size_t max)
+{
+	return linked(idx, slice, false, out, max);
+}
+
+/* First position of ids (flows ordered by the slice at one end: to when
+ * in, from otherwise) whose slice is >= slice. */
+static size_t flow_lower_bound(const struct trex_index *idx, const uint32_t *ids, bool in,
+                               uint32_t slice)
+{
+	size_t lo = 0, hi = idx->flows.count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct trex_flow *f = trex_idx_flow(idx, ids[mid]);
+
+		if ((in ? f->to_slice : f->from_slice) < slice)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice, uint32_t *out, size_t max)
+{
+	size_t n = 0, count = idx->flows.count;
+
+	if (slice == TREX_NONE)
+		return 0;
+	for (size_t i = flow_lower_bound(idx, idx->flows_out, false, slice); i < count; i++) {
+		if (trex_idx_flow(idx, idx->flows_out[i])->from_slice != slice)
+			break;
+		if (n < max)
+			out[n] = idx->flows_out[i];
+		n++;
+	}
+	for (size_t i = flow_lower_bound(idx, idx->flows_in, true, slice); i < count; i++) {
+		const struct trex_flow *f = trex_idx_flow(idx, idx->flows_in[i]);
+
+		if (f->to_slice != slice)
+			break;
+		if (f->from_slice == slice)
+			continue; /* a flow within one slice was listed as leaving it */
+		if (n < max)
+			out[n] = idx->flows_in[i];
+		n++;
+	}
+	return n;
+}
+
+/* ---- lazy args -------------------------------------------------------------------------- */
+
+struct text_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static bool buf_reserve(struct text_buf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *p;
+
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return false;
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+/* Brace matching that knows JSON strings: braces inside "..." (with
+ * backslash escapes) do not count. */
+struct brace_scan {
+	int64_t depth;
+	bool in_string, escaped;
+};
+
+/* Consumes n bytes; returns how many belong to the object when it closed
+ * within them, else 0. */
+static size_t brace_feed(struct brace_scan *sc, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (sc->in_string) {
+			if (sc->escaped)
+				sc->escaped = false;
+			else if (c == '\\')
+				sc->escaped = true;
+			else if (c == '"')
+				sc->in_string = false;
+		} else if (c == '"') {
+			sc->in_string = true;
+		} else if (c == '{' || c == '[') {
+			sc->depth++;
+		} else if ((c == '}' || c == ']') && --sc->depth == 0) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+enum { ARGS_SCAN_BLOCK = 1 << 16 };
+
+/* Args too long for the reference's length field: read forward until the
+ * object that starts at offset closes. */
+static enum trex_status args_rescan(struct trex_source *src, uint64_t offset, struct text_buf *b,
+                                    struct trex_error *err)
+{
+	struct brace_scan sc = {0, false, false};
+
+	for (;;) {
+		size_t got = 0, used;
+		enum trex_status st;
+
+		if (!buf_reserve(b, ARGS_SCAN_BLOCK))
+			return trex_error_set(err, TREX_NOMEM, NULL, -1,
+			                      "out of memory reading args");
+		st = trex_source_read(src, offset + b->len, ARGS_SCAN_BLOCK, b->p + b->len, &got,
+		                      err);
+		if (st != TREX_OK)
+			return st;
+		if (got == 0)
+			return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
+			                      (int64_t)offset,
+			                      "args object does not close before the end of input");
+		if (b->len == 0 && b->p[0] != '{')
+			return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
+			                      (int64_t)offset, "expected '{' at the start of args");
+		used = brace_feed(&sc, b->p + b->len, got);
+		b->len += used ? used : got;
+		if (used)
+			return TREX_OK;
+	}
+}
+
+static enum trex_status args_read(struct trex_source *src, uint64_t offset, uint32_t len,
+                                  struct text_buf *b, struct trex_error *err)
+{
+	size_t got = 0;
+	enum trex_status st;
+
+	if (!buf_reserve(b, len))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory reading args");
+	st = trex_source_read(src, offset, len, b->p, &got, err);
+	if (st != TREX_OK)
+		return st;
+	if (got != len)
+		return trex_error_set(err, TREX_FORMAT, trex_source_path(src), (int64_t)offset,
+		                      "args run past the end of input");
+	b->len = len;
+	return TREX_OK;
+}
+
+enum trex_status trex_index_args_text(const struct trex_index *idx, uint32_t file,
+                                      trex_args_ref ref, char **out, size_t *len,
+                                      struct trex_error *err)
+{
+	struct text_buf b = {NULL, 0, 0};
+	uint32_t n = trex_args_ref_len(ref);
+	struct trex_source *src;
+	enum trex_status st;
+
+	*out = NULL;
+	*len = 0;
+	if (n == 0)
+		return TREX_OK;
+	if (file >= idx->nfiles)
+		return trex_error_set(err, TREX_USAGE, NULL, -1, "no file %u in the index", file);
+	src = idx->files[file].source;
+	if (!src)
+		return trex_error_set(err, TREX_IO, trex_index_str(idx, idx->files[file].path), -1,
+		                      "the source of this file is not available for args");
+	if (n == TREX_ARGS_LEN_MAX)
+		st = args_rescan(src, trex_args_ref_offset(ref), &b, err);
+	else
+		st = args_read(src, trex_args_ref_offset(ref), n, &b, err);
+	if (st != TREX_OK) {
+		free(b.p);
+		return st;
+	}
+	b.p[b.len] = '\0';
+	*out = b.p;
+	*len = b.len;
+	return TREX_OK;
+}

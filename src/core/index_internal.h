@@ -1,0 +1,64 @@
+/* The frozen index's layout, shared by index_build.c (writes it once) and
+ * index.c (reads it). Not part of any contract outside src/core. */
+#ifndef TREX_CORE_INDEX_INTERNAL_H
+#define TREX_CORE_INDEX_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/index.h"
+#include "builder_internal.h"
+
+/* Per file: the contiguous ranges its tracks and slices occupy (tracks are
+ * numbered file by file, slices track by track), and its slices of
+ * correlation / External id links in corr_ids / ext_ids. */
+struct trex_file_links {
+	uint32_t first_track, track_count;
+	uint32_t first_slice, slice_count;
+	size_t corr_first, corr_count;
+	size_t ext_first, ext_count;
+};
+
+struct trex_index {
+	struct trex_strtab *strs;
+	struct trex_file *files;
+	struct trex_file_links *links;
+	uint32_t nfiles;
+	uint32_t nprocs, ntracks, nlanes, nsamples;
+	struct trex_process *procs;
+	struct trex_track *tracks;
+	struct trex_lane *lanes;
+	struct trex_vec slices;   /* struct trex_slice, by (track, depth, ts) */
+	struct trex_vec instants; /* struct trex_instant, by (track, ts) */
+	struct trex_vec flows;    /* struct trex_flow, in file order of each hop's end */
+	struct trex_counter_sample *samples;
+	/* Slice ids with HAS_CORR (HAS_EXT_ID), per file ordered by
+	 * (corr, id) ((ext_id, id)); ranges in links. */
+	uint32_t *corr_ids, *ext_ids;
+	/* Flow ids ordered by (from_slice, id) and by (to_slice, id): the
+	 * leaving and entering sides of flows_of. */
+	uint32_t *flows_out, *flows_in;
+	int64_t start, end;
+};
+
+static inline const struct trex_slice *trex_idx_slice(const struct trex_index *idx, uint32_t id)
+{
+	return TREX_VEC_AT(&idx->slices, const struct trex_slice, id);
+}
+
+static inline const struct trex_flow *trex_idx_flow(const struct trex_index *idx, uint32_t id)
+{
+	return TREX_VEC_AT(&idx->flows, const struct trex_flow, id);
+}
+
+/* ts + dur without overflow. */
+static inline int64_t trex_slice_end(const struct trex_slice *s)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(s->ts, s->dur, &end))
+		return INT64_MAX;
+	return end;
+}
+
+#endif

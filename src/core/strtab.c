@@ -1,0 +1,299 @@
+#include "config.h"
+
+#include "trex/core/strtab.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder_internal.h"
+
+/* Strings live back to back, NUL-terminated, in one arena addressed by
+ * 32-bit offsets: growing the arena is one realloc and nothing points into
+ * it. offs[id] is where string id starts and offs[id + 1] where the next
+ * one does, so a length costs no extra storage.
+ *
+ * The hash table is open addressing with linear probing over 8-byte slots
+ * holding a 32-bit hash and id + 1 (0 = empty). Looking up a string that
+ * is present costs one hash, usually one slot, and one memcmp: the stored
+ * hash rejects almost every other string before the arena is touched. */
+
+struct strtab_slot {
+	uint32_t hash;
+	uint32_t id1; /* id + 1; 0 marks an empty slot */
+};
+
+struct trex_strtab {
+	char *arena;
+	size_t used, cap;
+	uint32_t *offs; /* count + 1 entries */
+	uint32_t count, offs_cap;
+	struct strtab_slot *slots;
+	uint32_t mask; /* slot count - 1 */
+};
+
+#define ARENA_MAX ((size_t)UINT32_MAX)
+#define FIRST_SLOTS 64u
+
+/* ---- hashing (wyhash-style multiply-fold) ---------------------------------- */
+
+static const uint64_t hash_p0 = 0xa0761d6478bd642full;
+static const uint64_t hash_p1 = 0xe7037ed1a0b428dbull;
+static const uint64_t hash_p2 = 0x8ebc6af09c88c6e3ull;
+static const uint64_t hash_p3 = 0x589965cc75374cc3ull;
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Reads 0..16 bytes as two words without touching memory past p + len. */
+static inline void load_short(const unsigned char *p, size_t len, uint64_t *a, uint64_t *b)
+{
+	if (len >= 4) {
+		size_t step = (len >> 3) << 2;
+
+		*a = (rd32(p) << 32) | rd32(p + step);
+		*b = (rd32(p + len - 4) << 32) | rd32(p + len - 4 - step);
+	} else if (len > 0) {
+		*a = ((uint64_t)p[0] << 16) | ((uint64_t)p[len >> 1] << 8) | p[len - 1];
+		*b = 0;
+	} else {
+		*a = 0;
+		*b = 0;
+	}
+}
+
+uint64_t trex_hash_bytes(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t seed = hash_p0 ^ len, a, b;
+
+	if (len <= 16) {
+		load_short(p, len, &a, &b);
+	} else {
+		size_t i = len;
+
+		if (i > 48) {
+			uint64_t s1 = seed, s2 = seed;
+
+			do {
+				seed = trex_mum(rd64(p) ^ hash_p1, rd64(p + 8) ^ seed);
+				s1 = trex_mum(rd64(p + 16) ^ hash_p2, rd64(p + 24) ^ s1);
+				s2 = trex_mum(rd64(p + 32) ^ hash_p3, rd64(p + 40) ^ s2);
+				p += 48;
+				i -= 48;
+			} while (i > 48);
+			seed ^= s1 ^ s2;
+		}
+		while (i > 16) {
+			seed = trex_mum(rd64(p) ^ hash_p1, rd64(p + 8) ^ seed);
+			p += 16;
+			i -= 16;
+		}
+		a = rd64(p + i - 16);
+		b = rd64(p + i - 8);
+	}
+	return trex_mum(hash_p1 ^ len, trex_mum(a ^ hash_p1, b ^ seed));
+}
+
+static inline uint32_t hash32(const char *s, size_t len)
+{
+	uint64_t h = trex_hash_bytes(s, len);
+
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* ---- table ---------------------------------------------------------------- */
+
+struct trex_strtab *trex_strtab_new(void)
+{
+	struct trex_strtab *tab = calloc(1, sizeof(*tab));
+
+	if (!tab)
+		return NULL;
+	tab->cap = 256;
+	tab->offs_cap = 16;
+	tab->arena = malloc(tab->cap);
+	tab->offs = malloc(tab->offs_cap * sizeof(*tab->offs));
+	tab->slots = calloc(FIRST_SLOTS, sizeof(*tab->slots));
+	if (!tab->arena || !tab->offs || !tab->slots) {
+		trex_strtab_free(tab);
+		return NULL;
+	}
+	tab->mask = FIRST_SLOTS - 1;
+	/* Id 0 is "" and is answered without hashing, so it has no slot. */
+	tab->arena[0] = '\0';
+	tab->used = 1;
+	tab->offs[0] = 0;
+	tab->offs[1] = 1;
+	tab->count = 1;
+	return tab;
+}
+
+void trex_strtab_free(struct trex_strtab *tab)
+{
+	if (!tab)
+		return;
+	free(tab->arena);
+	free(tab->offs);
+	free(tab->slots);
+	free(tab);
+}
+
+static inline bool slot_matches(const struct trex_strtab *tab, struct strtab_slot sl, uint32_t h,
+                                const char *s, size_t len)
+{
+	uint32_t id = sl.id1 - 1;
+
+	return sl.hash == h && tab->offs[id + 1] - tab->offs[id] - 1 == len &&
+	       memcmp(tab->arena + tab->offs[id], s, len) == 0;
+}
+
+/* The slot holding s, or the empty slot where it would go. */
+static inline uint32_t probe(const struct trex_strtab *tab, uint32_t h, const char *s, size_t len)
+{
+	uint32_t i = h & tab->mask;
+
+	while (tab->slots[i].id1 && !slot_matches(tab, tab->slots[i], h, s, len))
+		i = (i + 1) & tab->mask;
+	return i;
+}
+
+static bool grow_slots(struct trex_strtab *tab)
+{
+	uint32_t n = (tab->mask + 1) * 2;
+	struct strtab_slot *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	/* Stored hashes make rehashing free of string reads. */
+	for (uint32_t i = 0; i <= tab->mask; i++) {
+		struct strtab_slot sl = tab->slots[i];
+		uint32_t j;
+
+		if (!sl.id1)
+			continue;
+		j = sl.hash & (n - 1);
+		while (slots[j].id1)
+			j = (j + 1) & (n - 1);
+		slots[j] = sl;
+	}
+	free(tab->slots);
+	tab->slots = slots;
+	tab->mask = n - 1;
+	return true;
+}
+
+static bool reserve(struct trex_strtab *tab, size_t len)
+{
+	if (len >= ARENA_MAX - tab->used || tab->count >= UINT32_MAX - 2)
+		return false;
+	if (tab->used + len + 1 > tab->cap) {
+		size_t cap = tab->cap * 2;
+		char *arena;
+
+		while (cap < tab->used + len + 1)
+			cap *= 2;
+		if (cap > ARENA_MAX)
+			cap = ARENA_MAX;
+		arena = realloc(tab->arena, cap);
+		if (!arena)
+			return false;
+		tab->arena = arena;
+		tab->cap = cap;
+	}
+	if (tab->count + 2 > tab->offs_cap) {
+		uint32_t cap = tab->offs_cap > UINT32_MAX / 2 ? UINT32_MAX : tab->offs_cap * 2;
+		uint32_t *offs = realloc(tab->offs, (size_t)cap * sizeof(*offs));
+
+		if (!offs)
+			return false;
+		tab->offs = offs;
+		tab->offs_cap = cap;
+	}
+	/* Keep the load factor at or below 3/4. */
+	if (((uint64_t)tab->count + 1) * 4 > ((uint64_t)tab->mask + 1) * 3)
+		return grow_slots(tab);
+	return true;
+}
+
+uint32_t trex_strtab_intern(struct trex_strtab *tab, const char *s, size_t len)
+{
+	uint32_t h, i, id, mask;
+
+	if (len == 0)
+		return TREX_STR_NONE;
+	h = hash32(s, len);
+	i = probe(tab, h, s, len);
+	if (tab->slots[i].id1)
+		return tab->slots[i].id1 - 1;
+	mask = tab->mask;
+	if (!reserve(tab, len))
+		return TREX_STR_ERROR;
+	if (tab->mask != mask)
+		i = probe(tab, h, s, len);
+	id = tab->count++;
+	memcpy(tab->arena + tab->used, s, len);
+	tab->arena[tab->used + len] = '\0';
+	tab->used += len + 1;
+	tab->offs[id + 1] = (uint32_t)tab->used;
+	tab->slots[i].hash = h;
+	tab->slots[i].id1 = id + 1;
+	return id;
+}
+
+uint32_t trex_strtab_find(const struct trex_strtab *tab, const char *s, size_t len)
+{
+	uint32_t i;
+
+	if (len == 0)
+		return TREX_STR_NONE;
+	i = probe(tab, hash32(s, len), s, len);
+	return tab->slots[i].id1 ? tab->slots[i].id1 - 1 : TREX_STR_ERROR;
+}
+
+const char *trex_strtab_get(const struct trex_strtab *tab, uint32_t id, size_t *len)
+{
+	if (len)
+		*len = tab->offs[id + 1] - tab->offs[id] - 1;
+	return tab->arena + tab->offs[id];
+}
+
+uint32_t trex_strtab_count(const struct trex_strtab *tab)
+{
+	return tab->count;
+}
+
+size_t trex_strtab_memory(const struct trex_strtab *tab)
+{
+	return sizeof(*tab) + tab->cap + (size_t)tab->offs_cap * sizeof(*tab->offs) +
+	       ((size_t)tab->mask + 1) * sizeof(*tab->slots);
+}
+
+void trex_strtab_shrink(struct trex_strtab *tab)
+{
+	char *arena = realloc(tab->arena, tab->used);
+	uint32_t *offs = realloc(tab->offs, ((size_t)tab->count + 1) * sizeof(*offs));
+
+	/* A failed shrink keeps the larger, still valid buffer. */
+	if (arena) {
+		tab->arena = arena;
+		tab->cap = tab->used;
+	}
+	if (offs) {
+		tab->offs = offs;
+		tab->offs_cap = tab->count + 1;
+	}
+}

@@ -1,0 +1,322 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trex/core/builder.h"
+#include "../../src/core/builder_internal.h"
+
+static uint32_t S(struct trex_builder *b, const char *s)
+{
+	return trex_builder_intern(b, s, strlen(s));
+}
+
+static struct trex_ev ev_at(struct trex_builder *b, const char *name, int64_t ts, int64_t dur)
+{
+	struct trex_ev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = ts;
+	ev.dur = dur;
+	ev.name = S(b, name);
+	ev.cat = S(b, "cpu_op");
+	return ev;
+}
+
+/* ---- blocked vector ------------------------------------------------------------ */
+
+Test(vec, push_across_blocks_keeps_every_record)
+{
+	struct trex_vec v;
+	size_t n = 3 * TREX_VEC_BLOCK + 17;
+
+	trex_vec_init(&v, sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *p = trex_vec_push(&v);
+
+		cr_assert_not_null(p);
+		*p = i * 3;
+	}
+	cr_assert_eq(v.count, n);
+	cr_assert_eq(v.nblocks, 4);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(*TREX_VEC_AT(&v, uint64_t, i), i * 3);
+	cr_assert_geq(trex_vec_memory(&v), n * sizeof(uint64_t));
+	trex_vec_shrink(&v);
+	cr_assert_eq(v.cap, n);
+	cr_assert_eq(*TREX_VEC_AT(&v, uint64_t, n - 1), (n - 1) * 3);
+	trex_vec_free(&v);
+	cr_assert_eq(v.count, 0);
+}
+
+Test(vec, small_vectors_stay_small)
+{
+	struct trex_vec v;
+
+	trex_vec_init(&v, 56);
+	for (int i = 0; i < 10; i++)
+		cr_assert_not_null(trex_vec_push(&v));
+	cr_assert_lt(trex_vec_memory(&v), 64 * 56 + 64);
+	trex_vec_free(&v);
+}
+
+Test(vec, permute_applies_new_to_old_mapping)
+{
+	struct trex_vec v;
+	size_t n = TREX_VEC_BLOCK + 999;
+	uint32_t *perm = malloc(n * sizeof(*perm));
+
+	trex_vec_init(&v, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		*(uint32_t *)trex_vec_push(&v) = (uint32_t)(i * 10);
+		perm[i] = (uint32_t)i;
+	}
+	srand(7);
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1);
+		uint32_t t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	uint32_t *want = malloc(n * sizeof(*want));
+	for (size_t i = 0; i < n; i++)
+		want[i] = perm[i] * 10;
+	trex_vec_permute(&v, perm);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(*TREX_VEC_AT(&v, uint32_t, i), want[i]);
+		cr_assert_eq(perm[i], i, "perm is left as the identity");
+	}
+	free(want);
+	free(perm);
+	trex_vec_free(&v);
+}
+
+Test(vec, released_blocks_are_freed_once)
+{
+	struct trex_vec v;
+
+	trex_vec_init(&v, 8);
+	for (size_t i = 0; i < 2 * TREX_VEC_BLOCK + 1; i++)
+		cr_assert_not_null(trex_vec_push(&v));
+	trex_vec_release_block(&v, 0);
+	trex_vec_release_block(&v, 1);
+	cr_assert_null(v.blocks[0]);
+	trex_vec_free(&v); /* must not double free (ASan/valgrind) */
+}
+
+/* ---- key map ------------------------------------------------------------------------ */
+
+Test(kmap, insert_find_grow_clear)
+{
+	struct trex_kmap m;
+
+	memset(&m, 0, sizeof(m));
+	cr_assert_null(trex_kmap_find(&m, 1, 2, 3));
+	for (uint32_t i = 0; i < 20000; i++) {
+		uint32_t *slot = trex_kmap_insert(&m, i, i ^ 5, i % 3);
+
+		cr_assert_not_null(slot);
+		cr_assert_eq(*slot, TREX_NONE, "new keys start empty");
+		*slot = i;
+	}
+	cr_assert_eq(m.count, 20000);
+	for (uint32_t i = 0; i < 20000; i++) {
+		uint32_t *slot = trex_kmap_find(&m, i, i ^ 5, i % 3);
+
+		cr_assert_not_null(slot);
+		cr_assert_eq(*slot, i);
+		cr_assert_null(trex_kmap_find(&m, i, i ^ 5, (i % 3) + 1), "c is part of the key");
+	}
+	*trex_kmap_insert(&m, 7, 7 ^ 5, 1) = 99;
+	cr_assert_eq(*trex_kmap_find(&m, 7, 7 ^ 5, 1), 99, "existing key keeps its slot");
+	cr_assert_eq(m.count, 20000);
+	trex_kmap_clear(&m);
+	cr_assert_eq(m.count, 0);
+	cr_assert_null(trex_kmap_find(&m, 7, 2, 1));
+	trex_kmap_free(&m);
+}
+
+/* ---- builder ------------------------------------------------------------------------- */
+
+Test(builder, strings_are_local_and_zero_is_empty)
+{
+	struct trex_builder *b = trex_builder_new(3);
+
+	cr_assert_not_null(b);
+	cr_assert_eq(b->file, 3);
+	cr_assert_eq(trex_builder_intern(b, "", 0), TREX_STR_NONE);
+	cr_assert_eq(S(b, "a"), 1);
+	cr_assert_eq(S(b, "b"), 2);
+	cr_assert_eq(S(b, "a"), 1);
+	trex_builder_free(b);
+}
+
+Test(builder, tracks_are_keyed_by_pid_and_tid_text)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t p1 = S(b, "1"), p2 = S(b, "2"), t7 = S(b, "7"), t8 = S(b, "8");
+	uint32_t a = trex_builder_track(b, p1, t7), c = trex_builder_track(b, p1, t8);
+	uint32_t d = trex_builder_track(b, p2, t7);
+
+	cr_assert_eq(a, 0);
+	cr_assert_eq(c, 1);
+	cr_assert_eq(d, 2);
+	/* Alternating lookups go past the one-entry cache and still agree. */
+	for (int i = 0; i < 5; i++) {
+		cr_assert_eq(trex_builder_track(b, p1, t7), a);
+		cr_assert_eq(trex_builder_track(b, p2, t7), d);
+		cr_assert_eq(trex_builder_track(b, p1, t8), c);
+	}
+	cr_assert_eq(b->ntracks, 3);
+	cr_assert_eq(b->nprocs, 2, "one process per pid");
+	/* A counter series with the same text is another track. */
+	cr_assert_eq(trex_builder_counter(b, p1, t7, 5, 1.0), 0);
+	cr_assert_eq(b->ntracks, 4);
+	cr_assert_eq(b->tracks[3].cls, TREX_BT_COUNTER);
+	cr_assert_eq(trex_builder_track(b, p1, t7), a);
+	trex_builder_free(b);
+}
+
+Test(builder, events_are_recorded_in_file_order)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
+	struct trex_ev x = ev_at(b, "x", 100, 50), bb = ev_at(b, "b", 10, 0),
+	               e = ev_at(b, "", 20, 0);
+	const struct trex_slice *s;
+
+	x.flags = TREX_SLICE_HAS_CORR;
+	x.corr = 77;
+	x.args = trex_args_ref_make(1234, 56);
+	cr_assert_eq(trex_builder_begin(b, t, &bb), 0);
+	cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+	cr_assert_eq(trex_builder_end(b, t, &e), 0);
+	cr_assert_eq(b->slices.count, 1);
+	cr_assert_eq(b->be.count, 2);
+	s = TREX_VEC_AT(&b->slices, struct trex_slice, 0);
+	cr_assert_eq(s->ts, 100);
+	cr_assert_eq(s->dur, 50);
+	cr_assert_eq(s->corr, 77);
+	cr_assert_eq(s->flags, TREX_SLICE_HAS_CORR);
+	cr_assert_eq(trex_args_ref_offset(s->args), 1234);
+	cr_assert_eq(trex_args_ref_len(s->args), 56);
+	cr_assert_eq(s->reserved, 1, "sequence number between B (0) and E (2)");
+	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 0)->depth, TREX_BE_BEGIN);
+	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 1)->depth, TREX_BE_END);
+	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 1)->reserved, 2);
+	cr_assert(b->has_time);
+	cr_assert_eq(b->max_end, 150);
+	cr_assert_eq(trex_builder_event_count(b), 3);
+	trex_builder_free(b);
+}
+
+Test(builder, every_kind_of_event_is_counted)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t pid = S(b, "1"), t = trex_builder_track(b, pid, S(b, "1"));
+	struct trex_ev ev = ev_at(b, "n", 5, 0);
+
+	cr_assert_eq(trex_builder_instant(b, t, &ev, TREX_SCOPE_GLOBAL), 0);
+	cr_assert_eq(trex_builder_counter(b, pid, S(b, "mem"), 6, 2.5), 0);
+	cr_assert_eq(trex_builder_flow(b, t, 7, S(b, "ac2g"), S(b, "ac2g"), 9, 0, 's', false), 0);
+	cr_assert_eq(trex_builder_async(b, pid, 'b', 1, 0, &ev), 0);
+	cr_assert_eq(trex_builder_process_name(b, pid, S(b, "python")), 0);
+	cr_assert_eq(trex_builder_process_labels(b, pid, S(b, "CPU")), 0);
+	cr_assert_eq(trex_builder_process_sort_index(b, pid, 4), 0);
+	cr_assert_eq(trex_builder_thread_name(b, t, S(b, "main")), 0);
+	cr_assert_eq(trex_builder_thread_sort_index(b, t, -3), 0);
+	cr_assert_eq(trex_builder_event_count(b), 9);
+	cr_assert_eq(b->instants.count, 1);
+	cr_assert_eq(TREX_VEC_AT(&b->instants, struct trex_instant, 0)->scope, TREX_SCOPE_GLOBAL);
+	cr_assert_eq(b->samples.count, 1);
+	cr_assert_eq(b->flows.count, 1);
+	cr_assert(TREX_VEC_AT(&b->flows, struct trex_bflow, 0)->enclosing, "s binds enclosing");
+	cr_assert_eq(b->asyncs.count, 1);
+	cr_assert_eq(b->procs[0].sort_index, 4);
+	cr_assert_eq(b->tracks[t].sort_index, -3);
+	cr_assert_eq(b->max_end, 7);
+	trex_builder_free(b);
+}
+
+Test(builder, metadata_later_calls_win)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t pid = S(b, "1"), t = trex_builder_track(b, pid, S(b, "1"));
+
+	trex_builder_process_name(b, pid, S(b, "first"));
+	trex_builder_process_name(b, pid, S(b, "second"));
+	trex_builder_thread_name(b, t, S(b, "t1"));
+	trex_builder_thread_name(b, t, S(b, "t2"));
+	cr_assert_str_eq(trex_strtab_get(b->strs, b->procs[0].name, NULL), "second");
+	cr_assert_str_eq(trex_strtab_get(b->strs, b->tracks[t].name, NULL), "t2");
+	trex_builder_free(b);
+}
+
+Test(builder, misuse_fails_and_sticks)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t pid = S(b, "1"), t = trex_builder_track(b, pid, S(b, "1"));
+	struct trex_ev ev = ev_at(b, "x", 0, 1);
+
+	cr_assert_eq(trex_builder_flow(b, t, 0, 0, 0, 1, 0, 'q', false), -1, "unknown phase");
+	cr_assert(b->failed);
+	cr_assert_eq(trex_builder_complete(b, t, &ev), -1, "a failed builder stays failed");
+	trex_builder_free(b);
+
+	b = trex_builder_new(0);
+	cr_assert_eq(trex_builder_complete(b, 5, &ev), -1, "no such track");
+	trex_builder_free(b);
+
+	b = trex_builder_new(0);
+	cr_assert_eq(trex_builder_track(b, 999, 0), TREX_NONE, "pid is no string id");
+	cr_assert(b->failed);
+	trex_builder_free(b);
+
+	b = trex_builder_new(0);
+	pid = S(b, "1");
+	cr_assert_eq(trex_builder_counter(b, pid, S(b, "s"), 0, 1.0), 0);
+	cr_assert_eq(trex_builder_complete(b, 0, &ev), -1, "a counter track takes no slices");
+	trex_builder_free(b);
+	trex_builder_free(NULL);
+}
+
+Test(builder, flow_binding_modes)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
+	const struct trex_bflow *f;
+
+	trex_builder_flow(b, t, 1, 0, 0, 1, 0, 't', false);
+	trex_builder_flow(b, t, 2, 0, 0, 1, 0, 'f', false);
+	trex_builder_flow(b, t, 3, 0, 0, 1, 0, 'f', true);
+	f = TREX_VEC_AT(&b->flows, struct trex_bflow, 0);
+	cr_assert(f[0].enclosing, "t always binds to the enclosing slice");
+	cr_assert_not(f[1].enclosing, "plain f binds to the next slice");
+	cr_assert(f[2].enclosing, "bp:e");
+	trex_builder_free(b);
+}
+
+Test(builder, large_input_is_blocked)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
+	struct trex_ev ev = ev_at(b, "x", 0, 1);
+	size_t n = 5 * TREX_VEC_BLOCK;
+
+	for (size_t i = 0; i < n; i++) {
+		ev.ts = (int64_t)i;
+		cr_assert_eq(trex_builder_complete(b, t, &ev), 0);
+	}
+	cr_assert_eq(b->slices.nblocks, 5);
+	/* 56-byte records plus the block directory, nothing per event else. */
+	cr_assert_leq(trex_vec_memory(&b->slices), n * sizeof(struct trex_slice) + 4096);
+	cr_assert_eq(TREX_VEC_AT(&b->slices, struct trex_slice, n - 1)->ts, (int64_t)n - 1);
+	trex_builder_free(b);
+}
+
+Test(builder, slice_record_is_56_bytes)
+{
+	cr_assert_eq(sizeof(struct trex_slice), 56);
+}
