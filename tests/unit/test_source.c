@@ -1,0 +1,900 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trex/load/source.h"
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+struct bytes {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void bytes_add(struct bytes *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		cr_assert_not_null(b->p);
+	}
+	if (n)
+		memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	/* splitmix64: reproducible across runs, seeds printed on failure. */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static size_t rnd_below(uint64_t *s, size_t n)
+{
+	return n ? (size_t)(rnd(s) % n) : 0;
+}
+
+/* Trace-like JSON lines with random names and numbers: compresses like a
+ * real trace, so deflate blocks and access points land at realistic places. */
+static struct bytes payload(size_t n, uint64_t seed)
+{
+	struct bytes b = {0};
+	char line[256];
+
+	while (b.n < n) {
+		int k = snprintf(line, sizeof(line),
+				 "{\"ph\":\"X\",\"name\":\"kernel_%zu\",\"ts\":%zu,\"dur\":%zu,"
+				 "\"args\":{\"grid\":[%zu,1,1],\"stream\":%zu}},\n",
+				 rnd_below(&seed, 500), b.n * 3, rnd_below(&seed, 100000),
+				 rnd_below(&seed, 4096), rnd_below(&seed, 8));
+		size_t take = (size_t)k < n - b.n ? (size_t)k : n - b.n;
+
+		bytes_add(&b, line, take);
+	}
+	return b;
+}
+
+static struct bytes gzip_bytes(const void *data, size_t n, int level)
+{
+	z_stream zs = {0};
+	struct bytes out = {0};
+
+	cr_assert_eq(deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	out.cap = deflateBound(&zs, n) + 64;
+	out.p = malloc(out.cap);
+	zs.next_in = (Bytef *)(uintptr_t)data;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out.p;
+	zs.avail_out = (uInt)out.cap;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	out.n = zs.total_out;
+	deflateEnd(&zs);
+	return out;
+}
+
+/* Concatenated gzip members, one per piece of data split at cuts. */
+static struct bytes gzip_members(const struct bytes *data, const size_t *cuts, size_t ncuts)
+{
+	struct bytes out = {0};
+	size_t from = 0;
+
+	for (size_t i = 0; i <= ncuts; i++) {
+		size_t to = i < ncuts ? cuts[i] : data->n;
+		struct bytes m = gzip_bytes(data->p + from, to - from, 1);
+
+		bytes_add(&out, m.p, m.n);
+		free(m.p);
+		from = to;
+	}
+	return out;
+}
+
+static char *write_temp(const void *p, size_t n)
+{
+	char *path = strdup("/tmp/trex-test-source-XXXXXX");
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, p, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+static struct trex_source *open_mem(const struct bytes *b)
+{
+	struct trex_source *src;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_open_memory("mem", b->p, b->n, false, &src, &err), TREX_OK);
+	return src;
+}
+
+/* What the caller carries over: mostly a small partial event, sometimes
+ * everything (a huge event), sometimes nothing. */
+static size_t pick_carry(uint64_t *s, size_t len)
+{
+	switch (rnd_below(s, 10)) {
+	case 0:
+		return 0;
+	case 1:
+		return len;
+	case 2:
+	case 3:
+		return rnd_below(s, len + 1);
+	default:
+		return rnd_below(s, (len < 200 ? len : 200) + 1);
+	}
+}
+
+struct drained {
+	struct bytes out;
+	bool truncated;
+	enum trex_status status;
+	struct trex_error err;
+	size_t calls;
+};
+
+/* Streams src to its end, checking the carry contract on every window, and
+ * rebuilds the decoded bytes. seed 0 carries nothing. */
+static struct drained drain(struct trex_source *src, size_t chunk, bool bg, uint64_t seed)
+{
+	struct drained d = {0};
+	struct trex_stream *st;
+	size_t carry = 0;
+
+	d.status = trex_stream_open(src, chunk, bg, &st, &d.err);
+	cr_assert_eq(d.status, TREX_OK, "%s", d.err.message);
+	for (;;) {
+		const char *data;
+		size_t len;
+		uint64_t off;
+
+		d.status = trex_stream_next(st, carry, &data, &len, &off, &d.truncated, &d.err);
+		if (d.status != TREX_OK)
+			break;
+		d.calls++;
+		cr_assert_geq(len, carry);
+		cr_assert_eq(off + carry, d.out.n, "offset %lu carry %zu have %zu",
+			     (unsigned long)off, carry, d.out.n);
+		cr_assert(carry == 0 || memcmp(data, d.out.p + d.out.n - carry, carry) == 0,
+			  "carry bytes changed");
+		bytes_add(&d.out, data + carry, len - carry);
+		if (len == carry)
+			break;
+		carry = seed ? pick_carry(&seed, len) : 0;
+	}
+	if (d.status == TREX_OK)
+		cr_assert_eq(trex_stream_position(st), d.out.n);
+	trex_stream_close(st);
+	return d;
+}
+
+static void expect_same(const struct bytes *got, const struct bytes *want)
+{
+	cr_assert_eq(got->n, want->n, "got %zu bytes, want %zu", got->n, want->n);
+	cr_assert(want->n == 0 || memcmp(got->p, want->p, want->n) == 0, "decoded bytes differ");
+}
+
+static void expect_stream(struct trex_source *src, const struct bytes *want, size_t chunk,
+			  bool bg, uint64_t seed)
+{
+	struct drained d = drain(src, chunk, bg, seed);
+
+	cr_assert_eq(d.status, TREX_OK, "%s", d.err.message);
+	cr_assert_not(d.truncated);
+	expect_same(&d.out, want);
+	free(d.out.p);
+}
+
+static void expect_reads(struct trex_source *src, const struct bytes *want, int count,
+			 size_t maxlen, uint64_t seed)
+{
+	char *buf = malloc(maxlen);
+
+	for (int i = 0; i < count; i++) {
+		uint64_t off = rnd_below(&seed, want->n + 100);
+		size_t len = 1 + rnd_below(&seed, maxlen), got;
+		struct trex_error err;
+
+		cr_assert_eq(trex_source_read(src, off, len, buf, &got, &err), TREX_OK, "%s",
+			     err.message);
+		size_t left = off < want->n ? want->n - off : 0;
+
+		cr_assert_eq(got, len < left ? len : left, "read at %lu", (unsigned long)off);
+		cr_assert(memcmp(buf, want->p + off, got) == 0, "read at %lu differs",
+			  (unsigned long)off);
+	}
+	free(buf);
+}
+
+/* ---- plain and memory ------------------------------------------------------------- */
+
+Test(source, plain_file_round_trip)
+{
+	struct bytes data = payload(300000, 1);
+	char *path = write_temp(data.p, data.n);
+	struct trex_source *src;
+	struct trex_error err;
+	unsigned char head[100];
+	size_t len;
+
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_OK, "%s", err.message);
+	unlink(path); /* the source keeps its mapping; nothing left behind if a check fails */
+	cr_assert_not(trex_source_is_gzip(src));
+	cr_assert_str_eq(trex_source_path(src), path);
+	cr_assert_eq(trex_source_size_on_disk(src), data.n);
+	const char *map = trex_source_map(src, &len);
+
+	cr_assert_eq(len, data.n);
+	cr_assert(memcmp(map, data.p, len) == 0);
+	cr_assert_eq(trex_source_peek(src, head, sizeof(head), &err), 64);
+	cr_assert(memcmp(head, data.p, 64) == 0);
+	cr_assert_eq(trex_source_memory(src), 0, "a mapped file holds no heap memory");
+	expect_stream(src, &data, 4096, false, 0);
+	expect_stream(src, &data, 4096, true, 7);
+	expect_stream(src, &data, 1 << 20, false, 8);
+	expect_reads(src, &data, 100, 5000, 3);
+	trex_source_close(src);
+	free(path);
+	free(data.p);
+}
+
+Test(source, plain_windows_are_zero_copy)
+{
+	struct bytes data = payload(100000, 2);
+	struct trex_source *src = open_mem(&data);
+	struct trex_stream *st;
+	struct trex_error err;
+	const char *win;
+	size_t len, carry = 0;
+	uint64_t off;
+	bool trunc;
+
+	cr_assert_eq(trex_stream_open(src, 1000, false, &st, &err), TREX_OK);
+	do {
+		cr_assert_eq(trex_stream_next(st, carry, &win, &len, &off, &trunc, &err), TREX_OK);
+		cr_assert_eq((const unsigned char *)win, data.p + off);
+		carry = len / 3;
+	} while (len != carry);
+	trex_stream_close(st);
+	trex_source_close(src);
+	free(data.p);
+}
+
+Test(source, memory_copy_and_borrow)
+{
+	struct bytes data = payload(5000, 3);
+	struct trex_source *borrow, *copy;
+	struct trex_error err;
+	size_t len;
+
+	cr_assert_eq(trex_source_open_memory("b", data.p, data.n, false, &borrow, &err), TREX_OK);
+	cr_assert_eq(trex_source_open_memory("c", data.p, data.n, true, &copy, &err), TREX_OK);
+	cr_assert_eq((const unsigned char *)trex_source_map(borrow, &len), data.p);
+	const char *cmap = trex_source_map(copy, &len);
+
+	cr_assert_neq((const unsigned char *)cmap, data.p);
+	cr_assert_eq(len, data.n);
+	cr_assert_geq(trex_source_memory(copy), data.n);
+	cr_assert_str_eq(trex_source_path(copy), "c");
+	memset(data.p, 'x', data.n);
+	cr_assert_neq(cmap[0], 'x', "a copy does not follow the caller's buffer");
+	trex_source_close(borrow);
+	trex_source_close(copy);
+	free(data.p);
+}
+
+Test(source, empty_file)
+{
+	char *path = write_temp("", 0);
+	struct trex_source *src;
+	struct trex_error err;
+	unsigned char head[8];
+	char buf[8];
+	size_t len = 99, got = 99;
+	int64_t line, col;
+
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_OK, "%s", err.message);
+	unlink(path);
+	cr_assert_not(trex_source_is_gzip(src));
+	cr_assert_not_null(trex_source_map(src, &len), "empty plain is still plain, not gzip");
+	cr_assert_eq(len, 0);
+	cr_assert_eq(trex_source_peek(src, head, sizeof(head), &err), 0);
+	cr_assert_eq(trex_source_read(src, 0, 8, buf, &got, &err), TREX_OK);
+	cr_assert_eq(got, 0);
+	cr_assert_eq(trex_source_line_col(src, 0, &line, &col, &err), TREX_OK);
+	cr_assert_eq(line, 1);
+	cr_assert_eq(col, 1);
+	struct drained d = drain(src, 4096, false, 0);
+
+	cr_assert_eq(d.status, TREX_OK);
+	cr_assert_eq(d.out.n, 0);
+	cr_assert_eq(d.calls, 1, "the first call already says end of input");
+	trex_source_close(src);
+	free(path);
+}
+
+Test(source, nonexistent_file_names_path)
+{
+	const char *path = "/tmp/trex-test-source-does-not-exist/x.json.gz";
+	struct trex_source *src = (struct trex_source *)1;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_IO);
+	cr_assert_null(src);
+	cr_assert_eq(err.status, TREX_IO);
+	cr_assert_str_eq(err.path, path);
+	cr_assert_not_null(strstr(err.message, strerror(ENOENT)), "%s", err.message);
+}
+
+Test(source, directory_is_an_io_error)
+{
+	struct trex_source *src;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_open("/tmp", &src, &err), TREX_IO);
+	cr_assert_str_eq(err.path, "/tmp");
+	cr_assert_not_null(strstr(err.message, strerror(EISDIR)), "%s", err.message);
+}
+
+struct fifo_writer {
+	const char *path;
+	const struct bytes *data;
+};
+
+static void *fifo_write(void *arg)
+{
+	const struct fifo_writer *w = arg;
+	int fd = open(w->path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, w->data->p, w->data->n) < 0)
+			perror("fifo write");
+		close(fd);
+	}
+	return NULL;
+}
+
+/* A pipe cannot be mapped: the source reads it into memory instead. */
+Test(source, fifo_is_read_not_mapped)
+{
+	struct bytes data = payload(3 << 20, 4);
+	struct bytes gz = gzip_bytes(data.p, data.n, 1);
+	char path[64] = "/tmp/trex-test-fifo-XXXXXX";
+	struct fifo_writer w = {path, &gz};
+	struct trex_source *src;
+	struct trex_error err;
+	pthread_t t;
+
+	cr_assert_not_null(mkdtemp(path));
+	strcat(path, "/f");
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	pthread_create(&t, NULL, fifo_write, &w);
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_OK, "%s", err.message);
+	pthread_join(t, NULL);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	cr_assert(trex_source_is_gzip(src));
+	cr_assert_eq(trex_source_size_on_disk(src), gz.n);
+	expect_stream(src, &data, 1 << 16, true, 5);
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+/* ---- gzip ---------------------------------------------------------------------------- */
+
+Test(source, gzip_single_member)
+{
+	struct bytes data = payload(1 << 20, 5);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	char *path = write_temp(gz.p, gz.n);
+	struct trex_source *src;
+	struct trex_error err;
+	unsigned char head[64];
+	size_t len = 1;
+
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_OK, "%s", err.message);
+	unlink(path);
+	cr_assert(trex_source_is_gzip(src), "detected by magic bytes, whatever the name");
+	cr_assert_null(trex_source_map(src, &len));
+	cr_assert_eq(trex_source_size_on_disk(src), gz.n);
+	cr_assert_eq(trex_source_peek(src, head, sizeof(head), &err), 64);
+	cr_assert(memcmp(head, data.p, 64) == 0);
+	expect_stream(src, &data, 1 << 16, false, 0);
+	expect_stream(src, &data, 1 << 16, true, 0);
+	expect_stream(src, &data, 12345, true, 9);
+	trex_source_close(src);
+	free(path);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, gzip_multi_member_with_empty_members)
+{
+	struct bytes data = payload(2 << 20, 6);
+	size_t cuts[] = {0, 1000, 1000, 700000, 1500000, 2 << 20};
+	struct bytes gz = gzip_members(&data, cuts, sizeof(cuts) / sizeof(cuts[0]));
+	struct trex_source *src = open_mem(&gz);
+
+	cr_assert(trex_source_is_gzip(src));
+	expect_stream(src, &data, 1 << 16, false, 0);
+	expect_stream(src, &data, 100000, true, 11);
+	expect_reads(src, &data, 100, 20000, 12);
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, carry_contract_random, .timeout = 120)
+{
+	struct bytes data = payload(200000, 7);
+	size_t cuts[] = {50000, 120000};
+	struct bytes gz = gzip_members(&data, cuts, 2);
+	struct trex_source *plain = open_mem(&data), *zip = open_mem(&gz);
+	uint64_t seed = 99;
+
+	for (int i = 0; i < 60; i++) {
+		size_t chunk = 64 + rnd_below(&seed, 20000);
+		struct trex_source *src = i % 2 ? zip : plain;
+		bool bg = (i / 2) % 2;
+
+		expect_stream(src, &data, chunk, bg, 1000 + (uint64_t)i);
+	}
+	trex_source_close(plain);
+	trex_source_close(zip);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, tiny_chunks)
+{
+	struct bytes data = payload(3000, 8);
+	struct bytes gz = gzip_bytes(data.p, data.n, 9);
+	struct trex_source *plain = open_mem(&data), *zip = open_mem(&gz);
+
+	for (size_t chunk = 1; chunk <= 5; chunk++) {
+		expect_stream(plain, &data, chunk, false, chunk);
+		expect_stream(zip, &data, chunk, false, chunk);
+		expect_stream(zip, &data, chunk, true, chunk);
+	}
+	trex_source_close(plain);
+	trex_source_close(zip);
+	free(gz.p);
+	free(data.p);
+}
+
+/* A caller stuck inside one huge event carries its whole window every time;
+ * the window must grow geometrically, not by one chunk per call. */
+static void expect_growth(struct trex_source *src, const struct bytes *want, bool bg)
+{
+	struct trex_stream *st;
+	struct trex_error err;
+	const char *win;
+	size_t len = 0, calls = 0;
+	uint64_t off;
+	bool trunc;
+
+	cr_assert_eq(trex_stream_open(src, 4096, bg, &st, &err), TREX_OK);
+	while (len < (1u << 20)) {
+		cr_assert_eq(trex_stream_next(st, len, &win, &len, &off, &trunc, &err), TREX_OK);
+		cr_assert_eq(off, 0);
+		calls++;
+	}
+	cr_assert_leq(calls, 12, "%zu calls to reach 1 MiB from 4 KiB chunks", calls);
+	cr_assert(memcmp(win, want->p, len) == 0);
+	/* And it shrinks back to chunk-sized steps once the event is done. */
+	cr_assert_eq(trex_stream_next(st, 10, &win, &len, &off, &trunc, &err), TREX_OK);
+	cr_assert_leq(len, 10 + 4096);
+	cr_assert(memcmp(win, want->p + off, len) == 0);
+	trex_stream_close(st);
+}
+
+Test(source, window_grows_for_huge_carry)
+{
+	struct bytes data = payload(3 << 20, 9);
+	struct bytes gz = gzip_bytes(data.p, data.n, 1);
+	struct trex_source *plain = open_mem(&data), *zip = open_mem(&gz);
+
+	expect_growth(plain, &data, false);
+	expect_growth(zip, &data, false);
+	expect_growth(zip, &data, true);
+	trex_source_close(plain);
+	trex_source_close(zip);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, carry_larger_than_window_is_usage_error)
+{
+	struct bytes data = payload(1000, 10);
+	struct trex_source *src = open_mem(&data);
+	struct trex_stream *st;
+	struct trex_error err;
+	const char *win;
+	size_t len;
+	uint64_t off;
+	bool trunc;
+
+	cr_assert_eq(trex_stream_open(src, 100, false, &st, &err), TREX_OK);
+	cr_assert_eq(trex_stream_next(st, 0, &win, &len, &off, &trunc, &err), TREX_OK);
+	cr_assert_eq(trex_stream_next(st, len + 1, &win, &len, &off, &trunc, &err), TREX_USAGE);
+	trex_stream_close(st);
+	trex_source_close(src);
+	free(data.p);
+}
+
+/* How many bytes zlib itself can decode from a cut gzip file. */
+static size_t decodable(const struct bytes *gz, size_t cut, size_t max)
+{
+	z_stream zs = {0};
+	unsigned char *out = malloc(max + 1);
+
+	cr_assert_eq(inflateInit2(&zs, 15 + 32), Z_OK);
+	zs.next_in = gz->p;
+	zs.avail_in = (uInt)cut;
+	zs.next_out = out;
+	zs.avail_out = (uInt)max + 1;
+	inflate(&zs, Z_SYNC_FLUSH);
+	size_t n = zs.total_out;
+
+	inflateEnd(&zs);
+	free(out);
+	return n;
+}
+
+Test(source, truncated_gzip_delivers_what_decodes)
+{
+	struct bytes data = payload(300000, 11);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	size_t cuts[] = {2, 5, 10, 11, 20, 100, gz.n / 3, gz.n / 2, gz.n - 20,
+			 gz.n - 9, gz.n - 8, gz.n - 4, gz.n - 1};
+
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		struct bytes cut = {gz.p, cuts[i], cuts[i]};
+		struct trex_source *src = open_mem(&cut);
+		size_t want = decodable(&gz, cuts[i], data.n);
+		struct bytes prefix = {data.p, want, want};
+
+		for (int bg = 0; bg < 2; bg++) {
+			struct drained d = drain(src, 8192, bg, 20 + i);
+
+			cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", cuts[i], d.err.message);
+			cr_assert(d.truncated, "cut at %zu", cuts[i]);
+			expect_same(&d.out, &prefix);
+			free(d.out.p);
+		}
+		expect_reads(src, &prefix, 10, 50000, i);
+		trex_source_close(src);
+	}
+	free(gz.p);
+	free(data.p);
+}
+
+/* Flipped bytes anywhere: a FORMAT error naming the source, or data (the
+ * header has fields nobody checks), never a crash. */
+Test(source, corrupt_gzip_never_crashes, .timeout = 120)
+{
+	struct bytes data = payload(200000, 12);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	unsigned char *bad = malloc(gz.n);
+	uint64_t seed = 5;
+	int errors = 0;
+
+	for (int i = 0; i < 300; i++) {
+		memcpy(bad, gz.p, gz.n);
+		for (int k = 0; k <= i % 3; k++)
+			bad[2 + rnd_below(&seed, gz.n - 2)] ^= (unsigned char)(1 + rnd_below(&seed, 255));
+		struct bytes b = {bad, gz.n, gz.n};
+		struct trex_source *src = open_mem(&b);
+		struct drained d = drain(src, 1 << 15, i % 4 == 0, (uint64_t)i);
+
+		cr_assert(d.status == TREX_OK || d.status == TREX_FORMAT, "status %d", d.status);
+		if (d.status == TREX_FORMAT) {
+			errors++;
+			cr_assert_str_eq(d.err.path, "mem");
+			cr_assert_not_null(strstr(d.err.message, "gzip"), "%s", d.err.message);
+			cr_assert_geq(d.err.offset, 0);
+		}
+		char buf[100];
+		size_t got;
+		struct trex_error err;
+
+		trex_source_read(src, rnd_below(&seed, data.n), sizeof(buf), buf, &got, &err);
+		free(d.out.p);
+		trex_source_close(src);
+	}
+	cr_assert_gt(errors, 150, "CRC and structure checks catch most flips (%d)", errors);
+	free(bad);
+	free(gz.p);
+	free(data.p);
+}
+
+/* A valid member followed by a member with a good header and broken deflate
+ * data: all of the first member comes out, then the error. */
+Test(source, corrupt_member_after_good_data)
+{
+	struct bytes data = payload(150000, 13);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+	bytes_add(&gz, broken, sizeof(broken));
+	struct trex_source *src = open_mem(&gz);
+
+	for (int bg = 0; bg < 2; bg++) {
+		struct drained d = drain(src, 1 << 14, bg, 0);
+
+		cr_assert_eq(d.status, TREX_FORMAT);
+		expect_same(&d.out, &data);
+		cr_assert_eq(d.err.offset, (int64_t)data.n, "decoded offset of the failure");
+		cr_assert_not_null(strstr(d.err.message, "compressed byte"), "%s", d.err.message);
+		free(d.out.p);
+	}
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, trailing_zeros_ignored_garbage_rejected)
+{
+	struct bytes data = payload(50000, 14);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	static const unsigned char zeros[512];
+	size_t good = gz.n;
+
+	bytes_add(&gz, zeros, sizeof(zeros));
+	struct trex_source *src = open_mem(&gz);
+
+	expect_stream(src, &data, 1 << 14, false, 0);
+	trex_source_close(src);
+	gz.n = good;
+	bytes_add(&gz, "junk", 4);
+	src = open_mem(&gz);
+	struct drained d = drain(src, 1 << 14, false, 0);
+
+	cr_assert_eq(d.status, TREX_FORMAT);
+	cr_assert_not_null(strstr(d.err.message, "after a gzip member"), "%s", d.err.message);
+	free(d.out.p);
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+Test(source, peek_corrupt_header_reports_error)
+{
+	static const unsigned char bad[] = {0x1f, 0x8b, 99, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4};
+	struct bytes b = {(unsigned char *)(uintptr_t)bad, sizeof(bad), sizeof(bad)};
+	struct trex_source *src = open_mem(&b);
+	struct trex_error err;
+	unsigned char head[64];
+
+	cr_assert_eq(trex_source_peek(src, head, sizeof(head), &err), 0);
+	cr_assert_eq(err.status, TREX_FORMAT);
+	trex_source_close(src);
+}
+
+/* ---- random access ------------------------------------------------------------------- */
+
+static struct bytes big_payload;
+static struct bytes big_gz;
+
+static void big_setup(void)
+{
+	/* Several access points' worth (span 4 MiB). */
+	big_payload = payload(26 << 20, 15);
+	big_gz = gzip_bytes(big_payload.p, big_payload.n, 1);
+}
+
+static void big_teardown(void)
+{
+	free(big_payload.p);
+	free(big_gz.p);
+}
+
+Test(source, random_reads_match_stream, .init = big_setup, .fini = big_teardown,
+     .timeout = 300)
+{
+	char *path = write_temp(big_gz.p, big_gz.n);
+	struct trex_source *src;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_open(path, &src, &err), TREX_OK);
+	unlink(path);
+	struct drained d = drain(src, 1 << 20, true, 77);
+
+	cr_assert_eq(d.status, TREX_OK);
+	expect_same(&d.out, &big_payload);
+	size_t mem = trex_source_memory(src);
+
+	cr_assert_geq(mem, 5 * 32768, "access points recorded while streaming (%zu)", mem);
+	cr_assert_leq(mem, 8 * 33000, "one point per span, not per block (%zu)", mem);
+	expect_reads(src, &d.out, 200, 100000, 31);
+	/* Streaming again finds the points already there. */
+	free(d.out.p);
+	d = drain(src, 1 << 20, false, 0);
+	cr_assert_eq(trex_source_memory(src), mem);
+	free(d.out.p);
+	trex_source_close(src);
+	free(path);
+}
+
+Test(source, random_reads_without_streaming, .init = big_setup, .fini = big_teardown,
+     .timeout = 300)
+{
+	struct trex_source *src = open_mem(&big_gz);
+	char buf[16];
+	size_t got;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_memory(src), 0);
+	/* The first read inflates from the start and records points on the way. */
+	cr_assert_eq(trex_source_read(src, big_payload.n - 10, 16, buf, &got, &err), TREX_OK);
+	cr_assert_eq(got, 10);
+	cr_assert(memcmp(buf, big_payload.p + big_payload.n - 10, 10) == 0);
+	cr_assert_geq(trex_source_memory(src), 5 * 32768);
+	expect_reads(src, &big_payload, 60, 100000, 32);
+	trex_source_close(src);
+}
+
+struct reader {
+	struct trex_source *src;
+	uint64_t seed;
+};
+
+static void *read_many(void *arg)
+{
+	struct reader *r = arg;
+
+	expect_reads(r->src, &big_payload, 25, 20000, r->seed);
+	return NULL;
+}
+
+Test(source, concurrent_random_reads, .init = big_setup, .fini = big_teardown, .timeout = 300)
+{
+	struct trex_source *src = open_mem(&big_gz);
+	struct reader r[4];
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct reader){src, 40 + (uint64_t)i};
+		pthread_create(&t[i], NULL, read_many, &r[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	trex_source_close(src);
+}
+
+/* Members just over one span long put access points at member starts;
+ * hundreds of small members make reads cross many member ends. */
+Test(source, random_reads_multi_member, .timeout = 300)
+{
+	struct bytes data = payload(22 << 20, 16);
+	size_t cuts[700], n = 0;
+
+	for (size_t at = 0; n < 3; n++)
+		cuts[n] = at += (4 << 20) + 100;
+	for (size_t at = cuts[2]; n < 700 && at + 16384 < data.n; n++)
+		cuts[n] = at += 16384;
+	struct bytes gz = gzip_members(&data, cuts, n);
+	struct trex_source *src = open_mem(&gz);
+	size_t got;
+	char buf[1];
+	struct trex_error err;
+
+	expect_reads(src, &data, 100, 50000, 51);
+	expect_stream(src, &data, 1 << 20, true, 52);
+	expect_reads(src, &data, 100, 50000, 53);
+	for (size_t i = 0; i < n; i += 37) {
+		cr_assert_eq(trex_source_read(src, cuts[i], 1, buf, &got, &err), TREX_OK);
+		cr_assert_eq(buf[0], (char)data.p[cuts[i]]);
+	}
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+/* ---- line:col ---------------------------------------------------------------------------- */
+
+static void expect_line_col(struct trex_source *src, uint64_t off, int64_t line, int64_t col)
+{
+	int64_t l, c;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_line_col(src, off, &l, &c, &err), TREX_OK);
+	cr_assert_eq(l, line, "offset %lu: line %ld, want %ld", (unsigned long)off, (long)l,
+		     (long)line);
+	cr_assert_eq(c, col, "offset %lu: col %ld, want %ld", (unsigned long)off, (long)c,
+		     (long)col);
+}
+
+Test(source, line_col_plain_and_gzip)
+{
+	struct bytes text = {(unsigned char *)(uintptr_t) "ab\ncd\n\nef", 9, 9};
+	struct bytes gz = gzip_bytes(text.p, text.n, 6);
+	struct trex_source *srcs[2] = {open_mem(&text), open_mem(&gz)};
+
+	for (int i = 0; i < 2; i++) {
+		expect_line_col(srcs[i], 0, 1, 1);
+		expect_line_col(srcs[i], 2, 1, 3);
+		expect_line_col(srcs[i], 3, 2, 1);
+		expect_line_col(srcs[i], 6, 3, 1);
+		expect_line_col(srcs[i], 8, 4, 2);
+		expect_line_col(srcs[i], 9, 4, 3);
+		trex_source_close(srcs[i]);
+	}
+	free(gz.p);
+}
+
+Test(source, line_col_large_gzip)
+{
+	struct bytes data = payload(500000, 17);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	struct trex_source *src = open_mem(&gz);
+	uint64_t seed = 3;
+
+	for (int i = 0; i < 10; i++) {
+		size_t off = rnd_below(&seed, data.n);
+		int64_t line = 1, col = 1;
+
+		for (size_t k = 0; k < off; k++) {
+			col++;
+			if (data.p[k] == '\n') {
+				line++;
+				col = 1;
+			}
+		}
+		expect_line_col(src, off, line, col);
+	}
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
+/* ---- background producer ---------------------------------------------------------------- */
+
+Test(source, background_stopped_early, .timeout = 120)
+{
+	struct bytes data = payload(8 << 20, 18);
+	struct bytes gz = gzip_bytes(data.p, data.n, 1);
+	struct trex_source *src = open_mem(&gz);
+	uint64_t seed = 8;
+
+	for (int i = 0; i < 40; i++) {
+		struct trex_stream *st;
+		struct trex_error err;
+		size_t chunk = 4096 + rnd_below(&seed, 1 << 18), carry = 0, len;
+		int take = i % 5;
+		const char *win;
+		uint64_t off;
+		bool trunc;
+
+		cr_assert_eq(trex_stream_open(src, chunk, true, &st, &err), TREX_OK);
+		for (int k = 0; k < take; k++) {
+			cr_assert_eq(trex_stream_next(st, carry, &win, &len, &off, &trunc, &err),
+				     TREX_OK);
+			cr_assert(memcmp(win, data.p + off, len) == 0);
+			carry = len / 2;
+		}
+		if (i % 7 == 0)
+			usleep(2000); /* let the producer fill every slot and block */
+		trex_stream_close(st);
+	}
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
