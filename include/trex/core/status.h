@@ -49,7 +49,7 @@ enum trex_status trex_error_set(struct trex_error *err, enum trex_status status,
 	__attribute__((format(printf, 5, 6)));
 enum trex_status trex_error_setv(struct trex_error *err, enum trex_status status,
 				 const char *path, int64_t offset, const char *fmt,
-				 va_list ap);
+				 va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Adds line:col to an error that already has an offset. */
 void trex_error_set_line_col(struct trex_error *err, int64_t line, int64_t col);

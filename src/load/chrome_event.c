@@ -1,0 +1,708 @@
+#include "config.h"
+
+#include "chrome_parse.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_scan.h"
+#include "trex/core/strtab.h"
+
+/* A string or number token as written in the file. */
+struct tok {
+	const char *p;  /* content (string: between the quotes) */
+	size_t len;
+	unsigned flags; /* JSON_STR_* */
+	bool present;
+	bool is_string;
+};
+
+struct cj_event {
+	char ph;
+	bool has_ph;
+	struct tok name, cat, pid, tid, id, scope, bp;
+	int64_t ts, dur;
+	bool has_ts, has_dur, saturated, bad_value;
+	const char *args; /* the args (or attr) object, braces included */
+	size_t args_len;
+	/* from args */
+	uint32_t corr, ext_id;
+	uint16_t link_flags;
+	struct tok grid, block, smem, a_name, a_labels;
+	int64_t a_sort_index;
+	bool has_sort_index;
+};
+
+void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
+{
+	if (ps->st.has_problem)
+		return;
+	ps->st.has_problem = true;
+	ps->st.problem_offset = cj_offset(ps, at);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ps->st.problem, sizeof ps->st.problem, fmt, ap);
+	va_end(ap);
+}
+
+static int syntax(struct cj_parser *ps, const char *at, const char **out, const char *why)
+{
+	ps->why = why;
+	*out = at;
+	return JSON_SYNTAX;
+}
+
+static bool tok_is(const struct tok *t, const char *s, size_t n)
+{
+	return t->present && t->len == n && memcmp(t->p, s, n) == 0;
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+/* A string or any other value kept as its text (pid, tid, id, name ...). */
+static int read_token(struct cj_parser *ps, const char *p, const char *end, struct tok *t,
+		      const char **out)
+{
+	t->present = true;
+	t->flags = 0;
+	if (p < end && *p == '"') {
+		const char *q = json_string_end(p + 1, end, &t->flags);
+		if (!q)
+			return JSON_INCOMPLETE;
+		t->p = p + 1;
+		t->len = (size_t)(q - p - 1);
+		t->is_string = true;
+		*out = q + 1;
+		return JSON_OK;
+	}
+	t->is_string = false;
+	const char *q;
+	int st = json_skip_value(p, end, &q);
+	if (st == JSON_SYNTAX)
+		return syntax(ps, q, out, "a value");
+	if (st != JSON_OK)
+		return st;
+	t->p = p;
+	t->len = (size_t)(q - p);
+	*out = q;
+	return JSON_OK;
+}
+
+/* ts/dur: a number of microseconds, or the same quoted. */
+static int read_time(struct cj_parser *ps, struct cj_event *ev, const char *p, const char *end,
+		     int64_t *ns, bool *has, const char **out)
+{
+	bool quoted = p < end && *p == '"';
+	const char *q;
+	int st = json_parse_us_ns(p + quoted, end, ns, &ev->saturated, &q);
+	if (st == JSON_SYNTAX) {
+		/* null, an object, text: skip it and count, the event may survive */
+		st = json_skip_value(p, end, &q);
+		if (st == JSON_SYNTAX)
+			return syntax(ps, q, out, "a number");
+		ev->bad_value = true;
+		*out = q;
+		return st;
+	}
+	if (st != JSON_OK)
+		return st;
+	if (quoted) {
+		if (q >= end)
+			return JSON_INCOMPLETE;
+		if (*q != '"')
+			return syntax(ps, q, out, "'\"' closing a quoted number");
+		q++;
+	}
+	*has = true;
+	*out = q;
+	return JSON_OK;
+}
+
+static int read_u32_link(struct cj_parser *ps, const char *p, const char *end, uint32_t *v,
+			 uint16_t *flags, uint16_t flag, const char **out)
+{
+	if (p < end && *p != '-' && (*p < '0' || *p > '9'))
+		return json_skip_value(p, end, out) == JSON_SYNTAX ? syntax(ps, *out, out, "a value")
+								 : JSON_OK;
+	int64_t value;
+	bool is_int = false, sat = false;
+	int st = json_parse_int(p, end, &value, &is_int, &sat, out);
+	if (st == JSON_SYNTAX)
+		return syntax(ps, *out, out, "a number");
+	if (st == JSON_OK && is_int && !sat && value > 0 && value <= (int64_t)UINT32_MAX) {
+		*v = (uint32_t)value;
+		*flags |= flag;
+	}
+	return st;
+}
+
+static int read_int64(struct cj_parser *ps, const char *p, const char *end, int64_t *v,
+		      bool *has, const char **out)
+{
+	int64_t value;
+	bool is_int = false, sat = false;
+	int st = json_parse_int(p, end, &value, &is_int, &sat, out);
+	if (st == JSON_SYNTAX) {
+		st = json_skip_value(p, end, out);
+		return st == JSON_SYNTAX ? syntax(ps, *out, out, "a number") : st;
+	}
+	if (st == JSON_OK) {
+		*v = value;
+		*has = true;
+	}
+	return st;
+}
+
+/* ---- objects ------------------------------------------------------------------------ */
+
+typedef int (*cj_member_fn)(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+			    const char *p, const char *end, const char **out);
+
+/* Iterates the members of the object at p ('{'), calling fn for each value.
+ * Trailing commas are tolerated. */
+static inline __attribute__((always_inline)) int walk_object(struct cj_parser *ps, void *ctx,
+							     const char *p, const char *end,
+		       cj_member_fn fn, const char **out)
+{
+	p = json_skip_ws(p + 1, end);
+	for (;;) {
+		if (p >= end)
+			return JSON_INCOMPLETE;
+		if (*p == '}') {
+			*out = p + 1;
+			return JSON_OK;
+		}
+		if (*p != '"')
+			return syntax(ps, p, out, "'\"' starting a key or '}'");
+		unsigned kf = 0;
+		const char *kend = json_string_end(p + 1, end, &kf);
+		if (!kend)
+			return JSON_INCOMPLETE;
+		const char *key = p + 1;
+		size_t klen = (size_t)(kend - key);
+		p = json_skip_ws(kend + 1, end);
+		if (p >= end)
+			return JSON_INCOMPLETE;
+		if (*p != ':')
+			return syntax(ps, p, out, "':' after a key");
+		p = json_skip_ws(p + 1, end);
+		int st = fn(ps, ctx, key, kf & JSON_STR_ESCAPED ? 0 : klen, p, end, &p);
+		if (st != JSON_OK) {
+			*out = p;
+			return st;
+		}
+		p = json_skip_ws(p, end);
+		if (p >= end)
+			return JSON_INCOMPLETE;
+		if (*p == ',')
+			p = json_skip_ws(p + 1, end);
+		else if (*p != '}')
+			return syntax(ps, p, out, "',' or '}' after a value");
+	}
+}
+
+#define KEY_IS(lit) (klen == sizeof(lit) - 1 && memcmp(key, lit, sizeof(lit) - 1) == 0)
+
+static int skip_member(struct cj_parser *ps, const char *p, const char *end, const char **out)
+{
+	int st = json_skip_value(p, end, out);
+	return st == JSON_SYNTAX ? syntax(ps, *out, out, "a value") : st;
+}
+
+/* args: only the keys that link or group events are read now; the rest
+ * stays in the file and is decoded on request. */
+static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+		       const char *p, const char *end, const char **out)
+{
+	struct cj_event *ev = ctx;
+	switch (klen) {
+	case 4:
+		if (KEY_IS("grid"))
+			return read_token(ps, p, end, &ev->grid, out);
+		if (KEY_IS("name"))
+			return read_token(ps, p, end, &ev->a_name, out);
+		break;
+	case 5:
+		if (KEY_IS("block"))
+			return read_token(ps, p, end, &ev->block, out);
+		break;
+	case 6:
+		if (KEY_IS("labels"))
+			return read_token(ps, p, end, &ev->a_labels, out);
+		break;
+	case 10:
+		if (KEY_IS("sort_index"))
+			return read_int64(ps, p, end, &ev->a_sort_index, &ev->has_sort_index, out);
+		break;
+	case 11:
+		if (KEY_IS("correlation"))
+			return read_u32_link(ps, p, end, &ev->corr, &ev->link_flags,
+					     TREX_SLICE_HAS_CORR, out);
+		if (KEY_IS("External id") || KEY_IS("external id"))
+			return read_u32_link(ps, p, end, &ev->ext_id, &ev->link_flags,
+					     TREX_SLICE_HAS_EXT_ID, out);
+		break;
+	case 13:
+		if (KEY_IS("shared memory"))
+			return read_token(ps, p, end, &ev->smem, out);
+		break;
+	default:
+		break;
+	}
+	return skip_member(ps, p, end, out);
+}
+
+static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, const char *end,
+		     const char **out)
+{
+	if (p < end && *p != '{') {
+		ev->bad_value = true;
+		return skip_member(ps, p, end, out);
+	}
+	int st = walk_object(ps, ev, p, end, args_member, out);
+	if (st == JSON_OK) {
+		ev->args = p;
+		ev->args_len = (size_t)(*out - p);
+	}
+	return st;
+}
+
+/* id2: {"local": X} or {"global": X}; either is the flow/async id. */
+static int id2_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+		      const char *p, const char *end, const char **out)
+{
+	struct cj_event *ev = ctx;
+	if (KEY_IS("local") || KEY_IS("global"))
+		return read_token(ps, p, end, &ev->id, out);
+	return skip_member(ps, p, end, out);
+}
+
+/* Keys of the Trace Event Format that trex does not use. */
+static bool known_unused_key(const char *key, size_t klen)
+{
+	static const char *const keys[] = {"tts",  "tdur",  "sf",     "esf",      "stack",
+					   "estack", "cname", "bind_id", "flow_in", "flow_out",
+					   "use_async_tts", "scope"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strlen(keys[i]) == klen && memcmp(keys[i], key, klen) == 0)
+			return true;
+	return false;
+}
+
+static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+			const char *p, const char *end, const char **out)
+{
+	struct cj_event *ev = ctx;
+	switch (klen) {
+	case 1:
+		if (KEY_IS("s"))
+			return read_token(ps, p, end, &ev->scope, out);
+		break;
+	case 2:
+		if (KEY_IS("ph")) {
+			struct tok t = {0};
+			int st = read_token(ps, p, end, &t, out);
+			ev->has_ph = st == JSON_OK;
+			ev->ph = t.is_string && t.len == 1 ? t.p[0] : '?';
+			return st;
+		}
+		if (KEY_IS("ts"))
+			return read_time(ps, ev, p, end, &ev->ts, &ev->has_ts, out);
+		if (KEY_IS("id"))
+			return read_token(ps, p, end, &ev->id, out);
+		if (KEY_IS("bp"))
+			return read_token(ps, p, end, &ev->bp, out);
+		break;
+	case 3:
+		if (KEY_IS("pid"))
+			return read_token(ps, p, end, &ev->pid, out);
+		if (KEY_IS("tid"))
+			return read_token(ps, p, end, &ev->tid, out);
+		if (KEY_IS("cat"))
+			return read_token(ps, p, end, &ev->cat, out);
+		if (KEY_IS("dur"))
+			return read_time(ps, ev, p, end, &ev->dur, &ev->has_dur, out);
+		if (KEY_IS("id2"))
+			return p < end && *p == '{' ? walk_object(ps, ev, p, end, id2_member, out)
+						    : skip_member(ps, p, end, out);
+		break;
+	case 4:
+		if (KEY_IS("name"))
+			return read_token(ps, p, end, &ev->name, out);
+		if (KEY_IS("args"))
+			return read_args(ps, ev, p, end, out);
+		if (KEY_IS("attr")) {
+			ps->st.features |= CJ_ATTR;
+			return read_args(ps, ev, p, end, out);
+		}
+		break;
+	default:
+		break;
+	}
+	if (!known_unused_key(key, klen))
+		ps->st.integrity.unknown_keys++;
+	return skip_member(ps, p, end, out);
+}
+
+/* ---- interning ------------------------------------------------------------------------ */
+
+static bool scratch_reserve(struct cj_parser *ps, size_t n)
+{
+	if (n <= ps->scratch_cap)
+		return true;
+	size_t cap = ps->scratch_cap ? ps->scratch_cap : 4096;
+	while (cap < n)
+		cap *= 2;
+	char *s = realloc(ps->scratch, cap);
+	if (!s)
+		return false;
+	ps->scratch = s;
+	ps->scratch_cap = cap;
+	return true;
+}
+
+/* The string id of a token's text (decoded and UTF-8-repaired if needed). */
+static uint32_t intern_tok(struct cj_parser *ps, const struct tok *t)
+{
+	if (!t->present)
+		return TREX_STR_NONE;
+	if (!(t->flags & (JSON_STR_ESCAPED | JSON_STR_NONASCII)) ||
+	    (!(t->flags & JSON_STR_ESCAPED) && json_utf8_valid(t->p, t->len)))
+		return trex_builder_intern(ps->b, t->p, t->len);
+	if (!scratch_reserve(ps, 3 * t->len + 1))
+		return TREX_STR_ERROR;
+	bool repaired = false;
+	size_t n = json_decode_string(t->p, t->len, ps->scratch, &repaired);
+	ps->st.integrity.invalid_utf8 += repaired;
+	return trex_builder_intern(ps->b, ps->scratch, n);
+}
+
+static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, const struct tok *t,
+			      bool *hit)
+{
+	*hit = t->present && c->valid && c->len == t->len && memcmp(c->text, t->p, t->len) == 0;
+	if (*hit)
+		return c->id;
+	uint32_t id = intern_tok(ps, t);
+	c->valid = t->present && t->len <= sizeof c->text;
+	if (c->valid) {
+		memcpy(c->text, t->p, t->len);
+		c->len = (uint8_t)t->len;
+		c->id = id;
+	}
+	return id;
+}
+
+/* Dialect evidence from a category seen for the first time in a row. */
+static unsigned cat_features(const struct tok *cat)
+{
+	static const struct {
+		const char *cat;
+		unsigned feature;
+	} table[] = {
+		{"cpu_op", CJ_KINETO_CATS},     {"cuda_runtime", CJ_KINETO_CATS},
+		{"kernel", CJ_KINETO_CATS},     {"gpu_memcpy", CJ_KINETO_CATS},
+		{"user_annotation", CJ_KINETO_CATS}, {"Operator", CJ_LEGACY_CATS},
+		{"Runtime", CJ_LEGACY_CATS},    {"Kernel", CJ_LEGACY_CATS},
+		{"gpu_op", CJ_GPU_OP},          {"mtia_runtime", CJ_MTIA},
+		{"mtia_ccp_events", CJ_MTIA},
+	};
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (tok_is(cat, table[i].cat, strlen(table[i].cat)))
+			return table[i].feature;
+	return 0;
+}
+
+static bool cache_text_eq(const char *cached, uint8_t len, const struct tok *t)
+{
+	return len == t->len && memcmp(cached, t->p, len) == 0;
+}
+
+static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
+{
+	for (unsigned i = 0; i < CJ_TRACK_CACHE; i++) {
+		const struct cj_track_cache *c = &ps->tracks[i];
+		if (c->valid && cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
+		    cache_text_eq(c->pid, c->pid_len, &ev->pid))
+			return c->track;
+	}
+	uint32_t pid = intern_tok(ps, &ev->pid), tid = intern_tok(ps, &ev->tid);
+	if (pid == TREX_STR_ERROR || tid == TREX_STR_ERROR)
+		return TREX_NONE;
+	uint32_t track = trex_builder_track(ps->b, pid, tid);
+	if (track == TREX_NONE || ev->pid.len > sizeof ps->tracks[0].pid ||
+	    ev->tid.len > sizeof ps->tracks[0].tid)
+		return track;
+	struct cj_track_cache *c = &ps->tracks[ps->track_next++ % CJ_TRACK_CACHE];
+	memcpy(c->pid, ev->pid.p, ev->pid.len);
+	memcpy(c->tid, ev->tid.p, ev->tid.len);
+	c->pid_len = (uint8_t)ev->pid.len;
+	c->tid_len = (uint8_t)ev->tid.len;
+	c->pid_id = pid;
+	c->track = track;
+	c->valid = true;
+	return track;
+}
+
+/* "grid=[x,y,z] block=[x,y,z] smem=N" without whitespace, or 0. */
+static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
+{
+	if (!ev->grid.present && !ev->block.present)
+		return TREX_STR_NONE;
+	size_t need = ev->grid.len + ev->block.len + ev->smem.len + 32;
+	if (!scratch_reserve(ps, need))
+		return TREX_STR_ERROR;
+	char *d = ps->scratch;
+	const struct tok *parts[] = {&ev->grid, &ev->block, &ev->smem};
+	static const char *const labels[] = {"grid=", " block=", " smem="};
+	for (int i = 0; i < 3; i++) {
+		memcpy(d, labels[i], strlen(labels[i]));
+		d += strlen(labels[i]);
+		const struct tok *t = parts[i];
+		for (size_t k = 0; t->present && k < t->len; k++)
+			if (!json_is_ws((unsigned char)t->p[k]) && t->p[k] != '"')
+				*d++ = t->p[k];
+		if (!t->present)
+			*d++ = '?';
+	}
+	return trex_builder_intern(ps->b, ps->scratch, (size_t)(d - ps->scratch));
+}
+
+static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *out)
+{
+	bool hit;
+	memset(out, 0, sizeof *out);
+	out->ts = ev->ts;
+	out->dur = ev->dur;
+	out->name = intern_tok(ps, &ev->name);
+	out->cat = intern_cached(ps, &ps->cat, &ev->cat, &hit);
+	if (!hit && ev->cat.present)
+		ps->cat_kind_bits = cat_features(&ev->cat);
+	ps->st.features |= ps->cat_kind_bits;
+	if (ev->args)
+		out->args = trex_args_ref_make(cj_offset(ps, ev->args), ev->args_len);
+	out->corr = ev->corr;
+	out->ext_id = ev->ext_id;
+	out->flags = ev->link_flags | (ev->saturated ? TREX_SLICE_TS_SATURATED : 0);
+	out->shape = shape_id(ps, ev);
+	if (out->name == TREX_STR_ERROR || out->cat == TREX_STR_ERROR || out->shape == TREX_STR_ERROR)
+		return -1;
+	if ((ps->cat_kind_bits & CJ_KINETO_CATS) && ev->name.len > 3 && memcmp(ev->name.p, "hip", 3) == 0)
+		ps->st.features |= CJ_HIP;
+	return 0;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+static enum trex_phase phase_of(char ph)
+{
+	switch (ph) {
+	case 'X': return TREX_PH_COMPLETE;
+	case 'B': return TREX_PH_BEGIN;
+	case 'E': return TREX_PH_END;
+	case 'i': case 'I': case 'R': return TREX_PH_INSTANT;
+	case 'C': return TREX_PH_COUNTER;
+	case 'M': return TREX_PH_METADATA;
+	case 's': return TREX_PH_FLOW_START;
+	case 't': return TREX_PH_FLOW_STEP;
+	case 'f': return TREX_PH_FLOW_END;
+	case 'b': return TREX_PH_ASYNC_BEGIN;
+	case 'e': return TREX_PH_ASYNC_END;
+	case 'n': return TREX_PH_ASYNC_INSTANT;
+	default: return TREX_PH_OTHER;
+	}
+}
+
+static int emit_metadata(struct cj_parser *ps, const struct cj_event *ev)
+{
+	bool hit;
+	uint32_t pid = intern_cached(ps, &ps->pid, &ev->pid, &hit);
+	if (pid == TREX_STR_ERROR)
+		return -1;
+	if (tok_is(&ev->name, "process_name", 12) && ev->a_name.present)
+		return trex_builder_process_name(ps->b, pid, intern_tok(ps, &ev->a_name));
+	if (tok_is(&ev->name, "process_labels", 14) && ev->a_labels.present)
+		return trex_builder_process_labels(ps->b, pid, intern_tok(ps, &ev->a_labels));
+	if (tok_is(&ev->name, "process_sort_index", 18) && ev->has_sort_index)
+		return trex_builder_process_sort_index(ps->b, pid, ev->a_sort_index);
+	bool thread_name = tok_is(&ev->name, "thread_name", 11) && ev->a_name.present;
+	bool thread_sort = tok_is(&ev->name, "thread_sort_index", 17) && ev->has_sort_index;
+	if (!thread_name && !thread_sort)
+		return 0;
+	uint32_t track = event_track(ps, ev);
+	if (track == TREX_NONE)
+		return -1;
+	return thread_name ? trex_builder_thread_name(ps->b, track, intern_tok(ps, &ev->a_name))
+			   : trex_builder_thread_sort_index(ps->b, track, ev->a_sort_index);
+}
+
+/* Splits an id token into a number or a string id. */
+static int flow_id(struct cj_parser *ps, const struct tok *t, uint64_t *id, uint32_t *id_str)
+{
+	*id = 0;
+	*id_str = 0;
+	if (!t->present)
+		return 0;
+	if (!t->is_string) {
+		int64_t v;
+		bool is_int = false, sat = false;
+		const char *q;
+		if (json_parse_int(t->p, t->p + t->len + 1, &v, &is_int, &sat, &q) == JSON_OK &&
+		    is_int && !sat && q == t->p + t->len) {
+			*id = (uint64_t)v;
+			return 0;
+		}
+	}
+	*id_str = intern_tok(ps, t);
+	return *id_str == TREX_STR_ERROR ? -1 : 0;
+}
+
+/* One sample per numeric member of args; the series is named after the
+ * event (and the member when there are several, and the id if any). */
+struct counter_walk {
+	struct cj_parser *ps;
+	const struct cj_event *ev;
+	uint32_t pid;
+	unsigned numeric;
+	bool emit;
+	int rc;
+};
+
+static int counter_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+			  const char *p, const char *end, const char **out)
+{
+	struct counter_walk *w = ctx;
+	double value;
+	if (json_parse_double(p, end, &value, out) != JSON_OK)
+		return skip_member(ps, p, end, out);
+	if (!w->emit) {
+		w->numeric++;
+		return JSON_OK;
+	}
+	const struct cj_event *ev = w->ev;
+	size_t need = ev->name.len + ev->id.len + klen + 8;
+	if (!scratch_reserve(ps, need)) {
+		w->rc = -1;
+		return JSON_OK;
+	}
+	int n = snprintf(ps->scratch, need, "%.*s", (int)ev->name.len, ev->name.p);
+	if (ev->id.present)
+		n += snprintf(ps->scratch + n, need - (size_t)n, " %.*s", (int)ev->id.len, ev->id.p);
+	if (w->numeric > 1)
+		n += snprintf(ps->scratch + n, need - (size_t)n, " %.*s", (int)klen, key);
+	uint32_t series = trex_builder_intern(ps->b, ps->scratch, (size_t)n);
+	if (series == TREX_STR_ERROR ||
+	    trex_builder_counter(ps->b, w->pid, series, ev->ts, value) != 0)
+		w->rc = -1;
+	return JSON_OK;
+}
+
+static int emit_counter(struct cj_parser *ps, const struct cj_event *ev)
+{
+	if (!ev->args)
+		return 0;
+	bool hit;
+	struct counter_walk w = {ps, ev, intern_cached(ps, &ps->pid, &ev->pid, &hit), 0, false, 0};
+	if (w.pid == TREX_STR_ERROR)
+		return -1;
+	const char *end = ev->args + ev->args_len, *out;
+	walk_object(ps, &w, ev->args, end, counter_member, &out);
+	w.emit = true;
+	walk_object(ps, &w, ev->args, end, counter_member, &out);
+	return w.rc;
+}
+
+static int emit_flow_or_async(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *te)
+{
+	uint64_t id;
+	uint32_t id_str;
+	if (flow_id(ps, &ev->id, &id, &id_str) != 0)
+		return -1;
+	if (ev->ph == 'b' || ev->ph == 'e' || ev->ph == 'n') {
+		bool hit;
+		uint32_t pid = intern_cached(ps, &ps->pid, &ev->pid, &hit);
+		return pid == TREX_STR_ERROR ? -1
+					     : trex_builder_async(ps->b, pid, ev->ph, id, id_str, te);
+	}
+	uint32_t track = event_track(ps, ev);
+	if (track == TREX_NONE)
+		return -1;
+	bool enclosing = ev->ph != 'f' || tok_is(&ev->bp, "e", 1);
+	return trex_builder_flow(ps->b, track, ev->ts, te->cat, te->name, id, id_str, ev->ph,
+				 enclosing);
+}
+
+static enum trex_instant_scope instant_scope(const struct cj_event *ev)
+{
+	if (tok_is(&ev->scope, "g", 1))
+		return TREX_SCOPE_GLOBAL;
+	if (tok_is(&ev->scope, "p", 1))
+		return TREX_SCOPE_PROCESS;
+	return TREX_SCOPE_THREAD;
+}
+
+static int emit_timed(struct cj_parser *ps, const struct cj_event *ev)
+{
+	struct trex_ev te;
+	if (fill_common(ps, ev, &te) != 0)
+		return -1;
+	if (ev->ph == 'C')
+		return emit_counter(ps, ev);
+	if (strchr("stfben", ev->ph))
+		return emit_flow_or_async(ps, ev, &te);
+	uint32_t track = event_track(ps, ev);
+	if (track == TREX_NONE)
+		return -1;
+	switch (ev->ph) {
+	case 'X':
+		return trex_builder_complete(ps->b, track, &te);
+	case 'B':
+		return trex_builder_begin(ps->b, track, &te);
+	case 'E':
+		return trex_builder_end(ps->b, track, &te);
+	default:
+		return trex_builder_instant(ps->b, track, &te, instant_scope(ev));
+	}
+}
+
+static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
+{
+	enum trex_phase ph = ev->has_ph ? phase_of(ev->ph) : TREX_PH_OTHER;
+	ps->st.events++;
+	ps->st.phase_counts[ph]++;
+	ps->st.integrity.bad_values += ev->bad_value;
+	ps->st.integrity.saturated_numbers += ev->saturated;
+	if (!ev->has_ph) {
+		ps->st.integrity.missing_fields++;
+		return 0;
+	}
+	if (ph == TREX_PH_OTHER) {
+		ps->st.integrity.unknown_phase++;
+		return 0;
+	}
+	if (ph == TREX_PH_METADATA)
+		return emit_metadata(ps, ev);
+	if (!ev->has_ts || (ph == TREX_PH_COMPLETE && !ev->has_dur)) {
+		/* an X without dur is kept as zero-length: never lose a slice */
+		if (!ev->has_ts) {
+			ps->st.integrity.missing_fields++;
+			return 0;
+		}
+		ps->st.integrity.bad_values++;
+	}
+	return emit_timed(ps, ev);
+}
+
+int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const char **out)
+{
+	struct cj_event ev;
+	memset(&ev, 0, sizeof ev);
+	int st = walk_object(ps, &ev, p, end, event_member, out);
+	if (st != JSON_OK)
+		return st;
+	if (dispatch(ps, &ev) != 0)
+		ps->oom = true;
+	return JSON_OK;
+}

@@ -1,0 +1,120 @@
+/* The Chrome Trace Event Format parser state, shared by the event decoder
+ * (chrome_event.c) and the driver (chrome_json.c). Private to src/load. */
+#ifndef TREX_LOAD_CHROME_PARSE_H
+#define TREX_LOAD_CHROME_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/builder.h"
+#include "trex/load/loader.h"
+
+/* Dialect evidence collected while parsing. */
+enum cj_feature {
+	CJ_BARE_ARRAY = 1u << 0,
+	CJ_DEVICE_PROPERTIES = 1u << 1,
+	CJ_SCHEMA_VERSION = 1u << 2,
+	CJ_ATTR = 1u << 3,            /* acelyzer FLEX "attr" instead of "args" */
+	CJ_KINETO_CATS = 1u << 4,     /* cpu_op, cuda_runtime, kernel, ... */
+	CJ_LEGACY_CATS = 1u << 5,     /* Operator, Runtime, Kernel (2021) */
+	CJ_GPU_OP = 1u << 6,          /* unitrace gpu_op */
+	CJ_HIP = 1u << 7,             /* hip* runtime calls (ROCm) */
+	CJ_MTIA = 1u << 8,
+	CJ_TRACE_EVENTS = 1u << 9,    /* the object form had a traceEvents array */
+	CJ_BASE_TIME = 1u << 10,
+};
+
+enum cj_state { CJ_TOP_START, CJ_TOP_KEY, CJ_TOP_SEP, CJ_ARRAY, CJ_DONE };
+
+enum cj_stop {
+	CJ_STOP_AT,    /* reached stop_at between events */
+	CJ_END,        /* the whole trace was read (state DONE) */
+	CJ_NEED_MORE,  /* input ended inside something: *pp is where to resume */
+	CJ_ARRAY_OPEN, /* stop_on_array: the events array just opened */
+	CJ_FATAL,      /* not a trace at all: err filled */
+};
+
+/* Per-part results, merged in byte order into the file. */
+struct cj_stats {
+	uint64_t phase_counts[TREX_PH_COUNT];
+	uint64_t events;
+	struct trex_integrity integrity;
+	bool has_problem;
+	uint64_t problem_offset;
+	char problem[192];
+	unsigned features;
+	bool has_rank;
+	int64_t rank;
+	int64_t base_time_ns;
+};
+
+struct cj_short_cache { /* last pid/tid/cat texts -> ids, to skip hashing */
+	char text[48];
+	uint8_t len;
+	bool valid;
+	uint32_t id;
+};
+
+/* Recent (pid text, tid text) -> (pid id, track): Kineto interleaves a
+ * few CPU threads and GPU streams, so a handful of entries catch nearly
+ * every event without hashing. */
+#define CJ_TRACK_CACHE 8
+struct cj_track_cache {
+	char pid[24], tid[24];
+	uint8_t pid_len, tid_len;
+	bool valid;
+	uint32_t pid_id, track;
+};
+
+struct cj_parser {
+	struct trex_builder *b;
+	struct trex_load_job *job;      /* progress/cancel; may be NULL */
+	const char *base;               /* window start */
+	uint64_t base_offset;           /* decoded offset of base[0] */
+	enum cj_state state;
+	bool expect_value;              /* in the array: a value (not ',') comes next */
+	bool stop_on_array;
+	struct cj_stats st;
+	struct cj_short_cache pid, cat;
+	struct cj_track_cache tracks[CJ_TRACK_CACHE];
+	unsigned track_next;            /* round-robin victim */
+	uint32_t cat_kind_bits;         /* features of the cached cat */
+	char *scratch;
+	size_t scratch_cap;
+	uint64_t progress_bytes_from;   /* decoded offset reported so far */
+	uint64_t progress_events;
+	const char *why;                /* what was expected at a syntax error */
+	bool cancelled;
+	bool oom;
+};
+
+void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_load_job *job);
+void cj_parser_free(struct cj_parser *ps);
+
+/* Parses one event object at p ('{'); on JSON_OK dispatches it to the
+ * builder and sets *out after it. On JSON_SYNTAX *out is the bad byte and
+ * ps->why says what was expected. */
+int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const char **out);
+
+/* Records a positioned problem (the first one per part is kept). */
+void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline uint64_t cj_offset(const struct cj_parser *ps, const char *at)
+{
+	return ps->base_offset + (uint64_t)(at - ps->base);
+}
+
+/* Runs the state machine over [*pp, end). Between events, stops when the
+ * next event would start at or after stop_at (NULL: never). final: end is
+ * the end of input. */
+enum cj_stop cj_run(struct cj_parser *ps, const char **pp, const char *end, const char *stop_at,
+		    bool final, struct trex_error *err);
+
+/* Position of the next plausible event start ('{' after "}," with any
+ * whitespace) at or after p, or of a ']' closing the array after '}';
+ * NULL if none before end. */
+const char *cj_find_boundary(const char *p, const char *end);
+
+#endif

@@ -1,0 +1,160 @@
+/* Streaming JSON scanning primitives for the trace loaders: no DOM, no
+ * allocation on the fast path. Every function takes [p, end) and returns
+ * a position; NULL means "input ended inside the value" (the caller may
+ * retry with more bytes) unless documented otherwise. */
+#ifndef TREX_LOAD_JSON_SCAN_H
+#define TREX_LOAD_JSON_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+enum {
+	JSON_STR_ESCAPED = 1u << 0,   /* contains a backslash escape */
+	JSON_STR_NONASCII = 1u << 1,  /* contains bytes >= 0x80 (needs UTF-8 check) */
+};
+
+/* Result of skipping or parsing a value. */
+enum json_scan_status {
+	JSON_OK = 0,
+	JSON_INCOMPLETE, /* input ended inside the value */
+	JSON_SYNTAX,     /* unexpected byte at *where */
+};
+
+static inline bool json_is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+#if defined(__SSE2__)
+static inline unsigned json_ctz(unsigned x)
+{
+	return (unsigned)__builtin_ctz(x);
+}
+#endif
+
+/* Pretty-printed traces (Kineto: newline + indentation between members)
+ * spend much of their bytes here: one compare exits when there is no
+ * whitespace, runs are skipped 16 bytes at a time. */
+static inline const char *json_skip_ws(const char *p, const char *end)
+{
+	if (p < end && !json_is_ws((unsigned char)*p))
+		return p;
+#if defined(__SSE2__)
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+					  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+		if (other)
+			return p + json_ctz(other);
+		p += 16;
+	}
+#endif
+	while (p < end && json_is_ws((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* Fast path for a plain non-negative integer of at most 18 digits followed
+ * by a delimiter inside [p, end); returns NULL when the number is anything
+ * else (the caller then takes the exact general path). */
+static inline const char *json_fast_uint(const char *p, const char *end, uint64_t *value)
+{
+	uint64_t v = 0;
+	const char *s = p;
+	while (p < end && (unsigned char)(*p - '0') < 10 && p - s < 18)
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || p >= end || (unsigned char)(*p - '0') < 10 || *p == '.' || *p == 'e' ||
+	    *p == 'E')
+		return NULL;
+	*value = v;
+	return p;
+}
+
+/* p points just after an opening quote. Returns the position of the closing
+ * quote (NULL if not found before end) and ORs JSON_STR_* into *flags. */
+static inline const char *json_string_end(const char *p, const char *end, unsigned *flags)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i bslash = _mm_set1_epi8('\\');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+		unsigned b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, bslash));
+		unsigned hi = (unsigned)_mm_movemask_epi8(v);
+		unsigned stop = q | b;
+		if (!stop) {
+			if (hi)
+				*flags |= JSON_STR_NONASCII;
+			p += 16;
+			continue;
+		}
+		unsigned i = json_ctz(stop);
+		if (hi & ((1u << i) - 1u))
+			*flags |= JSON_STR_NONASCII;
+		if (q & (1u << i))
+			return p + i;
+		*flags |= JSON_STR_ESCAPED;
+		p += i + 2; /* the backslash and the escaped byte */
+	}
+#endif
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			return p;
+		if (c == '\\') {
+			*flags |= JSON_STR_ESCAPED;
+			p += 2;
+			continue;
+		}
+		if (c >= 0x80)
+			*flags |= JSON_STR_NONASCII;
+		p++;
+	}
+	return NULL;
+}
+
+/* Skips one JSON value of any kind starting at p (no leading whitespace).
+ * Objects and arrays are skipped by bracket matching (strings honoured,
+ * contents not validated; depth is unbounded and needs no stack). On
+ * JSON_OK *out is the position after the value; on JSON_SYNTAX *out is the
+ * offending byte. */
+enum json_scan_status json_skip_value(const char *p, const char *end, const char **out);
+
+/* Parses a JSON number of microseconds (integer, decimal or exponent form)
+ * exactly into nanoseconds, rounding half away from zero below 1 ns.
+ * *saturated is set when the value does not fit int64 ns (clamped).
+ * Returns JSON_OK with *out after the number. A number directly followed
+ * by the end of input is INCOMPLETE (more digits may follow). */
+enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns,
+				       bool *saturated, const char **out);
+
+/* Parses a JSON integer (optionally negative; a fraction or exponent makes
+ * it JSON_SYNTAX-free but *is_int false). *saturated when beyond int64. */
+enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *value,
+				     bool *is_int, bool *saturated, const char **out);
+
+/* Parses a JSON number as a double (counter values; not for times). */
+enum json_scan_status json_parse_double(const char *p, const char *end, double *value,
+					const char **out);
+
+/* Decodes string content s[0..len) (between the quotes) into dst, which
+ * must hold len + 3 bytes (an escape never grows; invalid bytes become
+ * U+FFFD, 3 bytes for 1, so it can grow: dst must hold 3 * len + 1).
+ * Resolves escapes incl. \u surrogate pairs, replaces invalid UTF-8 and
+ * lone surrogates by U+FFFD. Returns the decoded length; *repaired is set
+ * when anything invalid was replaced. */
+size_t json_decode_string(const char *s, size_t len, char *dst, bool *repaired);
+
+/* True when s[0..len) is valid UTF-8. */
+bool json_utf8_valid(const char *s, size_t len);
+
+#endif

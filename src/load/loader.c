@@ -1,0 +1,361 @@
+#include "config.h"
+
+#include "trex/load/loader.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats.h"
+
+static const struct trex_format *const registry[] = {
+	&trex_format_chrome_json,
+	NULL,
+};
+
+const struct trex_format *const *trex_formats(void)
+{
+	return registry;
+}
+
+/* What the jobs of one load share: parts per file, progress, the lock. */
+struct trex_load_shared {
+	pthread_mutex_t lock;
+	const struct trex_load_opts *opts;
+	struct trex_load_progress progress;
+	struct file_parts *files;
+};
+
+struct file_parts {
+	struct trex_builder **parts;
+	uint32_t *seqs;
+	size_t count, cap;
+};
+
+enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
+					struct trex_builder *b, struct trex_error *err)
+{
+	struct trex_load_shared *sh = job->shared;
+	pthread_mutex_lock(&sh->lock);
+	struct file_parts *fp = &sh->files[job->file_id];
+	enum trex_status s = TREX_OK;
+	if (fp->count == fp->cap) {
+		size_t cap = fp->cap ? 2 * fp->cap : 8;
+		struct trex_builder **parts = realloc(fp->parts, cap * sizeof *parts);
+		if (parts)
+			fp->parts = parts;
+		uint32_t *seqs = parts ? realloc(fp->seqs, cap * sizeof *seqs) : NULL;
+		if (seqs) {
+			fp->seqs = seqs;
+			fp->cap = cap;
+		} else {
+			s = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+		}
+	}
+	if (s == TREX_OK) {
+		fp->parts[fp->count] = b;
+		fp->seqs[fp->count++] = seq;
+	} else {
+		trex_builder_free(b);
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return s;
+}
+
+bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
+			    uint64_t events_delta)
+{
+	struct trex_load_shared *sh = job->shared;
+	const struct trex_load_opts *o = sh->opts;
+	pthread_mutex_lock(&sh->lock);
+	sh->progress.bytes_done += decoded_bytes_delta;
+	sh->progress.events += events_delta;
+	if (o->progress)
+		o->progress(&sh->progress, o->progress_user);
+	pthread_mutex_unlock(&sh->lock);
+	return o->cancel && *o->cancel;
+}
+
+/* ---- choosing a format ------------------------------------------------------------------- */
+
+static const struct trex_format *pick_format(struct trex_source *src, struct trex_error *err)
+{
+	unsigned char head[64];
+	size_t n = trex_source_peek(src, head, sizeof head, err);
+	if (err->status != TREX_OK)
+		return NULL;
+	const struct trex_format *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; registry[i]; i++) {
+		int score = registry[i]->sniff(head, n);
+		if (score > best_score) {
+			best = registry[i];
+			best_score = score;
+		}
+	}
+	/* Nothing claims it: the JSON loader, the most common format, says
+	 * precisely where and why it is not a trace. */
+	return best ? best : registry[0];
+}
+
+/* ---- running jobs -------------------------------------------------------------------------- */
+
+struct job_run {
+	struct trex_load_job job;
+	const struct trex_format *format;
+	enum trex_status status;
+	struct trex_error err;
+};
+
+struct job_pool {
+	struct job_run *runs;
+	size_t count;
+	atomic_size_t next;
+	atomic_bool failed;
+};
+
+static void run_job(struct job_run *r)
+{
+	trex_error_clear(&r->err);
+	r->status = r->format->load(&r->job, &r->err);
+}
+
+static void *job_worker(void *arg)
+{
+	struct job_pool *pool = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add(&pool->next, 1);
+		if (i >= pool->count || atomic_load(&pool->failed))
+			return NULL;
+		run_job(&pool->runs[i]);
+		if (pool->runs[i].status != TREX_OK)
+			atomic_store(&pool->failed, true);
+	}
+}
+
+/* Many files: one file per thread. Few files: each file gets every thread. */
+static void run_jobs(struct job_run *runs, size_t count, unsigned threads)
+{
+	if (count < threads || threads <= 1) {
+		for (size_t i = 0; i < count; i++) {
+			runs[i].job.threads = threads;
+			run_job(&runs[i]);
+			if (runs[i].status != TREX_OK)
+				return;
+		}
+		return;
+	}
+	struct job_pool pool = {runs, count, 0, false};
+	pthread_t tids[64];
+	unsigned started = 0;
+	for (size_t i = 0; i < count; i++)
+		runs[i].job.threads = 1;
+	for (unsigned t = 1; t < threads && t < 64; t++)
+		if (pthread_create(&tids[started], NULL, job_worker, &pool) == 0)
+			started++;
+	job_worker(&pool);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
+/* ---- after parsing -------------------------------------------------------------------------- */
+
+static bool lost_data(const struct trex_build_file *f)
+{
+	return f->truncated || f->integrity.syntax_errors || f->integrity.bytes_skipped ||
+	       f->integrity.bytes_ignored;
+}
+
+/* A file that yielded nothing but errors is not a trace; strict mode
+ * refuses any loss. */
+static enum trex_status check_file(const struct trex_build_file *f, bool strict,
+				   struct trex_error *err)
+{
+	bool nothing = f->events == 0 && (f->integrity.syntax_errors || f->integrity.bytes_skipped);
+	if (!nothing && !(strict && lost_data(f)))
+		return TREX_OK;
+	*err = f->first_problem;
+	if (err->status == TREX_OK)
+		trex_error_set(err, TREX_FORMAT, f->path, -1, "expected trace events, found none");
+	return TREX_FORMAT;
+}
+
+static unsigned default_threads(const struct trex_load_opts *opts)
+{
+	if (opts && opts->threads)
+		return opts->threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static int cmp_seq(const void *a, const void *b, void *seqs)
+{
+	const uint32_t *s = seqs;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	return (s[ia] > s[ib]) - (s[ia] < s[ib]);
+}
+
+/* All parts, file by file, each file's in seq order. */
+static enum trex_status gather_parts(struct trex_load_shared *sh, size_t files,
+				     struct trex_builder ***out, size_t *count)
+{
+	size_t total = 0;
+	for (size_t f = 0; f < files; f++)
+		total += sh->files[f].count;
+	struct trex_builder **all = calloc(total ? total : 1, sizeof *all);
+	size_t *order = calloc(total ? total : 1, sizeof *order);
+	if (!all || !order) {
+		free(all);
+		free(order);
+		return TREX_NOMEM;
+	}
+	size_t k = 0;
+	for (size_t f = 0; f < files; f++) {
+		struct file_parts *fp = &sh->files[f];
+		for (size_t i = 0; i < fp->count; i++)
+			order[i] = i;
+		qsort_r(order, fp->count, sizeof *order, cmp_seq, fp->seqs);
+		for (size_t i = 0; i < fp->count; i++)
+			all[k++] = fp->parts[order[i]];
+		fp->count = 0; /* ownership moved */
+	}
+	free(order);
+	*out = all;
+	*count = total;
+	return TREX_OK;
+}
+
+static void free_shared(struct trex_load_shared *sh, size_t files)
+{
+	for (size_t f = 0; sh->files && f < files; f++) {
+		for (size_t i = 0; i < sh->files[f].count; i++)
+			trex_builder_free(sh->files[f].parts[i]);
+		free(sh->files[f].parts);
+		free(sh->files[f].seqs);
+	}
+	free(sh->files);
+	pthread_mutex_destroy(&sh->lock);
+}
+
+static void add_line_col(struct trex_error *e, struct trex_source *src)
+{
+	if (e->status == TREX_OK || e->offset < 0 || e->line > 0 || !src)
+		return;
+	int64_t line, col;
+	struct trex_error ignored;
+	trex_error_clear(&ignored);
+	if (trex_source_line_col(src, (uint64_t)e->offset, &line, &col, &ignored) == TREX_OK)
+		trex_error_set_line_col(e, line, col);
+}
+
+static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
+				     struct trex_load_shared *sh, struct job_run *runs,
+				     struct trex_build_file *files, struct trex_error *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct trex_build_file *f = &files[i];
+		f->path = trex_source_path(sources[i]);
+		f->gzip = trex_source_is_gzip(sources[i]);
+		f->bytes_on_disk = trex_source_size_on_disk(sources[i]);
+		f->rank = (int64_t)i;
+		f->source = sources[i];
+		trex_error_clear(&f->first_problem);
+		sh->progress.bytes_total += f->bytes_on_disk;
+		runs[i].job = (struct trex_load_job){
+			.source = sources[i], .file_id = (uint32_t)i, .file = f,
+			.opts = sh->opts, .shared = sh,
+		};
+		runs[i].format = pick_format(sources[i], err);
+		if (!runs[i].format) {
+			add_line_col(err, sources[i]);
+			return err->status;
+		}
+	}
+	return TREX_OK;
+}
+
+static enum trex_status finish_files(struct job_run *runs, struct trex_build_file *files,
+				     size_t count, bool strict, struct trex_error *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (runs[i].status != TREX_OK) {
+			*err = runs[i].err;
+			add_line_col(err, files[i].source);
+			return runs[i].status;
+		}
+	}
+	for (size_t i = 0; i < count; i++) {
+		add_line_col(&files[i].first_problem, files[i].source);
+		enum trex_status s = check_file(&files[i], strict, err);
+		if (s != TREX_OK)
+			return s;
+	}
+	return TREX_OK;
+}
+
+enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
+				   const struct trex_load_opts *opts, struct trex_index **out,
+				   struct trex_error *err)
+{
+	static const struct trex_load_opts no_opts;
+	struct trex_load_shared sh = {.opts = opts ? opts : &no_opts};
+	trex_error_clear(err);
+	*out = NULL;
+	pthread_mutex_init(&sh.lock, NULL);
+	sh.progress.file_count = (uint32_t)count;
+	struct job_run *runs = calloc(count ? count : 1, sizeof *runs);
+	struct trex_build_file *files = calloc(count ? count : 1, sizeof *files);
+	sh.files = calloc(count ? count : 1, sizeof *sh.files);
+	enum trex_status s = runs && files && sh.files ? TREX_OK : TREX_NOMEM;
+	if (s == TREX_OK && count == 0)
+		s = trex_error_set(err, TREX_USAGE, NULL, -1, "no input files");
+	if (s == TREX_OK)
+		s = prepare_runs(sources, count, &sh, runs, files, err);
+	unsigned threads = default_threads(opts);
+	if (s == TREX_OK) {
+		run_jobs(runs, count, threads);
+		s = finish_files(runs, files, count, sh.opts->strict, err);
+	}
+	struct trex_build_input in = {.files = files, .file_count = count, .threads = threads};
+	if (s == TREX_OK)
+		s = gather_parts(&sh, count, &in.parts, &in.part_count);
+	if (s == TREX_OK) {
+		s = trex_index_build(&in, out, err);
+		sources = NULL; /* the index owns them now, also on failure */
+	}
+	if (s == TREX_NOMEM && err->status == TREX_OK)
+		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	for (size_t i = 0; sources && i < count; i++)
+		trex_source_close(sources[i]);
+	free(in.parts);
+	free_shared(&sh, count);
+	free(runs);
+	free(files);
+	return s;
+}
+
+enum trex_status trex_load_paths(const char *const *paths, size_t count,
+				 const struct trex_load_opts *opts, struct trex_index **out,
+				 struct trex_error *err)
+{
+	trex_error_clear(err);
+	*out = NULL;
+	struct trex_source **sources = calloc(count ? count : 1, sizeof *sources);
+	if (!sources)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	enum trex_status s = TREX_OK;
+	for (size_t i = 0; i < count && s == TREX_OK; i++)
+		s = trex_source_open(paths[i], &sources[i], err);
+	if (s == TREX_OK) {
+		s = trex_load_sources(sources, count, opts, out, err);
+		free(sources);
+		return s;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (sources[i])
+			trex_source_close(sources[i]);
+	free(sources);
+	return s;
+}

@@ -1,0 +1,180 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../src/load/json_scan.h"
+
+/* Parses text (a number followed by a delimiter) as µs -> ns. */
+static int64_t us_ns(const char *text, bool *saturated)
+{
+	const char *end = text + strlen(text), *out;
+	int64_t ns = 0;
+	bool sat = false;
+	cr_assert_eq(json_parse_us_ns(text, end, &ns, &sat, &out), JSON_OK, "parsing %s", text);
+	cr_assert(*out == ',' || *out == '}', "stops at the delimiter for %s", text);
+	if (saturated)
+		*saturated = sat;
+	return ns;
+}
+
+Test(json_time, kineto_three_decimals_exact)
+{
+	cr_assert_eq(us_ns("4458676522690.655,", NULL), 4458676522690655LL);
+	cr_assert_eq(us_ns("156.777,", NULL), 156777);
+	cr_assert_eq(us_ns("0.001,", NULL), 1);
+}
+
+Test(json_time, epoch_microseconds_with_fraction_exact)
+{
+	/* a double cannot hold these; the parser must not go through one */
+	cr_assert_eq(us_ns("1718111111111111.250000,", NULL), 1718111111111111250LL);
+	cr_assert_eq(us_ns("1694128201426556,", NULL), 1694128201426556000LL);
+	cr_assert_eq(us_ns("1703105438709308.999,", NULL), 1703105438709308999LL);
+}
+
+Test(json_time, rounding_below_a_nanosecond)
+{
+	cr_assert_eq(us_ns("1.0004,", NULL), 1000);
+	cr_assert_eq(us_ns("1.0005,", NULL), 1001);
+	cr_assert_eq(us_ns("1.00049999,", NULL), 1000);
+	cr_assert_eq(us_ns("-1.0005,", NULL), -1001, "half away from zero");
+	cr_assert_eq(us_ns("0.0,", NULL), 0);
+	cr_assert_eq(us_ns("-0.5,", NULL), -500);
+}
+
+Test(json_time, exponent_forms)
+{
+	cr_assert_eq(us_ns("1.5e3,", NULL), 1500000);
+	cr_assert_eq(us_ns("1e16,", NULL), 10000000000000000000ULL > INT64_MAX ? INT64_MAX : 0,
+		     "1e16 us = 1e19 ns does not fit");
+	cr_assert_eq(us_ns("1.7e15}", NULL), 1700000000000000000LL);
+	cr_assert_eq(us_ns("2E-3,", NULL), 2);
+	cr_assert_eq(us_ns("12345678901234567890123e-10,", NULL), 1234567890123457LL);
+}
+
+Test(json_time, saturation_beyond_int64)
+{
+	bool sat = false;
+	cr_assert_eq(us_ns("99999999999999999999,", &sat), INT64_MAX);
+	cr_assert(sat);
+	sat = false;
+	cr_assert_eq(us_ns("-99999999999999999999.5,", &sat), -INT64_MAX);
+	cr_assert(sat);
+	sat = false;
+	cr_assert_eq(us_ns("9223372036854775,", &sat), 9223372036854775000LL);
+	cr_assert_not(sat);
+}
+
+Test(json_time, incomplete_and_bad_numbers)
+{
+	const char *out;
+	int64_t ns;
+	bool sat;
+	const char *t = "123.45";
+	cr_assert_eq(json_parse_us_ns(t, t + strlen(t), &ns, &sat, &out), JSON_INCOMPLETE,
+		     "digits may continue past the end of the window");
+	t = "abc,";
+	cr_assert_eq(json_parse_us_ns(t, t + 4, &ns, &sat, &out), JSON_SYNTAX);
+	t = "-,";
+	cr_assert_eq(json_parse_us_ns(t, t + 2, &ns, &sat, &out), JSON_SYNTAX);
+	t = "1.,";
+	cr_assert_neq(json_parse_us_ns(t, t + 3, &ns, &sat, &out), JSON_OK);
+}
+
+Test(json_int, integers_and_non_integers)
+{
+	const char *t = "15514734831341844875,", *out;
+	int64_t v;
+	bool is_int, sat = false;
+	cr_assert_eq(json_parse_int(t, t + strlen(t), &v, &is_int, &sat, &out), JSON_OK);
+	cr_assert(sat, "beyond int64");
+	t = "57541,";
+	sat = false;
+	cr_assert_eq(json_parse_int(t, t + strlen(t), &v, &is_int, &sat, &out), JSON_OK);
+	cr_assert(is_int && !sat && v == 57541);
+	t = "7.5,";
+	cr_assert_eq(json_parse_int(t, t + strlen(t), &v, &is_int, &sat, &out), JSON_OK);
+	cr_assert_not(is_int);
+	t = "7.0,";
+	cr_assert_eq(json_parse_int(t, t + strlen(t), &v, &is_int, &sat, &out), JSON_OK);
+	cr_assert(is_int && v == 7);
+}
+
+static const char *skip(const char *text, enum json_scan_status want)
+{
+	const char *out = NULL;
+	cr_assert_eq(json_skip_value(text, text + strlen(text), &out), want, "skipping %s", text);
+	return out;
+}
+
+Test(json_skip, values_of_every_kind)
+{
+	cr_assert_str_eq(skip("{\"a\": [1, {\"b\": \"}]\\\"\"}], \"c\": null}X", JSON_OK), "X");
+	cr_assert_str_eq(skip("[[[]]],", JSON_OK), ",");
+	cr_assert_str_eq(skip("\"x\\\\\"|", JSON_OK), "|");
+	cr_assert_str_eq(skip("true,", JSON_OK), ",");
+	cr_assert_str_eq(skip("null}", JSON_OK), "}");
+	cr_assert_str_eq(skip("-12.5e3]", JSON_OK), "]");
+	skip("{\"a\": [1, 2", JSON_INCOMPLETE);
+	skip("\"unterminated", JSON_INCOMPLETE);
+	skip("tru", JSON_INCOMPLETE);
+	cr_assert_str_eq(skip("trux", JSON_SYNTAX), "trux");
+	cr_assert_str_eq(skip("@", JSON_SYNTAX), "@");
+}
+
+Test(json_skip, deep_nesting_needs_no_stack)
+{
+	size_t depth = 100000;
+	char *s = malloc(2 * depth + 2);
+	memset(s, '[', depth);
+	memset(s + depth, ']', depth);
+	s[2 * depth] = ',';
+	s[2 * depth + 1] = '\0';
+	cr_assert_str_eq(skip(s, JSON_OK), ",");
+	s[2 * depth - 1] = '\0';
+	skip(s, JSON_INCOMPLETE);
+	free(s);
+}
+
+Test(json_string, end_and_flags_across_simd_blocks)
+{
+	const char *t = "0123456789abcdefghij\\\"klmnopqrstuvwx\xc3\xa9yz\" tail";
+	unsigned flags = 0;
+	const char *q = json_string_end(t, t + strlen(t), &flags);
+	cr_assert_not_null(q);
+	cr_assert_str_eq(q, "\" tail");
+	cr_assert(flags & JSON_STR_ESCAPED);
+	cr_assert(flags & JSON_STR_NONASCII);
+	flags = 0;
+	t = "plain ascii name that is longer than sixteen bytes\"";
+	q = json_string_end(t, t + strlen(t), &flags);
+	cr_assert_eq(flags, 0);
+	cr_assert_eq(*q, '"');
+	t = "ends with a backslash \\";
+	cr_assert_null(json_string_end(t, t + strlen(t), &flags));
+}
+
+static void decode(const char *in, const char *want, bool want_repaired)
+{
+	char out[256];
+	bool repaired = false;
+	size_t n = json_decode_string(in, strlen(in), out, &repaired);
+	cr_assert_eq(n, strlen(want), "length for %s", in);
+	cr_assert_str_eq(out, want);
+	cr_assert_eq(repaired, want_repaired, "repaired flag for %s", in);
+}
+
+Test(json_string, escapes_and_repairs)
+{
+	decode("a\\\"b\\\\c\\/d\\n\\t", "a\"b\\c/d\n\t", false);
+	decode("\\u00e9\\u20ac", "\xc3\xa9\xe2\x82\xac", false);
+	decode("\\ud83d\\ude00", "\xf0\x9f\x98\x80", false);
+	decode("\\ud83d alone", "\xef\xbf\xbd alone", true);
+	decode("bad \xff byte", "bad \xef\xbf\xbd byte", true);
+	decode("cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd", true);
+	decode("\\q", "\xef\xbf\xbd", true);
+	decode("overlong \xc0\xaf", "overlong \xef\xbf\xbd\xef\xbf\xbd", true);
+	cr_assert(json_utf8_valid("\xc3\xa9", 2));
+	cr_assert_not(json_utf8_valid("\xed\xa0\x80", 3), "surrogates are not UTF-8");
+}
