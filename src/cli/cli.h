@@ -1,0 +1,110 @@
+/* The command-line front end: option parsing, input expansion, loading with
+ * progress and Ctrl-C, output files, and one function per command. Only
+ * main.c calls exit(); everything here returns a status. */
+#ifndef TREX_CLI_CLI_H
+#define TREX_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "trex/analysis/kernels.h"
+#include "trex/core/index.h"
+#include "trex/core/status.h"
+#include "trex/export/atomic_file.h"
+#include "trex/export/table_write.h"
+
+/* X(ID, "name", "summary"): the subcommands, for the parser and --help. */
+#define CLI_COMMAND_INFO(X)                                                                        \
+	X(INFO, "info",                                                                            \
+	  "files, formats, events by phase and category, tracks, time span, "                      \
+	  "integrity")                                                                             \
+	X(KERNELS, "kernels",                                                                      \
+	  "GPU kernel summary: Time %, Total, Instances, Avg, Med, Min, "                          \
+	  "Max, StdDev, Name")
+
+enum cli_command {
+	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
+#define CLI_COMMAND_ENUM(id, name, summary) CLI_CMD_##id,
+	CLI_COMMAND_INFO(CLI_COMMAND_ENUM)
+#undef CLI_COMMAND_ENUM
+};
+
+/* X(ID, "long", 'short' or 0, "ARG" or NULL, "help"): every option, for the
+ * parser and --help (the man page lists the same set). */
+#define CLI_OPTION_INFO(X)                                                                         \
+	X(FORMAT, "format", 0, "FMT",                                                              \
+	  "output format: text (default), csv or json; info: text or json")                        \
+	X(BY, "by", 0, "KEY",                                                                      \
+	  "kernels: group by name (default) or shape (name + grid, block, smem)")                  \
+	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE, atomically; '-' is stdout")    \
+	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
+	X(THREADS, "threads", 'j', "N",                                                            \
+	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
+	X(STRICT, "strict", 0, NULL,                                                               \
+	  "exit 2 when input data was lost (truncated or corrupt input)")                          \
+	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \
+	X(DEMO, "demo", 0, NULL, "use the built-in demo trace instead of files")                   \
+	X(HELP, "help", 'h', NULL, "show this help and exit")                                      \
+	X(VERSION, "version", 'V', NULL, "show the version and exit")
+
+enum cli_option {
+#define CLI_OPTION_ENUM(id, name, short_name, arg, help) CLI_OPT_##id,
+	CLI_OPTION_INFO(CLI_OPTION_ENUM)
+#undef CLI_OPTION_ENUM
+	    CLI_OPT_COUNT
+};
+
+struct cli_opts {
+	enum cli_command command;
+	enum trex_table_format format;
+	enum trex_kernel_group group;
+	const char *output; /* NULL: stdout */
+	unsigned threads;   /* 0 = all cores */
+	bool force, strict, quiet, demo, help, version;
+	char **inputs; /* FILE arguments as given (lists, globs) */
+	size_t input_count;
+};
+
+/* ---- cli_common.c ------------------------------------------------------------------ */
+
+/* Parses argv (GNU getopt, options anywhere); USAGE with a one-line
+ * message in err on any problem. o->inputs points into argv. */
+enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct trex_error *err);
+void cli_print_help(FILE *out);
+
+/* Expanded input paths. */
+struct cli_paths {
+	char **v;
+	size_t n, cap;
+};
+/* Comma lists and glob patterns -> paths. An argument naming an existing
+ * file is taken as is; a pattern matching nothing is an IO error naming it. */
+enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_paths *out,
+                                   struct trex_error *err);
+void cli_paths_free(struct cli_paths *p);
+
+/* Loads the inputs (or the demo trace) into one index, with a progress
+ * line on a terminal and Ctrl-C cancelling (CANCELLED); prints one warning
+ * line per file that lost data, and fails (FORMAT) under --strict. */
+enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
+                          struct trex_error *err);
+
+/* Where the report goes: stdout, or an atomic file committed at the end. */
+struct cli_output {
+	FILE *stream;
+	struct trex_atomic_file *af; /* NULL for stdout */
+};
+enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *out,
+                                 struct trex_error *err);
+/* Commits (ok) or aborts the output; returns the first error. */
+enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_error *err);
+
+/* ---- one file per command ------------------------------------------------------------ */
+
+enum trex_status cmd_info(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                          struct trex_error *err);
+enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                             struct trex_error *err);
+
+#endif

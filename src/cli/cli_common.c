@@ -1,0 +1,579 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
+#include "trex/load/synthetic.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_THREADS 4096
+#define LONG_ONLY 256 /* getopt values of options without a short name */
+#define PROGRESS_INTERVAL_NS 100000000LL
+
+/* ---- option table ------------------------------------------------------------------ */
+
+struct option_desc {
+	const char *name;
+	int short_name;
+	const char *arg;
+	const char *help;
+};
+
+static const struct option_desc option_descs[] = {
+#define CLI_OPTION_DESC(id, name, short_name, arg, help) {name, short_name, arg, help},
+    CLI_OPTION_INFO(CLI_OPTION_DESC)
+#undef CLI_OPTION_DESC
+};
+
+static const struct {
+	const char *name, *summary;
+} command_descs[] = {
+#define CLI_COMMAND_DESC(id, name, summary) {name, summary},
+    CLI_COMMAND_INFO(CLI_COMMAND_DESC)
+#undef CLI_COMMAND_DESC
+};
+
+static int option_val(size_t id)
+{
+	return option_descs[id].short_name ? option_descs[id].short_name : LONG_ONLY + (int)id;
+}
+
+/* getopt_long's tables, derived from option_descs. */
+static void getopt_tables(struct option *longs, char *shorts)
+{
+	*shorts++ = ':'; /* report a missing argument as ':' */
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
+		longs[i] = (struct option){option_descs[i].name,
+		                           option_descs[i].arg ? required_argument : no_argument,
+		                           NULL, option_val(i)};
+		if (option_descs[i].short_name) {
+			*shorts++ = (char)option_descs[i].short_name;
+			if (option_descs[i].arg)
+				*shorts++ = ':';
+		}
+	}
+	longs[CLI_OPT_COUNT] = (struct option){NULL, 0, NULL, 0};
+	*shorts = '\0';
+}
+
+void cli_print_help(FILE *out)
+{
+	fputs("Usage: trex [OPTION]... [FILE]...\n"
+	      "       trex info [OPTION]... FILE...\n"
+	      "       trex kernels [OPTION]... FILE...\n"
+	      "Answers \"where did the time go?\" for GPU/accelerator traces: PyTorch profiler\n"
+	      "(Kineto), unitrace and acelyzer Chrome-trace JSON, plain or gzip.\n\nCommands:\n",
+	      out);
+	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
+		fprintf(out, "  %-9s %s\n", command_descs[i].name, command_descs[i].summary);
+	fputs("  (none)    info, then kernels; without FILE, the demo trace\n\nOptions:\n", out);
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
+		const struct option_desc *d = &option_descs[i];
+		char spec[48];
+		int n = d->short_name ? snprintf(spec, sizeof(spec), "-%c, ", d->short_name)
+		                      : snprintf(spec, sizeof(spec), "    ");
+
+		snprintf(spec + n, sizeof(spec) - (size_t)n, "--%s%s%s", d->name, d->arg ? "=" : "",
+		         d->arg ? d->arg : "");
+		fprintf(out, "  %-20s %s\n", spec, d->help);
+	}
+	fputs("\nFILE may be a comma-separated list or a quoted glob pattern; several files\n"
+	      "merge into one trace, one rank per file. Times are exact nanoseconds.\n\n"
+	      "Exit status: 0 ok, 1 usage error, 2 unreadable or invalid input (or output),\n"
+	      "130 interrupted.\n",
+	      out);
+}
+
+/* ---- parsing ------------------------------------------------------------------------- */
+
+struct parse_state {
+	bool format_set, by_set, threads_set;
+};
+
+#define usage(err, ...) trex_error_set(err, TREX_USAGE, NULL, -1, __VA_ARGS__)
+
+static enum trex_status parse_threads(const char *s, const char *what, unsigned *out,
+                                      struct trex_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (!*s || *s < '0' || *s > '9' || *end || errno || n > MAX_THREADS)
+		return trex_error_set(err, TREX_USAGE, NULL, -1,
+		                      "%s: expected a number of threads (0-%d), not '%s'", what,
+		                      MAX_THREADS, s);
+	*out = (unsigned)n;
+	return TREX_OK;
+}
+
+static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, enum cli_option id,
+                                    const char *arg, struct trex_error *err)
+{
+	switch (id) {
+	case CLI_OPT_FORMAT:
+		ps->format_set = true;
+		if (!trex_table_format_parse(arg, &o->format))
+			return usage(err, "--format: expected text, csv or json, not '%s'", arg);
+		return TREX_OK;
+	case CLI_OPT_BY:
+		ps->by_set = true;
+		if (strcmp(arg, "name") == 0)
+			o->group = TREX_KERNELS_BY_NAME;
+		else if (strcmp(arg, "shape") == 0)
+			o->group = TREX_KERNELS_BY_SHAPE;
+		else
+			return usage(err, "--by: expected name or shape, not '%s'", arg);
+		return TREX_OK;
+	case CLI_OPT_OUTPUT:
+		o->output = arg;
+		return TREX_OK;
+	case CLI_OPT_THREADS:
+		ps->threads_set = true;
+		return parse_threads(arg, "--threads", &o->threads, err);
+	default:
+		return TREX_OK;
+	}
+}
+
+static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps, enum cli_option id,
+                                     const char *arg, struct trex_error *err)
+{
+	switch (id) {
+	case CLI_OPT_FORCE:
+		o->force = true;
+		break;
+	case CLI_OPT_STRICT:
+		o->strict = true;
+		break;
+	case CLI_OPT_QUIET:
+		o->quiet = true;
+		break;
+	case CLI_OPT_DEMO:
+		o->demo = true;
+		break;
+	case CLI_OPT_HELP:
+		o->help = true;
+		break;
+	case CLI_OPT_VERSION:
+		o->version = true;
+		break;
+	default:
+		return apply_value(o, ps, id, arg, err);
+	}
+	return TREX_OK;
+}
+
+static enum trex_status bad_option(int c, int argc, char **argv, struct trex_error *err)
+{
+	const char *arg = optind - 1 < argc ? argv[optind - 1] : "";
+	char shortopt[3] = {'-', (char)optopt, '\0'};
+
+	/* For an unknown short option in a cluster (-qx), name just the letter. */
+	if (c == '?' && optopt && strcmp(arg, shortopt) != 0 && strncmp(arg, "--", 2) != 0)
+		arg = shortopt;
+	if (c == ':')
+		return usage(err, "option '%s' needs an argument", arg);
+	return usage(err, "unknown option '%s'", arg);
+}
+
+static enum trex_status parse_options(int argc, char **argv, struct cli_opts *o,
+                                      struct parse_state *ps, struct trex_error *err)
+{
+	struct option longs[CLI_OPT_COUNT + 1];
+	char shorts[2 * CLI_OPT_COUNT + 2];
+	int c;
+
+	getopt_tables(longs, shorts);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		size_t id = 0;
+		enum trex_status st;
+
+		while (id < CLI_OPT_COUNT && option_val(id) != c)
+			id++;
+		if (id == CLI_OPT_COUNT)
+			return bad_option(c, argc, argv, err);
+		st = apply_option(o, ps, (enum cli_option)id, optarg, err);
+		if (st != TREX_OK)
+			return st;
+	}
+	return TREX_OK;
+}
+
+/* The first operand names the command when it is one. */
+static void take_command(struct cli_opts *o)
+{
+	if (o->input_count == 0)
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++) {
+		if (strcmp(o->inputs[0], command_descs[i].name) == 0) {
+			o->command = (enum cli_command)(i + 1);
+			o->inputs++;
+			o->input_count--;
+			return;
+		}
+	}
+}
+
+static enum trex_status check_combination(const struct cli_opts *o, const struct parse_state *ps,
+                                          struct trex_error *err)
+{
+	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_CSV)
+		return usage(err, "info: --format is text or json (csv is for 'kernels')");
+	if (o->command == CLI_CMD_DEFAULT && ps->format_set && o->format != TREX_FMT_TEXT)
+		return usage(err,
+		             "--format csv|json needs a command: 'trex info' or 'trex kernels'");
+	if (o->command != CLI_CMD_KERNELS && ps->by_set)
+		return usage(err, "--by applies to 'trex kernels' only");
+	if (o->demo && o->input_count)
+		return usage(err, "--demo takes no FILE arguments");
+	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
+		return usage(err, "no input: give FILE... or --demo");
+	return TREX_OK;
+}
+
+enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct trex_error *err)
+{
+	struct parse_state ps = {false, false, false};
+	const char *env = getenv("TREX_THREADS");
+	enum trex_status st;
+
+	memset(o, 0, sizeof(*o));
+	o->command = CLI_CMD_DEFAULT;
+	o->format = TREX_FMT_TEXT;
+	o->group = TREX_KERNELS_BY_NAME;
+	st = parse_options(argc, argv, o, &ps, err);
+	if (st != TREX_OK)
+		return st;
+	o->inputs = argv + optind;
+	o->input_count = (size_t)(argc - optind);
+	take_command(o);
+	if (o->help || o->version)
+		return TREX_OK;
+	if (!ps.threads_set && env && *env) {
+		st = parse_threads(env, "TREX_THREADS", &o->threads, err);
+		if (st != TREX_OK)
+			return st;
+	}
+	if (o->command == CLI_CMD_DEFAULT && !o->input_count)
+		o->demo = true;
+	return check_combination(o, &ps, err);
+}
+
+/* ---- input expansion ---------------------------------------------------------------- */
+
+static enum trex_status paths_add(struct cli_paths *p, const char *s, size_t len,
+                                  struct trex_error *err)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		char **v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+		p->v = v;
+		p->cap = cap;
+	}
+	if (!(p->v[p->n] = strndup(s, len)))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	p->n++;
+	return TREX_OK;
+}
+
+void cli_paths_free(struct cli_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static enum trex_status expand_glob(const char *pattern, struct cli_paths *out,
+                                    struct trex_error *err)
+{
+	glob_t g;
+	int rc = glob(pattern, 0, NULL, &g);
+	enum trex_status st = TREX_OK;
+
+	if (rc == GLOB_NOMATCH)
+		return trex_error_set(err, TREX_IO, pattern, -1, "no file matches this pattern");
+	if (rc != 0) {
+		globfree(&g);
+		return trex_error_set(err, rc == GLOB_NOSPACE ? TREX_NOMEM : TREX_IO, pattern, -1,
+		                      "cannot expand the pattern");
+	}
+	for (size_t i = 0; i < g.gl_pathc && st == TREX_OK; i++)
+		st = paths_add(out, g.gl_pathv[i], strlen(g.gl_pathv[i]), err);
+	globfree(&g);
+	return st;
+}
+
+/* One list element: an existing file, a glob pattern, or a plain path
+ * (which the loader then reports if it cannot be read). */
+static enum trex_status expand_one(const char *s, struct cli_paths *out, struct trex_error *err)
+{
+	if (!exists(s) && strpbrk(s, "*?["))
+		return expand_glob(s, out, err);
+	return paths_add(out, s, strlen(s), err);
+}
+
+static enum trex_status expand_list(const char *arg, struct cli_paths *out, struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+	const char *p = arg;
+
+	while (st == TREX_OK && *p) {
+		size_t len = strcspn(p, ",");
+		char *piece = strndup(p, len);
+
+		if (!piece)
+			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+		if (len)
+			st = expand_one(piece, out, err);
+		free(piece);
+		p += len + (p[len] == ',');
+	}
+	return st;
+}
+
+enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_paths *out,
+                                   struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < count && st == TREX_OK; i++) {
+		size_t before = out->n;
+
+		if (exists(args[i]))
+			st = paths_add(out, args[i], strlen(args[i]), err);
+		else
+			st = expand_list(args[i], out, err);
+		if (st == TREX_OK && out->n == before)
+			st = trex_error_set(err, TREX_USAGE, NULL, -1, "empty file name in '%s'",
+			                    args[i]);
+	}
+	if (st != TREX_OK)
+		cli_paths_free(out);
+	return st;
+}
+
+/* ---- progress and Ctrl-C --------------------------------------------------------------- */
+
+/* The one piece of process-wide state: a signal handler can only reach
+ * a static. */
+static volatile sig_atomic_t load_cancelled;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	load_cancelled = 1;
+}
+
+struct progress {
+	struct timespec start;
+	int64_t last_ns;
+	bool shown;
+};
+
+static int64_t elapsed_ns(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(now.tv_sec - since->tv_sec) * 1000000000LL +
+	       (now.tv_nsec - since->tv_nsec);
+}
+
+/* Called serialized from the loading threads; redraws the line in place.
+ * On-disk progress where the loader reports it, else decoded bytes (the
+ * same thing for plain files); the rate is decoded bytes parsed. */
+static void on_progress(const struct trex_load_progress *p, void *user)
+{
+	struct progress *pr = user;
+	int64_t ns = elapsed_ns(&pr->start);
+	uint64_t done = p->disk_done ? p->disk_done : p->bytes_done;
+	double mb = 1e6, secs = (double)ns / 1e9;
+
+	if (pr->shown && ns - pr->last_ns < PROGRESS_INTERVAL_NS)
+		return;
+	pr->last_ns = ns;
+	pr->shown = true;
+	if (done <= p->bytes_total)
+		fprintf(stderr, "\rtrex: loading %.1f/%.1f MB", (double)done / mb,
+		        (double)p->bytes_total / mb);
+	else
+		fprintf(stderr, "\rtrex: loading %.1f MB", (double)done / mb);
+	fprintf(stderr, ", %" PRIu64 " events, %.1f MB/s\033[K", p->events,
+	        secs > 0 ? (double)p->bytes_done / mb / secs : 0.0);
+}
+
+static void progress_clear(const struct progress *pr)
+{
+	if (pr->shown)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+static enum trex_status load_demo(const struct trex_load_opts *lo, struct trex_index **out,
+                                  struct trex_error *err)
+{
+	struct trex_source *src;
+	char *buf;
+	size_t len;
+	enum trex_status st = trex_synth_demo(&buf, &len, err);
+
+	if (st != TREX_OK)
+		return st;
+	st = trex_source_open_memory("(demo)", buf, len, true, &src, err);
+	free(buf);
+	if (st != TREX_OK)
+		return st;
+	return trex_load_sources(&src, 1, lo, out, err);
+}
+
+static enum trex_status load_files(const struct cli_opts *o, const struct trex_load_opts *lo,
+                                   struct trex_index **out, struct trex_error *err)
+{
+	struct cli_paths paths;
+	enum trex_status st = cli_expand_inputs(o->inputs, o->input_count, &paths, err);
+
+	if (st != TREX_OK)
+		return st;
+	st = trex_load_paths((const char *const *)paths.v, paths.n, lo, out, err);
+	cli_paths_free(&paths);
+	return st;
+}
+
+static bool lost_data(const struct trex_file *f)
+{
+	return f->truncated || f->integrity.bytes_ignored || f->integrity.bytes_skipped ||
+	       f->integrity.syntax_errors;
+}
+
+/* "PATH: truncated: loaded N events, ignored M bytes after byte K; ..." */
+static void describe_loss(const struct trex_index *idx, const struct trex_file *f, FILE *out)
+{
+	const struct trex_integrity *in = &f->integrity;
+	char problem[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 64];
+
+	fprintf(out, "%s: ", trex_index_str(idx, f->path));
+	if (f->truncated || in->bytes_ignored)
+		fprintf(out,
+		        "truncated: loaded %" PRIu64 " events, ignored %" PRIu64
+		        " bytes after byte %" PRIu64,
+		        f->events, in->bytes_ignored, f->bytes_decoded - in->bytes_ignored);
+	else
+		fprintf(out, "corrupt input: loaded %" PRIu64 " events", f->events);
+	if (in->syntax_errors || in->bytes_skipped)
+		fprintf(out, "; skipped %" PRIu64 " bytes at %" PRIu64 " corrupt spots",
+		        in->bytes_skipped, in->syntax_errors);
+	if (f->first_problem.status != TREX_OK) {
+		trex_error_format(&f->first_problem, problem, sizeof(problem));
+		fprintf(out, "; first problem: %s", problem);
+	}
+	fputc('\n', out);
+}
+
+/* One warning line per file that lost data; under --strict, an error. */
+static enum trex_status report_loss(const struct trex_index *idx, bool strict,
+                                    struct trex_error *err)
+{
+	uint32_t first_lossy = UINT32_MAX;
+
+	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
+		const struct trex_file *f = trex_index_file(idx, i);
+
+		if (!lost_data(f))
+			continue;
+		fputs("trex: warning: ", stderr);
+		describe_loss(idx, f, stderr);
+		if (first_lossy == UINT32_MAX)
+			first_lossy = i;
+	}
+	if (!strict || first_lossy == UINT32_MAX)
+		return TREX_OK;
+	return trex_error_set(err, TREX_FORMAT,
+	                      trex_index_str(idx, trex_index_file(idx, first_lossy)->path), -1,
+	                      "input data was lost (--strict)");
+}
+
+enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, struct trex_error *err)
+{
+	struct progress pr = {.last_ns = 0, .shown = false};
+	struct trex_load_opts lo = {.threads = o->threads,
+	                            .strict = o->strict,
+	                            .cancel = &load_cancelled,
+	                            .progress_user = &pr};
+	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+	enum trex_status st;
+
+	*out = NULL;
+	if (!o->quiet && isatty(STDERR_FILENO))
+		lo.progress = on_progress;
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	load_cancelled = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, err);
+	sigaction(SIGINT, &old, NULL);
+	progress_clear(&pr);
+	if (st == TREX_OK && load_cancelled)
+		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
+	if (st == TREX_OK)
+		st = report_loss(*out, o->strict, err);
+	if (st != TREX_OK && *out) {
+		trex_index_free(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *out,
+                                 struct trex_error *err)
+{
+	out->af = NULL;
+	out->stream = stdout;
+	if (!o->output || strcmp(o->output, "-") == 0)
+		return TREX_OK;
+	return trex_atomic_open(o->output, o->force, &out->af, &out->stream, err);
+}
+
+enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_error *err)
+{
+	if (out->af && !ok) {
+		trex_atomic_abort(out->af);
+		return TREX_OK;
+	}
+	if (out->af)
+		return trex_atomic_commit(out->af, err);
+	if ((fflush(stdout) != 0 || ferror(stdout)) && ok)
+		return trex_error_set(err, TREX_IO, "standard output", -1, "write error: %s",
+		                      strerror(errno));
+	return TREX_OK;
+}

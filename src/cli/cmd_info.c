@@ -1,0 +1,107 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include <inttypes.h>
+
+#include "trex/analysis/summary.h"
+#include "trex/analysis/table.h"
+#include "trex/export/table_write.h"
+
+struct section {
+	const char *title; /* text */
+	const char *key;   /* JSON */
+	const struct trex_table *table;
+};
+
+static size_t sections(const struct trex_summary *s, struct section *out)
+{
+	const struct section all[] = {
+	    {"Files", "files", &s->files},
+	    {"Events by phase", "phases", &s->phases},
+	    {"Categories", "categories", &s->categories},
+	    {"Tracks", "tracks", &s->tracks},
+	    {"Integrity", "integrity", &s->integrity},
+	    {"Problems (first per file)", "problems", &s->problems},
+	};
+	size_t n = sizeof(all) / sizeof(all[0]);
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = all[i];
+	return n;
+}
+
+static void text_totals(const struct trex_summary *s, FILE *out)
+{
+	char span[64];
+
+	trex_format_duration((double)(s->end_ns - s->start_ns), span, sizeof(span));
+	fprintf(out, "Time span: %s (from %" PRId64 " ns to %" PRId64 " ns)\n", span, s->start_ns,
+	        s->end_ns);
+	fprintf(out,
+	        "Events: %" PRIu64 " slices, %" PRIu64 " instants, %" PRIu64
+	        " counter samples, %" PRIu64 " flows\n\n",
+	        s->slices, s->instants, s->samples, s->flows);
+}
+
+static enum trex_status write_text(const struct trex_summary *s, FILE *out, struct trex_error *err)
+{
+	struct section sec[8];
+	size_t n = sections(s, sec);
+
+	for (size_t i = 0; i < n; i++) {
+		enum trex_status st;
+
+		if (sec[i].table == &s->problems && s->problems.nrows == 0)
+			continue;
+		fprintf(out, "%s\n", sec[i].title);
+		st = trex_table_write(out, sec[i].table, TREX_FMT_TEXT, err);
+		if (st != TREX_OK)
+			return st;
+		fputc('\n', out);
+		if (i == 0)
+			text_totals(s, out);
+	}
+	return TREX_OK;
+}
+
+/* One object: the totals, then each table in the table_write JSON shape. */
+static enum trex_status write_json(const struct trex_summary *s, FILE *out, struct trex_error *err)
+{
+	struct section sec[8];
+	size_t n = sections(s, sec);
+
+	fprintf(out,
+	        "{\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+	        ", \"slices\": %" PRIu64 ", \"instants\": %" PRIu64 ", \"samples\": %" PRIu64
+	        ", \"flows\": %" PRIu64,
+	        s->start_ns, s->end_ns, s->end_ns - s->start_ns, s->slices, s->instants, s->samples,
+	        s->flows);
+	for (size_t i = 0; i < n; i++) {
+		enum trex_status st;
+
+		fprintf(out, ",\n\"%s\": ", sec[i].key);
+		st = trex_table_write(out, sec[i].table, TREX_FMT_JSON, err);
+		if (st != TREX_OK)
+			return st;
+	}
+	fputs("}\n", out);
+	return TREX_OK;
+}
+
+/* `trex info`: what was loaded and how sound it is. */
+enum trex_status cmd_info(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                          struct trex_error *err)
+{
+	struct trex_summary s;
+	enum trex_status st = trex_summary_compute(idx, &s, err);
+
+	if (st != TREX_OK)
+		return st;
+	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_JSON)
+		st = write_json(&s, out, err);
+	else
+		st = write_text(&s, out, err);
+	trex_summary_free(&s);
+	return st;
+}

@@ -1,0 +1,26 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include "trex/analysis/kernels.h"
+#include "trex/analysis/table.h"
+#include "trex/export/table_write.h"
+
+/* `trex kernels`: the kernel summary table in the chosen format. */
+enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                             struct trex_error *err)
+{
+	struct trex_kernel_opts ko = {.group = o->group};
+	struct trex_table t;
+	enum trex_status st = trex_kernels_table(idx, &ko, &t, err);
+
+	if (st != TREX_OK)
+		return st;
+	if (o->command == CLI_CMD_DEFAULT)
+		fputs("GPU kernels\n", out);
+	st = trex_table_write(out, &t, o->format, err);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
+		fputs("(no GPU kernels in the trace)\n", out);
+	trex_table_free(&t);
+	return st;
+}

@@ -1,0 +1,279 @@
+/* Result tables and their writers: text alignment, duration units, CSV
+ * quoting (RFC 4180) and JSON escaping. Expected outputs are written out
+ * by hand. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trex/analysis/table.h"
+#include "trex/export/table_write.h"
+
+static const struct trex_column cols[] = {
+    {"time_pct", "Time %", TREX_COL_PERCENT, true},
+    {"total_ns", "Total", TREX_COL_DURATION, true},
+    {"instances", "Instances", TREX_COL_COUNT, true},
+    {"name", "Name", TREX_COL_TEXT, false},
+};
+
+static void add(struct trex_table *t, double pct, double total, int64_t n, const char *name)
+{
+	union trex_cell *c = trex_table_add_row(t);
+
+	cr_assert_not_null(c);
+	c[0].number = pct;
+	c[1].number = total;
+	c[2].count = n;
+	c[3].text = trex_table_strdup(t, name, strlen(name));
+	cr_assert_not_null(c[3].text);
+}
+
+/* Runs the writer into a string; the caller frees it. */
+static char *render(const struct trex_table *t, enum trex_table_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct trex_error err;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(trex_table_write(f, t, fmt, &err), TREX_OK);
+	fclose(f);
+	return buf;
+}
+
+static const char *dur(double ns)
+{
+	static char buf[64];
+
+	return trex_format_duration(ns, buf, sizeof(buf));
+}
+
+/* ---- the table itself ---------------------------------------------------------- */
+
+Test(table, rows_grow_and_cells_start_zeroed)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	for (int i = 0; i < 1000; i++)
+		add(&t, i, i * 2.0, i, "k");
+	cr_assert_eq(t.nrows, 1000);
+	cr_assert_eq(trex_table_cell(&t, 999, 2)->count, 999);
+	cr_assert_eq(trex_table_cell(&t, 500, 1)->number, 1000.0);
+	union trex_cell *c = trex_table_add_row(&t);
+	cr_assert_eq(c[2].count, 0);
+	cr_assert_null(c[3].text);
+	trex_table_free(&t);
+	cr_assert_eq(t.nrows, 0);
+}
+
+Test(table, strdup_copies_long_and_embedded_text)
+{
+	struct trex_table t;
+	size_t big = 200000;
+	char *s = malloc(big);
+
+	memset(s, 'x', big);
+	trex_table_init(&t, "t", cols, 4);
+	const char *a = trex_table_strdup(&t, "abcdef", 3);
+	const char *b = trex_table_strdup(&t, s, big);
+	const char *c = trex_table_strdup(&t, "", 0);
+	free(s);
+	cr_assert_str_eq(a, "abc");
+	cr_assert_eq(strlen(b), big);
+	cr_assert_str_eq(c, "");
+	trex_table_free(&t);
+}
+
+/* ---- formats and durations ---------------------------------------------------------- */
+
+Test(table_write, format_names)
+{
+	enum trex_table_format f;
+
+	cr_assert(trex_table_format_parse("csv", &f) && f == TREX_FMT_CSV);
+	cr_assert(trex_table_format_parse("json", &f) && f == TREX_FMT_JSON);
+	cr_assert(trex_table_format_parse("text", &f) && f == TREX_FMT_TEXT);
+	cr_assert_not(trex_table_format_parse("CSV", &f));
+	cr_assert_not(trex_table_format_parse("", &f));
+}
+
+Test(table_write, duration_units_and_boundaries)
+{
+	cr_assert_str_eq(dur(0), "0 ns");
+	cr_assert_str_eq(dur(15), "15 ns");
+	cr_assert_str_eq(dur(12.5), "12.5 ns");
+	cr_assert_str_eq(dur(999), "999 ns");
+	cr_assert_str_eq(dur(999.9996), "1 us");
+	cr_assert_str_eq(dur(1000), "1 us");
+	cr_assert_str_eq(dur(412500), "412.5 us");
+	cr_assert_str_eq(dur(999999), "999.999 us");
+	cr_assert_str_eq(dur(999999.6), "1 ms");
+	cr_assert_str_eq(dur(1234000), "1.234 ms");
+	cr_assert_str_eq(dur(1234567), "1.235 ms");
+	cr_assert_str_eq(dur(2.5e9), "2.5 s");
+	cr_assert_str_eq(dur(3600e9), "3600 s");
+	cr_assert_str_eq(dur(-1500), "-1.5 us");
+	cr_assert_str_eq(dur(NAN), "-");
+}
+
+/* ---- text ------------------------------------------------------------------------------ */
+
+Test(table_write, text_aligns_numbers_right_and_name_left)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	add(&t, 75, 1500000, 3, "gemm");
+	add(&t, 25, 500, 12, "a very long kernel name, never truncated");
+	char *s = render(&t, TREX_FMT_TEXT);
+	cr_assert_str_eq(s,
+	                 "Time %   Total  Instances  Name\n"
+	                 "------  ------  ---------  ----\n"
+	                 " 75.00  1.5 ms          3  gemm\n"
+	                 " 25.00  500 ns         12  a very long kernel name, never truncated\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, text_counts_utf8_characters_and_shows_control_chars)
+{
+	static const struct trex_column c2[] = {
+	    {"a", "A", TREX_COL_TEXT, false},
+	    {"n", "N", TREX_COL_COUNT, true},
+	    {"b", "B", TREX_COL_TEXT, false},
+	};
+	struct trex_table t;
+
+	trex_table_init(&t, "t", c2, 3);
+	union trex_cell *r = trex_table_add_row(&t);
+	r[0].text = "\xc3\xa9t\xc3\xa9"; /* été: 3 characters */
+	r[1].count = 7;
+	r[2].text = "x\ny";
+	r = trex_table_add_row(&t);
+	r[0].text = "abcd";
+	r[1].count = -1;
+	r[2].text = "";
+	char *s = render(&t, TREX_FMT_TEXT);
+	cr_assert_str_eq(s, "A      N  B\n"
+	                    "----  --  -\n"
+	                    "\xc3\xa9t\xc3\xa9    7  x\\ny\n"
+	                    "abcd  -1\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, text_empty_table_has_header_only)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	char *s = render(&t, TREX_FMT_TEXT);
+	cr_assert_str_eq(s, "Time %  Total  Instances  Name\n"
+	                    "------  -----  ---------  ----\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+/* ---- CSV --------------------------------------------------------------------------------- */
+
+Test(table_write, csv_quotes_commas_quotes_and_newlines)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	add(&t, 50, 1000, 1, "void gemm<float, 128>(float*, int)");
+	add(&t, 30, 12.5, 2, "say \"hi\"");
+	add(&t, 20, 7, 3, "line1\nline2\rend");
+	add(&t, 0, 0, 4, "plain");
+	char *s = render(&t, TREX_FMT_CSV);
+	cr_assert_str_eq(s, "time_pct,total_ns,instances,name\n"
+	                    "50,1000,1,\"void gemm<float, 128>(float*, int)\"\n"
+	                    "30,12.500,2,\"say \"\"hi\"\"\"\n"
+	                    "20,7,3,\"line1\nline2\rend\"\n"
+	                    "0,0,4,plain\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, csv_numbers_never_use_exponents)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	add(&t, 100.0 / 3.0, 1e15, 1, "big");
+	add(&t, 1e-7, 2.0 / 3.0, 1, "small");
+	char *s = render(&t, TREX_FMT_CSV);
+	cr_assert_str_eq(s, "time_pct,total_ns,instances,name\n"
+	                    "33.333333,1000000000000000,1,big\n"
+	                    "0,0.667,1,small\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+Test(table_write, json_shape_and_escapes)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	add(&t, 62.5, 1234.5, 2, "q\"b\\s\x01\t\n\xc3\xa9\xf0\x9f\x98\x80");
+	add(&t, NAN, 5, 1, "bad\xff utf8 \xc3");
+	char *s = render(&t, TREX_FMT_JSON);
+	cr_assert_str_eq(s, "{\"table\": \"kernels\", \"columns\": [\"time_pct\", \"total_ns\", "
+	                    "\"instances\", \"name\"], \"rows\": [\n"
+	                    "  {\"time_pct\": 62.5, \"total_ns\": 1234.500, \"instances\": 2, "
+	                    "\"name\": \"q\\\"b\\\\s\\u0001\\t\\n\xc3\xa9\xf0\x9f\x98\x80\"},\n"
+	                    "  {\"time_pct\": null, \"total_ns\": 5, \"instances\": 1, "
+	                    "\"name\": \"bad\\ufffd utf8 \\ufffd\"}\n"
+	                    "]}\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, json_rejects_overlong_and_surrogate_utf8)
+{
+	static const struct trex_column c1[] = {{"s", "S", TREX_COL_TEXT, false}};
+	struct trex_table t;
+
+	trex_table_init(&t, "t", c1, 1);
+	trex_table_add_row(&t)[0].text = "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80";
+	char *s = render(&t, TREX_FMT_JSON);
+	cr_assert_str_eq(s, "{\"table\": \"t\", \"columns\": [\"s\"], \"rows\": [\n"
+	                    "  {\"s\": \"\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+	                    "\\ufffd\\ufffd\\ufffd\\ufffd\"}\n]}\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, json_empty_table)
+{
+	struct trex_table t;
+
+	trex_table_init(&t, "kernels", cols, 4);
+	char *s = render(&t, TREX_FMT_JSON);
+	cr_assert_str_eq(s, "{\"table\": \"kernels\", \"columns\": [\"time_pct\", \"total_ns\", "
+	                    "\"instances\", \"name\"], \"rows\": []}\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, write_error_is_reported)
+{
+	struct trex_table t;
+	struct trex_error err;
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	trex_table_init(&t, "kernels", cols, 4);
+	add(&t, 1, 2, 3, "x");
+	cr_assert_eq(trex_table_write(f, &t, TREX_FMT_CSV, &err), TREX_IO);
+	cr_assert_eq(err.status, TREX_IO);
+	fclose(f);
+	trex_table_free(&t);
+}
