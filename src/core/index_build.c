@@ -475,6 +475,10 @@ static void prepare_x(struct bld *c, struct trex_slice *s)
 		s->flags |= TREX_SLICE_REVERSED;
 		c->integ[c->file].reversed++;
 	}
+	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) { /* keep ts + dur computable */
+		s->dur = INT64_MAX - s->ts;
+		s->flags |= TREX_SLICE_TS_SATURATED;
+	}
 	note_kind(c, s);
 }
 
@@ -819,7 +823,8 @@ static enum trex_status match_partition(struct bld *c, const struct trex_vec *ke
 		return nomem(c);
 	for (size_t i = 0; i < n; i++)
 		c->sorted_keys[i] = *TREX_VEC_AT(keys, struct fkey, i);
-	qsort(c->sorted_keys, n, sizeof(*c->sorted_keys), fkey_order);
+	if (n > 1)
+		qsort(c->sorted_keys, n, sizeof(*c->sorted_keys), fkey_order);
 	memset(c->chain_slots, 0, cap * sizeof(*c->chain_slots));
 	for (size_t i = 0; i < n; i++)
 		match_point(c, chain_find(c, &c->sorted_keys[i], &nchains, cap - 1),

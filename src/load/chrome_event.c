@@ -382,13 +382,15 @@ static uint32_t intern_tok(struct cj_parser *ps, const struct tok *t)
 static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, const struct tok *t,
 			      bool *hit)
 {
-	*hit = t->present && c->valid && c->len == t->len && memcmp(c->text, t->p, t->len) == 0;
+	*hit = t->present && c->valid && c->len == t->len &&
+	       (t->len == 0 || memcmp(c->text, t->p, t->len) == 0);
 	if (*hit)
 		return c->id;
 	uint32_t id = intern_tok(ps, t);
 	c->valid = t->present && t->len <= sizeof c->text;
 	if (c->valid) {
-		memcpy(c->text, t->p, t->len);
+		if (t->len)
+			memcpy(c->text, t->p, t->len);
 		c->len = (uint8_t)t->len;
 		c->id = id;
 	}
@@ -417,7 +419,7 @@ static unsigned cat_features(const struct tok *cat)
 
 static bool cache_text_eq(const char *cached, uint8_t len, const struct tok *t)
 {
-	return len == t->len && memcmp(cached, t->p, len) == 0;
+	return len == t->len && (len == 0 || memcmp(cached, t->p, len) == 0);
 }
 
 static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
@@ -436,8 +438,10 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 	    ev->tid.len > sizeof ps->tracks[0].tid)
 		return track;
 	struct cj_track_cache *c = &ps->tracks[ps->track_next++ % CJ_TRACK_CACHE];
-	memcpy(c->pid, ev->pid.p, ev->pid.len);
-	memcpy(c->tid, ev->tid.p, ev->tid.len);
+	if (ev->pid.len) /* an absent pid/tid has no text pointer */
+		memcpy(c->pid, ev->pid.p, ev->pid.len);
+	if (ev->tid.len)
+		memcpy(c->tid, ev->tid.p, ev->tid.len);
 	c->pid_len = (uint8_t)ev->pid.len;
 	c->tid_len = (uint8_t)ev->tid.len;
 	c->pid_id = pid;

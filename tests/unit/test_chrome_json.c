@@ -373,3 +373,17 @@ Test(chrome_json, flow_end_written_before_its_start)
 	cr_assert_eq(file0(idx)->integrity.orphan_flow_start, 0);
 	trex_index_free(idx);
 }
+
+/* A duration that would carry the end past int64 is clamped, so every
+ * consumer can compute ts + dur (found by UBSan in trex info). */
+Test(chrome_json, end_time_never_overflows)
+{
+	const char *t = "[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":9223372036854,"
+			"\"dur\":18446744073709551616}]";
+	struct trex_index *idx = load_text(t);
+	const struct trex_slice *s = slice_named(idx, "big");
+	cr_assert_eq(s->ts, 9223372036854000LL);
+	cr_assert_eq(s->ts + s->dur, INT64_MAX);
+	cr_assert(s->flags & TREX_SLICE_TS_SATURATED);
+	trex_index_free(idx);
+}

@@ -55,7 +55,8 @@ static inline uint32_t trex_args_ref_len(trex_args_ref r)
 	return (uint32_t)(r >> TREX_ARGS_OFFSET_BITS);
 }
 
-/* 56 bytes. */
+/* 56 bytes. ts + dur never overflows int64 (durations are clamped and
+ * flagged TREX_SLICE_TS_SATURATED instead), so end = ts + dur is safe. */
 struct trex_slice {
 	int64_t ts;          /* start, ns */
 	int64_t dur;         /* >= 0, ns */
