@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs, on Debian 12 (bookworm), every package trex needs to build, test,
+# fuzz and benchmark -- but only those that are missing. Quiet and a no-op
+# when everything is present; needs root only when something must be
+# installed (otherwise it prints the apt-get command and fails).
+#
+#   build:  build-essential autoconf automake pkg-config zlib1g-dev
+#           libpcre2-dev libncurses-dev
+#   test:   libcriterion-dev (unit tests), python3 (expected numbers),
+#           groff-base (man page lint), gzip
+#   fuzz:   clang libclang-rt-14-dev (libFuzzer + ASan/UBSan runtimes)
+#   bench:  tmux (screen tests), time (/usr/bin/time -v for peak memory)
+set -eu
+
+PACKAGES="build-essential autoconf automake pkg-config zlib1g-dev libpcre2-dev
+libncurses-dev libcriterion-dev python3 groff-base clang libclang-rt-14-dev tmux
+gzip time"
+
+missing=
+for pkg in $PACKAGES; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+
+missing=${missing# }
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: missing packages: $missing" >&2
+	echo "install-deps.sh: run as root: $cmd" >&2
+	exit 1
+fi
+
+echo "install-deps.sh: installing: $missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq </dev/null
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+apt-get install -y -qq --no-install-recommends $missing </dev/null

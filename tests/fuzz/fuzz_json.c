@@ -1,0 +1,138 @@
+/* libFuzzer target: arbitrary bytes through the whole loading pipeline
+ * (sniff, plain or gzip source, Chrome JSON loader, builders, index build)
+ * and then every consumer of the index the CLI has: kernels by name and by
+ * shape, the info summary, the table writers, lazy args and the lane and
+ * link queries. Built and run by tests/fuzz/run.sh (`make fuzz`). */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "trex/analysis/kernels.h"
+#include "trex/analysis/summary.h"
+#include "trex/analysis/table.h"
+#include "trex/core/index.h"
+#include "trex/core/status.h"
+#include "trex/export/table_write.h"
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { FUZZ_MAX_VISITS = 64 };
+
+static FILE *sink(void)
+{
+	static FILE *null_out;
+
+	if (!null_out)
+		null_out = fopen("/dev/null", "w");
+	return null_out;
+}
+
+static void write_all_formats(const struct trex_table *t)
+{
+	static const enum trex_table_format formats[] = { TREX_FMT_TEXT, TREX_FMT_CSV,
+							   TREX_FMT_JSON };
+	struct trex_error err;
+
+	if (!sink())
+		return;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		trex_table_write(sink(), t, formats[i], &err);
+}
+
+static void touch_kernels(const struct trex_index *idx, enum trex_kernel_group group)
+{
+	struct trex_kernel_opts opts = { .group = group };
+	struct trex_table t;
+	struct trex_error err;
+
+	if (trex_kernels_table(idx, &opts, &t, &err) != TREX_OK)
+		return;
+	write_all_formats(&t);
+	trex_table_free(&t);
+}
+
+static void touch_summary(const struct trex_index *idx)
+{
+	struct trex_summary s;
+	struct trex_error err;
+
+	if (trex_summary_compute(idx, &s, &err) != TREX_OK)
+		return;
+	write_all_formats(&s.files);
+	write_all_formats(&s.phases);
+	write_all_formats(&s.categories);
+	write_all_formats(&s.tracks);
+	write_all_formats(&s.integrity);
+	trex_summary_free(&s);
+}
+
+static void touch_args(const struct trex_index *idx, uint32_t file, trex_args_ref ref)
+{
+	struct trex_error err;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (trex_index_args_text(idx, file, ref, &text, &len, &err) == TREX_OK)
+		free(text);
+}
+
+static void touch_slices(const struct trex_index *idx)
+{
+	uint32_t ids[8];
+	uint32_t n = trex_index_slice_count(idx);
+
+	for (uint32_t i = 0; i < n && i < FUZZ_MAX_VISITS; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+
+		touch_args(idx, trex_index_track_file(idx, s->track), s->args);
+		trex_index_parent(idx, i);
+		trex_index_slice_at(idx, s->track, s->ts + s->dur / 2);
+		trex_index_correlated(idx, i, ids, 8);
+		trex_index_same_ext_id(idx, i, ids, 8);
+		trex_index_flows_of(idx, i, ids, 8);
+	}
+	for (uint32_t i = 0; i < trex_index_instant_count(idx) && i < FUZZ_MAX_VISITS; i++) {
+		const struct trex_instant *in = trex_index_instant(idx, i);
+
+		touch_args(idx, trex_index_track_file(idx, in->track), in->args);
+	}
+}
+
+static void touch_lanes(const struct trex_index *idx)
+{
+	int64_t mid = trex_index_start(idx) / 2 + trex_index_end(idx) / 2;
+
+	for (uint32_t i = 0; i < trex_index_lane_count(idx) && i < FUZZ_MAX_VISITS; i++) {
+		const struct trex_lane *lane = trex_index_lane(idx, i);
+
+		trex_lane_find_end_at_or_after(idx, lane, mid);
+		trex_lane_find_start_after(idx, lane, mid);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trex_load_opts opts = { .threads = 1 };
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	if (trex_source_open_memory("fuzz.json", data, size, false, &src, &err) != TREX_OK)
+		return 0;
+	if (trex_load_sources(&src, 1, &opts, &idx, &err) != TREX_OK)
+		return 0;
+	touch_kernels(idx, TREX_KERNELS_BY_NAME);
+	touch_kernels(idx, TREX_KERNELS_BY_SHAPE);
+	touch_summary(idx);
+	touch_slices(idx);
+	touch_lanes(idx);
+	trex_index_integrity(idx);
+	trex_index_memory(idx);
+	trex_index_free(idx);
+	return 0;
+}

@@ -1,0 +1,110 @@
+#!/bin/sh
+# Bounded fuzz run of tests/fuzz/fuzz_json.c (`make fuzz`).
+#
+#   tests/fuzz/run.sh SRCDIR BUILDDIR
+#
+# Builds the libFuzzer target with clang -fsanitize=fuzzer,address,undefined
+# from the core sources listed in Makefile.am (libtrex_core_a_SOURCES) and
+# BUILDDIR/config.h, seeds it from every JSON and gzip file of the shared
+# corpus and tests/data (gzip files also decompressed; seeds cut to the
+# maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds.
+# Any crash, leak, sanitizer report or timeout fails the run; the input that
+# caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
+# FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
+# TREX_CORPUS (default SRCDIR/../shared/corpus).
+set -eu
+
+srcdir=$(cd "${1:?usage: run.sh SRCDIR BUILDDIR}" && pwd)
+builddir=$(cd "${2:?usage: run.sh SRCDIR BUILDDIR}" && pwd)
+seconds=${FUZZ_SECONDS:-60}
+max_len=${FUZZ_MAX_LEN:-65536}
+cc=${FUZZ_CC:-clang}
+jobs=${FUZZ_JOBS:-2}
+corpus=${TREX_CORPUS:-$srcdir/../shared/corpus}
+work=$builddir/tests/fuzz/out
+
+fail() {
+	echo "fuzz: FAIL: $*"
+	exit 1
+}
+
+command -v "$cc" >/dev/null 2>&1 || fail "$cc not found (Debian: apt-get install clang libclang-rt-14-dev)"
+[ -f "$builddir/config.h" ] || fail "$builddir/config.h missing (run configure first)"
+pkg-config --exists zlib libpcre2-8 || fail "pkg-config cannot find zlib and libpcre2-8"
+
+mkdir -p "$work/obj" "$work/corpus"
+rm -rf "$work/seeds" "$work/obj"/*.o
+mkdir -p "$work/seeds"
+
+# ---- build ---------------------------------------------------------------
+# The .c files of libtrex_core_a_SOURCES, in Makefile.am order.
+sources=$(sed -n '/^libtrex_core_a_SOURCES[[:space:]]*=/,/[^\\]$/p' "$srcdir/Makefile.am" |
+	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$') || fail "no libtrex_core_a_SOURCES in Makefile.am"
+
+set -f # cflags and libs are word lists
+cflags="-std=gnu17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+ -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -I$builddir -I$srcdir/include
+ -pthread $(pkg-config --cflags zlib libpcre2-8)"
+libs="$(pkg-config --libs zlib libpcre2-8) -lm -pthread"
+
+: >"$work/build.log"
+objects=
+pids=
+for s in $sources tests/fuzz/fuzz_json.c; do
+	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
+	objects="$objects $o"
+	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
+		>>"$work/build.log" 2>&1 &
+	pids="$pids $!"
+	if [ "$(echo "$pids" | wc -w)" -ge "$jobs" ]; then
+		for p in $pids; do wait "$p" || build_failed=1; done
+		pids=
+	fi
+done
+for p in $pids; do wait "$p" || build_failed=1; done
+if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $objects $libs \
+	-o "$work/fuzz_json" >>"$work/build.log" 2>&1; then
+	cat "$work/build.log"
+	fail "cannot build the fuzz target"
+fi
+set +f
+
+# ---- seeds ---------------------------------------------------------------
+n=0
+add_seed() { # FILE: the file itself and, for gzip, its decompressed text
+	n=$((n + 1))
+	head -c "$max_len" "$1" >"$work/seeds/$n"
+	if [ "$(head -c 2 "$1" | od -An -tx1 | tr -d ' \n')" = 1f8b ]; then
+		n=$((n + 1))
+		{ gzip -dc "$1" 2>/dev/null || :; } | head -c "$max_len" >"$work/seeds/$n"
+	fi
+}
+for dir in "$srcdir/tests/data" "$corpus"; do
+	[ -d "$dir" ] || continue
+	find "$dir" -type f \( -name '*.json' -o -name '*.gz' \) | LC_ALL=C sort >"$work/seed-files"
+	while IFS= read -r f; do
+		add_seed "$f"
+	done <"$work/seed-files"
+done
+[ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
+
+# ---- run -----------------------------------------------------------------
+echo "fuzz: $n seeds, ${seconds}s, max_len $max_len"
+rm -f "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*
+set +e
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+	"$work/fuzz_json" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
+	-rss_limit_mb=2048 -dict="$srcdir/tests/fuzz/json.dict" -artifact_prefix="$work/" \
+	-print_final_stats=1 "$work/corpus" "$work/seeds" >"$work/fuzz.log" 2>&1 </dev/null
+rc=$?
+set -e
+runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$work/fuzz.log")
+if [ "$rc" -ne 0 ]; then
+	tail -n 60 "$work/fuzz.log"
+	for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+		[ -e "$a" ] && echo "fuzz: artifact: $a"
+	done
+	fail "fuzzer exited with $rc (log: $work/fuzz.log)"
+fi
+echo "fuzz: PASS: ${runs:-?}, no crash, leak or sanitizer report"
