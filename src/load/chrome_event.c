@@ -180,14 +180,13 @@ static inline __attribute__((always_inline)) int walk_object(struct cj_parser *p
 		const char *kend = json_string_end(p + 1, end, &kf);
 		if (!kend)
 			return JSON_INCOMPLETE;
-		const char *key = p + 1;
+		const char *key = p + 1, *bad = NULL;
 		size_t klen = (size_t)(kend - key);
-		p = json_skip_ws(kend + 1, end);
+		p = json_skip_colon(kend + 1, end, &bad);
+		if (bad)
+			return syntax(ps, bad, out, "':' after a key");
 		if (p >= end)
 			return JSON_INCOMPLETE;
-		if (*p != ':')
-			return syntax(ps, p, out, "':' after a key");
-		p = json_skip_ws(p + 1, end);
 		int st = fn(ps, ctx, key, kf & JSON_STR_ESCAPED ? 0 : klen, p, end, &p);
 		if (st != JSON_OK) {
 			*out = p;

@@ -122,6 +122,20 @@ static inline const char *json_string_end(const char *p, const char *end, unsign
 	return NULL;
 }
 
+/* After a key: ':' and whitespace. Returns the value's first byte, or NULL
+ * if there is no ':' (then *bad is where one was expected). */
+static inline const char *json_skip_colon(const char *p, const char *end, const char **bad)
+{
+	if (end - p >= 3 && p[0] == ':' && p[1] == ' ' && !json_is_ws((unsigned char)p[2]))
+		return p + 2; /* the pretty-printer's ": " */
+	p = json_skip_ws(p, end);
+	if (p < end && *p != ':') {
+		*bad = p;
+		return NULL;
+	}
+	return json_skip_ws(p + 1, end);
+}
+
 /* Skips one JSON value of any kind starting at p (no leading whitespace).
  * Objects and arrays are skipped by bracket matching (strings honoured,
  * contents not validated; depth is unbounded and needs no stack). On
