@@ -1,0 +1,146 @@
+#!/bin/sh
+# Load benchmarks (`make bench`): tests/bench/run.sh BUILDDIR
+#
+# Generates synthetic Kineto traces into tests/bench/data/ (git-ignored,
+# reused while the generator is unchanged), plain and gzip -6, and times on
+# each: `cat FILE`, tests/bench/baseline.py (Python json.load) and
+# `trex kernels -q -j1/-j2`. Prints the machine and a Markdown table of
+# medians. See tests/bench/README.md.
+#
+# Environment:
+#   TREX_BENCH_SIZES    event counts (default "100000 1000000 4000000")
+#   TREX_BENCH_RUNS     runs per measurement (default 5; the 4M set uses
+#                       3, and Python runs once on it)
+#   TREX_BENCH_STREAMS  compute streams in the traces (default 2)
+#   TREX_BENCH_SEED     generator seed (default 1)
+set -eu
+
+[ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
+builddir=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/../.." && pwd)
+data=$here/data
+trex=$builddir/src/trex
+python=${PYTHON3:-python3}
+sizes=${TREX_BENCH_SIZES:-100000 1000000 4000000}
+runs=${TREX_BENCH_RUNS:-5}
+streams=${TREX_BENCH_STREAMS:-2}
+seed=${TREX_BENCH_SEED:-1}
+results=$data/results.jsonl
+start=$(date +%s)
+
+machine_info() {
+	echo "## Machine"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- arch: $(uname -m), kernel $(uname -r)"
+	echo "- cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"
+	echo "- cores (nproc): $(nproc)"
+	echo "- memory: $(free -g | awk '/^Mem:/ { print $2 " GiB total, " $7 " GiB available" }')"
+	echo "- python: $("$python" --version 2>&1)"
+	echo "- trex: $("$trex" --version 2>/dev/null | head -n 1 || echo missing)"
+	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (1/5/15 min)"
+	echo
+}
+
+# gen_trace and the rusage wrapper are compiled straight from the sources,
+# with the build's compiler and config.h when there is one.
+build_generator() {
+	cc=$(sed -n 's/^CC = //p' "$builddir/Makefile" 2>/dev/null || true)
+	cc=${cc:-${CC:-cc}}
+	inc=$builddir
+	if [ ! -f "$builddir/config.h" ]; then
+		inc=$data/include
+		mkdir -p "$inc"
+		: > "$inc/config.h"
+	fi
+	$cc -O2 -std=gnu17 -I"$inc" -I"$srcdir/include" "$here/gen_trace.c" \
+		"$srcdir/src/load/synthetic.c" "$srcdir/src/core/status.c" -o "$data/gen_trace"
+	$cc -O2 -std=gnu17 -I"$inc" "$here/rusage.c" -o "$data/rusage"
+	TREX_RUSAGE=$data/rusage
+	export TREX_RUSAGE
+	# Traces are regenerated only when the generator or its parameters change.
+	stamp="$(cat "$srcdir/src/load/synthetic.c" "$here/gen_trace.c" | cksum | cut -d' ' -f1)"
+	stamp="$stamp streams=$streams seed=$seed"
+}
+
+# make_trace N: sets $plain, $gz and $events for a trace of about N events.
+make_trace() {
+	plain=$data/kineto_$1.json
+	gz=$plain.gz
+	if [ ! -f "$plain.stamp" ] || [ "$(sed -n 1p "$plain.stamp")" != "$stamp" ] ||
+		[ ! -f "$gz" ]; then
+		rm -f "$plain.stamp"
+		"$data/gen_trace" "$1" "$plain" --streams "$streams" --seed "$seed" 2>"$plain.log"
+		cat "$plain.log"
+		gzip -6 -c "$plain" > "$gz"
+		printf '%s\n%s\n' "$stamp" \
+			"$(sed -n 's/^gen_trace: \([0-9]*\) events.*/\1/p' "$plain.log")" > "$plain.stamp"
+	fi
+	events=$(sed -n 2p "$plain.stamp")
+}
+
+trex_works() {
+	[ -x "$trex" ] && "$trex" info -q "$data/kineto_probe.json" >/dev/null 2>&1
+}
+
+# measure LABEL RUNS FILE RAW_BYTES CMD...
+measure() {
+	label=$1 n=$2 file=$3 raw=$4
+	shift 4
+	"$python" "$here/measure.py" run "$results" "$label" "$n" "$file" "$events" "$raw" -- "$@"
+}
+
+# bench_file FILE RAW_BYTES TOOL_RUNS PYTHON_RUNS
+bench_file() {
+	cat "$1" > /dev/null # warm the page cache
+	measure cat "$3" "$1" "$2" cat "$1"
+	measure python "$4" "$1" "$2" "$python" "$here/baseline.py" "$1"
+	if [ "$have_trex" = yes ]; then
+		measure "trex -j1" "$3" "$1" "$2" "$trex" kernels -q -j1 "$1"
+		measure "trex -j2" "$3" "$1" "$2" "$trex" kernels -q -j2 "$1"
+	fi
+}
+
+mkdir -p "$data"
+: > "$results"
+info=$(machine_info)
+echo "$info"
+build_generator
+"$data/gen_trace" 2000 "$data/kineto_probe.json" 2>/dev/null
+have_trex=no
+if trex_works; then
+	have_trex=yes
+else
+	echo "note: $trex missing or cannot load a trace yet: baselines only" >&2
+fi
+echo "## Runs"
+echo
+for n in $sizes; do
+	make_trace "$n"
+	tool_runs=$runs py_runs=$runs
+	if [ "$n" -ge 4000000 ]; then
+		tool_runs=$((runs < 3 ? runs : 3))
+		py_runs=1
+	elif [ "$n" -ge 1000000 ]; then
+		py_runs=$((runs < 3 ? runs : 3))
+	fi
+	raw=$(wc -c < "$plain")
+	echo "$(basename "$plain"): $events events, $raw bytes, $(wc -c < "$gz") bytes gzip'd"
+	if [ "$have_trex" = yes ]; then
+		"$trex" info -q "$plain" | sed 's/^/    /'
+	fi
+	bench_file "$plain" "$raw" "$tool_runs" "$py_runs"
+	bench_file "$gz" "$raw" "$tool_runs" "$py_runs"
+done
+echo
+echo "## Results (median wall time; page cache warm)"
+echo
+"$python" "$here/measure.py" report "$results"
+echo
+echo "Wall time: CLOCK_MONOTONIC around fork/exec/wait4 in tests/bench/rusage.c."
+echo "Peak RSS: ru_maxrss of the command (wait4), the largest of its runs. trex"
+echo "mmaps a plain trace, so its pages count in RSS: RSS-file subtracts the"
+echo "file size. gzip input is streamed; MB/s raw is the decompressed rate."
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
+echo "Total bench time: $(($(date +%s) - start)) s"
