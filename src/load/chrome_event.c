@@ -206,7 +206,7 @@ static inline __attribute__((always_inline)) int walk_object(struct cj_parser *p
 
 static int skip_member(struct cj_parser *ps, const char *p, const char *end, const char **out)
 {
-	int st = json_skip_value(p, end, out);
+	int st = json_skip_value_fast(p, end, out);
 	return st == JSON_SYNTAX ? syntax(ps, *out, out, "a value") : st;
 }
 

@@ -81,7 +81,7 @@ static enum json_scan_status skip_literal(const char *p, const char *end, const 
 }
 
 /* 1: a digit, 2: another byte that can appear in a JSON number. */
-static const unsigned char number_class[256] = {
+const unsigned char json_number_class[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
 	['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 2, ['+'] = 2, ['.'] = 2, ['e'] = 2, ['E'] = 2,
 };
@@ -90,8 +90,8 @@ static enum json_scan_status skip_number(const char *p, const char *end, const c
 {
 	const char *s = p;
 	unsigned seen = 0;
-	while (p < end && number_class[(unsigned char)*p])
-		seen |= number_class[(unsigned char)*p++];
+	while (p < end && json_number_class[(unsigned char)*p])
+		seen |= json_number_class[(unsigned char)*p++];
 	if (p >= end)
 		return JSON_INCOMPLETE;
 	if (!(seen & 1)) {

@@ -143,6 +143,24 @@ static inline const char *json_skip_colon(const char *p, const char *end, const 
  * offending byte. */
 enum json_scan_status json_skip_value(const char *p, const char *end, const char **out);
 
+extern const unsigned char json_number_class[256];
+
+/* Skips a value; numbers, the common case in args, without a call. */
+static inline enum json_scan_status json_skip_value_fast(const char *p, const char *end,
+							 const char **out)
+{
+	if (p < end && (json_number_class[(unsigned char)*p] & 1)) {
+		const char *q = p + 1;
+		while (q < end && json_number_class[(unsigned char)*q])
+			q++;
+		if (q < end) {
+			*out = q;
+			return JSON_OK;
+		}
+	}
+	return json_skip_value(p, end, out);
+}
+
 /* Parses a JSON number of microseconds (integer, decimal or exponent form)
  * exactly into nanoseconds, rounding half away from zero below 1 ns.
  * *saturated is set when the value does not fit int64 ns (clamped).

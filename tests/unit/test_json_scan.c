@@ -178,3 +178,18 @@ Test(json_string, escapes_and_repairs)
 	cr_assert(json_utf8_valid("\xc3\xa9", 2));
 	cr_assert_not(json_utf8_valid("\xed\xa0\x80", 3), "surrogates are not UTF-8");
 }
+
+Test(json_skip, fast_number_path_agrees_with_the_general_one)
+{
+	const char *cases[] = {"123,", "-1.5e3}", "0]", "7 ", "\"s\",", "[1],", "null,"};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *t = cases[i], *end = t + strlen(t), *a = NULL, *b = NULL;
+		cr_assert_eq(json_skip_value_fast(t, end, &a), json_skip_value(t, end, &b), "%s", t);
+		cr_assert_eq(a, b, "%s", t);
+	}
+	const char *cut = "12345", *out;
+	cr_assert_eq(json_skip_value_fast(cut, cut + 5, &out), JSON_INCOMPLETE,
+		     "digits may continue past the window");
+	const char *minus = "-";
+	cr_assert_eq(json_skip_value_fast(minus, minus + 1, &out), JSON_INCOMPLETE);
+}
