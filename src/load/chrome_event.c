@@ -378,6 +378,36 @@ static uint32_t intern_tok(struct cj_parser *ps, const struct tok *t)
 	return trex_builder_intern(ps->b, ps->scratch, n);
 }
 
+static size_t name_slot(const struct tok *t)
+{
+	uint64_t head = 0, tail = 0;
+	memcpy(&head, t->p, t->len < 8 ? t->len : 8);
+	if (t->len >= 8)
+		memcpy(&tail, t->p + t->len - 8, 8);
+	uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ t->len) * 0xFF51AFD7ED558CCDull;
+	return (size_t)(h >> 56) % CJ_NAME_CACHE;
+}
+
+/* intern_tok for event names, through the name cache. */
+static uint32_t intern_name(struct cj_parser *ps, const struct tok *t)
+{
+	bool plain = !(t->flags & (JSON_STR_ESCAPED | JSON_STR_NONASCII));
+	if (!t->present || !plain || t->len == 0 || t->len > CJ_NAME_CACHE_MAX)
+		return intern_tok(ps, t);
+	if (!ps->names && !(ps->names = calloc(CJ_NAME_CACHE, sizeof *ps->names)))
+		return intern_tok(ps, t);
+	struct cj_name_cache *c = &ps->names[name_slot(t)];
+	if (c->len == t->len && memcmp(c->text, t->p, t->len) == 0)
+		return c->id;
+	uint32_t id = intern_tok(ps, t);
+	if (id != TREX_STR_ERROR) {
+		memcpy(c->text, t->p, t->len);
+		c->len = (uint16_t)t->len;
+		c->id = id;
+	}
+	return id;
+}
+
 static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, const struct tok *t,
 			      bool *hit)
 {
@@ -479,7 +509,7 @@ static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct t
 	memset(out, 0, sizeof *out);
 	out->ts = ev->ts;
 	out->dur = ev->dur;
-	out->name = intern_tok(ps, &ev->name);
+	out->name = intern_name(ps, &ev->name);
 	out->cat = intern_cached(ps, &ps->cat, &ev->cat, &hit);
 	if (!hit && ev->cat.present)
 		ps->cat_kind_bits = cat_features(&ev->cat);

@@ -31,6 +31,8 @@ void cj_parser_free(struct cj_parser *ps)
 {
 	free(ps->scratch);
 	ps->scratch = NULL;
+	free(ps->names);
+	ps->names = NULL;
 }
 
 const char *cj_find_boundary(const char *p, const char *end)

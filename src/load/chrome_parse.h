@@ -67,6 +67,16 @@ struct cj_track_cache {
 	uint32_t pid_id, track;
 };
 
+/* Recent event names -> string ids, so a name seen before costs one
+ * compare against a private copy (windows move) instead of a hash. */
+#define CJ_NAME_CACHE 256
+#define CJ_NAME_CACHE_MAX 240
+struct cj_name_cache {
+	uint32_t id;
+	uint16_t len;     /* 0: empty slot */
+	char text[CJ_NAME_CACHE_MAX];
+};
+
 struct cj_parser {
 	struct trex_builder *b;
 	struct trex_load_job *job;      /* progress/cancel; may be NULL */
@@ -80,6 +90,7 @@ struct cj_parser {
 	struct cj_track_cache tracks[CJ_TRACK_CACHE];
 	unsigned track_next;            /* round-robin victim */
 	uint32_t cat_kind_bits;         /* features of the cached cat */
+	struct cj_name_cache *names;     /* CJ_NAME_CACHE entries, lazily allocated */
 	char *scratch;
 	size_t scratch_cap;
 	uint64_t progress_bytes_from;   /* decoded offset reported so far */
