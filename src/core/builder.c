@@ -2,10 +2,33 @@
 
 #include "trex/core/builder.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "builder_internal.h"
+
+/* ---- large arrays ------------------------------------------------------------------ */
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void *trex_big_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+#ifdef MADV_HUGEPAGE
+	if (p && n >= 2 * HUGE_PAGE) {
+		uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		uintptr_t hi = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+
+		/* advice only: where it is refused, pages are small */
+		if (lo < hi)
+			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	}
+#endif
+	return p;
+}
 
 /* ---- blocked vectors ------------------------------------------------------------ */
 
@@ -123,6 +146,39 @@ bool trex_vec_adopt(struct trex_vec *dst, struct trex_vec *src)
 	free(src->blocks);
 	trex_vec_init(src, src->elem);
 	return true;
+}
+
+size_t trex_vec_take_full_blocks(struct trex_vec *dst, struct trex_vec *src, bool *ok)
+{
+	uint32_t full = (uint32_t)(src->count >> TREX_VEC_SHIFT);
+
+	*ok = true;
+	/* Block 0 reaches full size before block 1 exists, so full blocks are
+	 * exactly the first count / TREX_VEC_BLOCK. */
+	if (full == 0 || src->cap < TREX_VEC_BLOCK || dst->count != dst->cap ||
+	    (dst->count & TREX_VEC_MASK) != 0 || dst->elem != src->elem)
+		return 0;
+	if (dst->nblocks + full > dst->dir_cap) {
+		uint32_t cap = dst->dir_cap ? dst->dir_cap : 4;
+		unsigned char **dir;
+
+		while (cap < dst->nblocks + full)
+			cap *= 2;
+		dir = realloc(dst->blocks, cap * sizeof(*dir));
+		if (!dir) {
+			*ok = false;
+			return 0;
+		}
+		dst->blocks = dir;
+		dst->dir_cap = cap;
+	}
+	for (uint32_t k = 0; k < full; k++) {
+		dst->blocks[dst->nblocks++] = src->blocks[k];
+		src->blocks[k] = NULL;
+	}
+	dst->count += (size_t)full << TREX_VEC_SHIFT;
+	dst->cap = dst->count;
+	return (size_t)full << TREX_VEC_SHIFT;
 }
 
 void trex_vec_release_block(struct trex_vec *v, uint32_t k)

@@ -35,6 +35,12 @@ static inline uint64_t trex_mum(uint64_t a, uint64_t b)
 /* Hash of arbitrary bytes (strtab.c). */
 uint64_t trex_hash_bytes(const void *data, size_t len);
 
+/* malloc for a large array that is written in full soon after: asks for
+ * transparent huge pages on the 2 MiB-aligned part of it (THP in madvise
+ * mode), so filling it takes a fault per 2 MiB instead of per 4 KiB. The
+ * pages are all touched anyway, so this costs no memory. */
+void *trex_big_malloc(size_t n);
+
 /* Releases unused arena and offset capacity once a table stops growing. */
 void trex_strtab_shrink(struct trex_strtab *tab);
 
@@ -69,6 +75,13 @@ void *trex_vec_grow(struct trex_vec *v);
  * and leaves src empty. Only possible when dst ends at a block boundary
  * (returns false otherwise, and when out of memory, changing nothing). */
 bool trex_vec_adopt(struct trex_vec *dst, struct trex_vec *src);
+/* Moves src's full blocks to the end of dst without copying; dst must end
+ * exactly at a block boundary with no spare room (a vector that only ever
+ * receives full blocks this way). src keeps its count, but its moved
+ * blocks are gone (NULL): only records from the returned index on remain
+ * readable. Returns 0, moving nothing, when src has no full block or when
+ * out of memory (*ok false then). */
+size_t trex_vec_take_full_blocks(struct trex_vec *dst, struct trex_vec *src, bool *ok);
 /* Frees block k (its records were consumed); later access to it is invalid. */
 void trex_vec_release_block(struct trex_vec *v, uint32_t k);
 /* Gives back the unused tail of the last block; for frozen vectors only

@@ -15,19 +15,29 @@
 
 /* trex_index_build() in stages:
  *
- *  1. merge: builders are consumed in order (each freed as soon as it is
- *     read), their strings and tracks remapped to global ones, X slices
- *     moved or copied into the index's blocked slice store, B/E and async
- *     b/e paired into slices (placed at the B, so store order stays file
- *     order); per file, what is left open is closed at its end and flow
- *     points are matched into hops;
+ *  1. merge, file by file: the parts' strings and tracks are remapped to
+ *     global ones (serially: unique ones are few); then, one task per part
+ *     on in->threads threads, X slices of parts without B/E are made
+ *     global where they are and flow points converted to positions fixed
+ *     in advance; then, serially and in file order, those parts' full
+ *     slice blocks move into the index's store without copying (their
+ *     last partial blocks were copied by the tasks), B/E and async b/e are
+ *     paired into slices, and each builder is freed. Per file, what is
+ *     left open is closed at its end and flow points are matched into
+ *     hops (key partitions in parallel);
  *  2. order: processes and tracks are sorted for display and renumbered;
  *  3. slices: counting sort by track into a permutation of ids, per-track
  *     sort by (ts, dur desc, file order) that is a linear check for sorted
- *     input, depths with a stack (each slice learns its lane and its rank
- *     in it), then an in-place radix placement puts the store in (track,
- *     depth, ts) order;
- *  4. instants, samples, flows (bound to slices) and link tables. */
+ *     input and a one-pass merge for a few sorted runs, depths with a
+ *     stack (each slice learns its lane and its rank in it), then an
+ *     in-place radix placement puts the store in (track, depth, ts) order;
+ *  4. instants, samples, flows (bound to slices) and link tables.
+ *
+ * Where the build runs tasks in parallel, each writes only its own outputs
+ * and these are combined in a fixed order, and the order of slices in the
+ * store before placement does not matter (placement is decided by track,
+ * ts, dur and file order alone), so the index is the same for any number
+ * of threads. */
 
 #define SL(v, id) TREX_VEC_AT((v), struct trex_slice, (id))
 
@@ -77,6 +87,21 @@ struct chain {
 #define FLOW_PART_KEYS 4096
 #define FLOW_PARTS_MAX 4096
 
+/* One part of the file being merged: its id maps, and what its records,
+ * prepared on the build's threads, leave for the serial merge to apply. */
+struct pmerge {
+	uint32_t *smap, *pmap, *tmap; /* local string/process/track -> global */
+	uint32_t ns, np, nt;
+	uint64_t seq_base; /* file order of the part's first event */
+	size_t flow_first; /* its first flow point in the file's list */
+	size_t *fpos;      /* per partition: where its next key goes */
+	uint8_t *catc;     /* per local string: category class, once seen */
+	uint8_t *gpu;      /* per local track: holds GPU work */
+	uint64_t reversed; /* X slices clamped */
+	size_t tail_at;    /* where its partial last block goes in rest */
+	bool bad_id, prepped;
+};
+
 /* Category classes, cached per global string id. */
 enum { CAT_UNKNOWN = 0, CAT_CPU, CAT_GPU, CAT_BY_NAME };
 
@@ -92,15 +117,22 @@ struct bld {
 	size_t tracks_cap;
 	struct trex_kmap proc_map, track_map;
 	struct trex_vec samples; /* struct trex_bsample, global tracks */
+	/* Slices being merged: parts' whole blocks move into idx->slices, so
+	 * it only ever holds full blocks until the merge ends; everything
+	 * else (tails, B/E, async) is appended here, with ids into it, and
+	 * joins idx->slices after the merge. Ids before the placement do not
+	 * matter: (track, ts, dur, file order) decides where a slice goes. */
+	struct trex_vec rest;
 	uint8_t *cat_cls;
 	size_t cat_cls_cap;
 	struct trex_integrity *integ; /* the build's own counts, per file */
 	int64_t *file_end;
-	/* the part being merged */
+	/* the part being merged: its maps (in pm) */
 	uint32_t *smap, *pmap, *tmap;
-	size_t smap_cap, pmap_cap, tmap_cap;
 	uint32_t nsmap, npmap, ntmap;
 	bool bad_id;
+	struct pmerge *pm; /* the file's parts */
+	size_t npm;
 	/* the file being merged */
 	uint32_t file, file_first_track;
 	uint64_t seq_base;
@@ -114,16 +146,12 @@ struct bld {
 	uint32_t *async_tops;
 	uint32_t nasync;
 	size_t async_cap;
-	struct trex_vec fpts;    /* struct fpoint: the file's flow points in order */
-	struct trex_vec *fparts; /* struct fkey, by key hash */
+	struct fpoint *fpts; /* the file's flow points in order */
+	size_t nfpts;
+	struct fkey *fkeys;  /* their keys, grouped by partition (key hash) */
+	size_t *fpart_first; /* nfparts + 1: where each partition's keys start */
 	uint32_t nfparts;
 	uint32_t *prev; /* per flow point: the point it continues, or NONE */
-	struct chain *chains;
-	size_t chains_cap;
-	uint32_t *chain_slots; /* chain index + 1, 0 = empty */
-	size_t slots_cap;
-	struct fkey *sorted_keys; /* one partition's keys in chain time order */
-	size_t sorted_keys_cap;
 	/* stage 2 results */
 	uint32_t *track_new; /* old track id -> display order id */
 };
@@ -202,6 +230,58 @@ static inline uint32_t gtrk(struct bld *c, uint32_t id)
 		return 0;
 	}
 	return c->tmap[id];
+}
+
+/* ---- running tasks on the build's threads ------------------------------------------------
+ * Tasks are numbered 0..n-1 and taken in order by up to in->threads
+ * threads (the caller's included). Each task writes only its own outputs,
+ * which the caller combines in task order afterwards, so results never
+ * depend on how many threads ran or which took what. */
+
+struct par {
+	void (*fn)(void *arg, size_t task);
+	void *arg;
+	size_t ntasks;
+	atomic_size_t next;
+};
+
+static void *par_main(void *arg)
+{
+	struct par *p = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&p->next, 1)) < p->ntasks)
+		p->fn(p->arg, k);
+	return NULL;
+}
+
+/* Threads only pay off on large inputs (as for the slice sort). */
+#define PAR_MIN_RECORDS ((size_t)1 << 16)
+
+static unsigned par_threads(const struct bld *c, size_t records)
+{
+	unsigned n = c->in->threads;
+
+	if (n <= 1 || records < PAR_MIN_RECORDS)
+		return 1;
+	return n > 64 ? 64 : n;
+}
+
+static void par_run(unsigned threads, size_t ntasks, void (*fn)(void *, size_t), void *arg)
+{
+	struct par p = {fn, arg, ntasks, 0};
+	pthread_t tid[64];
+	unsigned started = 0;
+
+	atomic_init(&p.next, 0);
+	if (threads > ntasks)
+		threads = (unsigned)ntasks;
+	/* A thread that cannot start leaves its share to the others. */
+	while (started + 1 < threads && pthread_create(&tid[started], NULL, par_main, &p) == 0)
+		started++;
+	par_main(&p);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
 }
 
 /* ---- global processes and tracks ---------------------------------------------------- */
@@ -323,7 +403,7 @@ static uint32_t stack_pop(struct bld *c, uint32_t *top)
 
 static inline struct trex_slice *gslice(struct bld *c, uint32_t id)
 {
-	return TREX_VEC_AT(&c->idx->slices, struct trex_slice, id);
+	return TREX_VEC_AT(&c->rest, struct trex_slice, id);
 }
 
 /* Closes an open B/b slice at end time t (index clock). */
@@ -356,12 +436,15 @@ static void close_unterminated(struct bld *c, uint32_t *top)
 
 /* ---- merging one part: ids ------------------------------------------------------------------ */
 
-static enum trex_status map_strings(struct bld *c, struct trex_builder *b)
+static enum trex_status map_strings(struct bld *c, struct trex_builder *b, struct pmerge *pm)
 {
 	uint32_t n = trex_strtab_count(b->strs);
 
-	if (!GROW(c->smap, c->smap_cap, n))
+	pm->smap = malloc(((size_t)n + 1) * sizeof(*pm->smap));
+	pm->catc = calloc((size_t)n + 1, 1);
+	if (!pm->smap || !pm->catc)
 		return nomem(c);
+	c->smap = pm->smap;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t len;
 		const char *s = trex_strtab_get(b->strs, i, &len);
@@ -370,7 +453,7 @@ static enum trex_status map_strings(struct bld *c, struct trex_builder *b)
 		if (c->smap[i] == TREX_STR_ERROR)
 			return nomem(c);
 	}
-	c->nsmap = n;
+	c->nsmap = pm->ns = n;
 	/* The part's own strings are not needed any more. */
 	trex_strtab_free(b->strs);
 	b->strs = NULL;
@@ -406,10 +489,15 @@ static void apply_track_meta(struct bld *c, struct gtrack *g, const struct trex_
 	}
 }
 
-static enum trex_status map_tracks(struct bld *c, struct trex_builder *b)
+static enum trex_status map_tracks(struct bld *c, struct trex_builder *b, struct pmerge *pm)
 {
-	if (!GROW(c->pmap, c->pmap_cap, b->nprocs) || !GROW(c->tmap, c->tmap_cap, b->ntracks))
+	pm->pmap = malloc(((size_t)b->nprocs + 1) * sizeof(*pm->pmap));
+	pm->tmap = malloc(((size_t)b->ntracks + 1) * sizeof(*pm->tmap));
+	pm->gpu = calloc((size_t)b->ntracks + 1, 1);
+	if (!pm->pmap || !pm->tmap || !pm->gpu)
 		return nomem(c);
+	c->pmap = pm->pmap;
+	c->tmap = pm->tmap;
 	for (uint32_t i = 0; i < b->nprocs; i++) {
 		c->pmap[i] = gproc_get(c, c->file, gstr(c, b->procs[i].pid));
 		if (c->pmap[i] == TREX_NONE)
@@ -424,8 +512,8 @@ static enum trex_status map_tracks(struct bld *c, struct trex_builder *b)
 			return nomem(c);
 		apply_track_meta(c, &c->tracks[c->tmap[i]], t);
 	}
-	c->npmap = b->nprocs;
-	c->ntmap = b->ntracks;
+	c->npmap = pm->np = b->nprocs;
+	c->ntmap = pm->nt = b->ntracks;
 	return TREX_OK;
 }
 
@@ -456,10 +544,10 @@ static enum trex_status append_slice(struct bld *c, const struct trex_slice *s, 
 {
 	struct trex_slice *dst;
 
-	if (c->idx->slices.count >= UINT32_MAX - 1)
+	if (c->idx->slices.count + c->rest.count >= UINT32_MAX - 1)
 		return too_many(c);
-	*id = (uint32_t)c->idx->slices.count;
-	dst = trex_vec_push(&c->idx->slices);
+	*id = (uint32_t)c->rest.count;
+	dst = trex_vec_push(&c->rest);
 	if (!dst)
 		return nomem(c);
 	*dst = *s;
@@ -523,33 +611,65 @@ static inline void consume(struct trex_vec *v, size_t *i)
 		trex_vec_release_block(v, (uint32_t)((*i >> TREX_VEC_SHIFT) - 1));
 }
 
-/* A part without B/E hands its X slices over whole: remapped where they
- * are, their blocks moved into the index. */
-static enum trex_status adopt_slices(struct bld *c, struct trex_builder *b, bool *adopted)
+/* A part without B/E hands its X slices over: remapped where they are, its
+ * full blocks moved into the index, only the partial last block copied. */
+static enum trex_status hand_over_slices(struct bld *c, struct trex_builder *b,
+                                         const struct pmerge *pm, bool *done)
 {
+	bool prepped = pm->prepped;
 	struct trex_vec *v = &b->slices;
+	size_t first;
+	bool ok;
 
-	*adopted = false;
-	if (b->be.count || !v->count || c->idx->slices.count + v->count >= UINT32_MAX - 1)
+	*done = false;
+	if (b->be.count || !v->count)
 		return TREX_OK;
-	if ((c->idx->slices.count & TREX_VEC_MASK) || c->idx->slices.count != c->idx->slices.cap ||
-	    (c->idx->slices.count && v->cap < TREX_VEC_BLOCK))
-		return TREX_OK;
-	for (size_t i = 0; i < v->count; i++)
+	if (!prepped && c->idx->slices.count + c->rest.count + v->count >= UINT32_MAX - 1)
+		return too_many(c);
+	for (size_t i = 0; !prepped && i < v->count; i++)
 		prepare_x(c, SL(v, i));
-	if (!trex_vec_adopt(&c->idx->slices, v))
+	first = trex_vec_take_full_blocks(&c->idx->slices, v, &ok);
+	if (!ok)
 		return nomem(c);
-	*adopted = true;
+	/* A prepared part's tail is in rest already (prep_task). */
+	for (size_t i = first; !prepped && i < v->count; consume(v, &i)) {
+		struct trex_slice *dst = trex_vec_push(&c->rest);
+
+		if (!dst)
+			return nomem(c);
+		*dst = *SL(v, i);
+	}
+	*done = true;
 	return TREX_OK;
 }
 
-static enum trex_status merge_slices(struct bld *c, struct trex_builder *b)
+/* After the merge: the rest joins the whole blocks, moved when it can be. */
+static enum trex_status join_rest(struct bld *c)
+{
+	struct trex_vec *dst = &c->idx->slices, *v = &c->rest;
+
+	if (!v->count)
+		return TREX_OK;
+	if ((dst->count == 0 || v->cap >= TREX_VEC_BLOCK) && trex_vec_adopt(dst, v))
+		return TREX_OK;
+	for (size_t i = 0; i < v->count; consume(v, &i)) {
+		struct trex_slice *s = trex_vec_push(dst);
+
+		if (!s)
+			return nomem(c);
+		*s = *SL(v, i);
+	}
+	trex_vec_free(v);
+	return TREX_OK;
+}
+
+static enum trex_status merge_slices(struct bld *c, struct trex_builder *b, const struct pmerge *pm)
 {
 	size_t ix = 0, ib = 0, nx = b->slices.count, nb = b->be.count;
-	bool adopted;
-	enum trex_status st = adopt_slices(c, b, &adopted);
+	bool done;
+	enum trex_status st = hand_over_slices(c, b, pm, &done);
 
-	if (st != TREX_OK || adopted)
+	if (st != TREX_OK || done)
 		return st;
 
 	/* Both lists are in file order: merge them by sequence number. */
@@ -697,47 +817,172 @@ static enum trex_status merge_samples(struct bld *c, struct trex_builder *b)
 	return TREX_OK;
 }
 
-/* A flow point goes to the file's point list and its key to a partition;
- * chains are matched when the file is complete (match_flows). */
-static enum trex_status merge_flow(struct bld *c, const struct trex_bflow *p)
-{
-	uint32_t cat = gstr(c, p->cat), id_str = gstr(c, p->id_str);
-	uint64_t h = trex_kmap_hash(cat, p->id, id_str);
-	struct fpoint *pt;
-	struct fkey *k;
+/* ---- merging on the build's threads -----------------------------------------------------------
+ * Once a file's parts have their id maps (serially: unique strings and
+ * tracks are few), each part's X slices (parts without B/E) are remapped
+ * where they are and its flow points converted into the file's point list
+ * and key partitions at positions fixed in advance, one task per part. */
 
-	if (c->fpts.count >= UINT32_MAX - 1)
-		return too_many(c);
-	pt = trex_vec_push(&c->fpts);
-	if (!pt)
-		return nomem(c);
-	*pt = (struct fpoint){add_sat(p->ts, c->base, NULL),
-	                      gtrk(c, p->track),
-	                      gstr(c, p->name),
-	                      cat,
-	                      (uint8_t)p->phase,
-	                      p->enclosing};
-	k = trex_vec_push(&c->fparts[(h >> 40) & (c->nfparts - 1)]);
-	if (!k)
-		return nomem(c);
-	*k = (struct fkey){p->id, pt->ts, cat, id_str, (uint32_t)(c->fpts.count - 1),
-			   (uint8_t)p->phase};
-	return TREX_OK;
+static inline uint32_t pstr(struct pmerge *p, uint32_t id)
+{
+	if (id >= p->ns) {
+		p->bad_id = true;
+		return TREX_STR_NONE;
+	}
+	return p->smap[id];
 }
 
-static enum trex_status merge_flows(struct bld *c, struct trex_builder *b)
+static inline uint32_t ptrk(struct pmerge *p, uint32_t id)
 {
-	enum trex_status st = TREX_OK;
+	if (id >= p->nt) {
+		p->bad_id = true;
+		return 0;
+	}
+	return p->tmap[id];
+}
 
-	for (size_t i = 0; st == TREX_OK && i < b->flows.count; consume(&b->flows, &i))
-		st = merge_flow(c, TREX_VEC_AT(&b->flows, struct trex_bflow, i));
-	return st;
+/* classify_cat without the shared cache. */
+static uint8_t cat_class(const struct bld *c, uint32_t cat)
+{
+	const char *s = trex_strtab_get(c->idx->strs, cat, NULL);
+
+	if (trex_kind_needs_name(s))
+		return CAT_BY_NAME;
+	return trex_kind_is_gpu(trex_kind_of(s, NULL)) ? CAT_GPU : CAT_CPU;
+}
+
+/* prepare_x for a part's X record in place, with local ids still in it;
+ * reads the (then unchanging) global strings only. */
+static void prep_x(const struct bld *c, struct pmerge *p, int64_t base, struct trex_slice *s)
+{
+	uint32_t lcat = s->cat, ltrack = s->track;
+	uint8_t k;
+
+	s->name = pstr(p, s->name);
+	s->cat = pstr(p, s->cat);
+	s->shape = pstr(p, s->shape);
+	s->track = ptrk(p, s->track);
+	s->ts = add_sat(s->ts, base, &s->flags);
+	s->reserved = (uint32_t)(p->seq_base + s->reserved);
+	s->depth = 0;
+	if (s->dur < 0) {
+		s->dur = 0;
+		s->flags |= TREX_SLICE_REVERSED;
+		p->reversed++;
+	}
+	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) {
+		s->dur = INT64_MAX - s->ts;
+		s->flags |= TREX_SLICE_TS_SATURATED;
+	}
+	if (ltrack >= p->nt || p->gpu[ltrack])
+		return;
+	if (lcat < p->ns) {
+		if (p->catc[lcat] == CAT_UNKNOWN)
+			p->catc[lcat] = cat_class(c, s->cat);
+		k = p->catc[lcat];
+	} else {
+		k = cat_class(c, s->cat);
+	}
+	if (k == CAT_BY_NAME)
+		k = trex_kind_is_gpu(trex_kind_of(trex_strtab_get(c->idx->strs, s->cat, NULL),
+		                                  trex_strtab_get(c->idx->strs, s->name, NULL)))
+		        ? CAT_GPU
+		        : CAT_CPU;
+	if (k == CAT_GPU)
+		p->gpu[ltrack] = 1;
+}
+
+static inline uint32_t flow_part(const struct bld *c, uint32_t cat, uint64_t id, uint32_t id_str)
+{
+	return (uint32_t)((trex_kmap_hash(cat, id, id_str) >> 40) & (c->nfparts - 1));
+}
+
+struct prep_job {
+	struct bld *c;
+	size_t first; /* the file's first part in in->parts */
+};
+
+/* Parts without B/E: their records after the last full block, which
+ * stays in the part to be handed over whole (trex_vec_take_full_blocks). */
+static inline size_t tail_first(const struct trex_builder *b)
+{
+	return b->slices.count & ~(size_t)TREX_VEC_MASK;
+}
+
+/* Pass 1: X slices remapped, the partial last block copied to its place
+ * in rest; flow keys counted per partition. */
+static void prep_task(void *arg, size_t k)
+{
+	struct prep_job *j = arg;
+	struct bld *c = j->c;
+	struct trex_builder *b = c->in->parts[j->first + k];
+	struct pmerge *p = &c->pm[k];
+	struct trex_vec *v = &b->slices;
+
+	if (!b->be.count) {
+		size_t t = tail_first(b);
+
+		for (size_t i = 0; i < v->count; i++)
+			prep_x(c, p, c->base, SL(v, i));
+		for (size_t i = t; i < v->count; i++)
+			*SL(&c->rest, p->tail_at + i - t) = *SL(v, i);
+		if (t < v->count)
+			trex_vec_release_block(v, (uint32_t)(t >> TREX_VEC_SHIFT));
+		p->prepped = true;
+	}
+	for (size_t i = 0; i < b->flows.count; i++) {
+		const struct trex_bflow *f = TREX_VEC_AT(&b->flows, struct trex_bflow, i);
+
+		p->fpos[flow_part(c, pstr(p, f->cat), f->id, pstr(p, f->id_str))]++;
+	}
+}
+
+/* Pass 2: flow points and keys written where pass 1 made room. A flow
+ * point goes to the file's point list and its key to a partition; chains
+ * are matched when the file is complete (match_flows). */
+static void flow_task(void *arg, size_t k)
+{
+	struct prep_job *j = arg;
+	struct bld *c = j->c;
+	struct trex_builder *b = c->in->parts[j->first + k];
+	struct pmerge *p = &c->pm[k];
+
+	for (size_t i = 0; i < b->flows.count; i++) {
+		const struct trex_bflow *f = TREX_VEC_AT(&b->flows, struct trex_bflow, i);
+		uint32_t cat = pstr(p, f->cat), id_str = pstr(p, f->id_str);
+		size_t seq = p->flow_first + i;
+		struct fpoint *pt = &c->fpts[seq];
+
+		*pt = (struct fpoint){add_sat(f->ts, c->base, NULL),
+		                      ptrk(p, f->track),
+		                      pstr(p, f->name),
+		                      cat,
+		                      (uint8_t)f->phase,
+		                      f->enclosing};
+		c->fkeys[p->fpos[flow_part(c, cat, f->id, id_str)]++] =
+		    (struct fkey){f->id, pt->ts, cat, id_str, (uint32_t)seq, (uint8_t)f->phase};
+	}
+	/* The part's points are not needed any more. */
+	trex_vec_free(&b->flows);
 }
 
 /* ---- flow matching
  * --------------------------------------------------------------------------------- */
 
-static struct chain *chain_find(struct bld *c, const struct fkey *k, uint32_t *nchains, size_t mask)
+/* One matching task's scratch and counts: partitions are matched on the
+ * build's threads, each writing only its own points' prev entries. */
+struct match_task {
+	struct chain *chains;
+	size_t chains_cap;
+	uint32_t *chain_slots; /* chain index + 1, 0 = empty */
+	size_t slots_cap;
+	uint64_t orphan_start, orphan_end;
+	uint32_t *prev;
+	bool failed;
+};
+
+static struct chain *chain_find(struct match_task *c, const struct fkey *k, uint32_t *nchains,
+                                size_t mask)
 {
 	size_t i = trex_kmap_hash(k->cat, k->id, k->id_str) & mask;
 	struct chain *ch;
@@ -759,21 +1004,19 @@ static struct chain *chain_find(struct bld *c, const struct fkey *k, uint32_t *n
 /* s starts a chain (a restarted chain that never got a hop is an orphan
  * start), t continues it, f ends it; t/f without a chain are orphan ends.
  * A point's prev is the point its hop comes from. */
-static void match_point(struct bld *c, struct chain *ch, const struct fkey *k)
+static void match_point(struct match_task *c, struct chain *ch, const struct fkey *k)
 {
-	struct trex_integrity *in = &c->integ[c->file];
-
 	c->prev[k->seq] = TREX_NONE;
 	if (k->phase == 's') {
 		if (ch->open && !ch->has_edge)
-			in->orphan_flow_start++;
+			c->orphan_start++;
 		ch->last = k->seq;
 		ch->open = 1;
 		ch->has_edge = 0;
 		return;
 	}
 	if (!ch->open) {
-		in->orphan_flow_end++;
+		c->orphan_end++;
 		return;
 	}
 	c->prev[k->seq] = ch->last;
@@ -811,77 +1054,150 @@ static int fkey_order(const void *a, const void *b)
 
 /* Keys of one partition, in time order per chain, through a table sized
  * to them. */
-static enum trex_status match_partition(struct bld *c, const struct trex_vec *keys)
+static bool match_partition(struct match_task *c, struct fkey *keys, size_t n)
 {
-	size_t n = keys->count, cap = 16;
+	size_t cap = 16;
 	uint32_t nchains = 0;
 
 	while (cap < 2 * n)
 		cap *= 2;
-	if (!GROW(c->chains, c->chains_cap, n) || !GROW(c->chain_slots, c->slots_cap, cap) ||
-	    !GROW(c->sorted_keys, c->sorted_keys_cap, n))
-		return nomem(c);
-	for (size_t i = 0; i < n; i++)
-		c->sorted_keys[i] = *TREX_VEC_AT(keys, struct fkey, i);
+	if (!GROW(c->chains, c->chains_cap, n) || !GROW(c->chain_slots, c->slots_cap, cap))
+		return false;
 	if (n > 1)
-		qsort(c->sorted_keys, n, sizeof(*c->sorted_keys), fkey_order);
+		qsort(keys, n, sizeof(*keys), fkey_order);
 	memset(c->chain_slots, 0, cap * sizeof(*c->chain_slots));
 	for (size_t i = 0; i < n; i++)
-		match_point(c, chain_find(c, &c->sorted_keys[i], &nchains, cap - 1),
-			    &c->sorted_keys[i]);
+		match_point(c, chain_find(c, &keys[i], &nchains, cap - 1), &keys[i]);
 	for (uint32_t i = 0; i < nchains; i++) {
 		if (c->chains[i].open && !c->chains[i].has_edge)
-			c->integ[c->file].orphan_flow_start++;
+			c->orphan_start++;
 	}
-	return TREX_OK;
+	return true;
 }
 
 /* One flow per hop, in file order of the hop's end. Until flows are bound
  * to slices, from_slice says whether the from point is a step (counted as
  * unbound already as the previous hop's end) and to_slice how the end
- * binds. */
-static enum trex_status emit_flows(struct bld *c)
+ * binds. Ranges of points are counted, then written from their offsets,
+ * on the build's threads. */
+struct emit_job {
+	struct bld *c;
+	size_t base, ntasks;
+	size_t *at; /* per task: hops, then where its flows start */
+};
+
+static void emit_count(void *arg, size_t k)
 {
-	for (size_t i = 0; i < c->fpts.count; i++) {
-		const struct fpoint *to, *from;
-		struct trex_flow *f;
+	struct emit_job *j = arg;
+	size_t n = 0, np = j->c->nfpts;
+
+	for (size_t i = np * k / j->ntasks; i < np * (k + 1) / j->ntasks; i++)
+		n += j->c->prev[i] != TREX_NONE;
+	j->at[k] = n;
+}
+
+static void emit_fill(void *arg, size_t k)
+{
+	struct emit_job *j = arg;
+	struct bld *c = j->c;
+	size_t out = j->at[k], np = c->nfpts;
+
+	for (size_t i = np * k / j->ntasks; i < np * (k + 1) / j->ntasks; i++) {
+		const struct fpoint *to = &c->fpts[i], *from;
 
 		if (c->prev[i] == TREX_NONE)
 			continue;
-		to = TREX_VEC_AT(&c->fpts, struct fpoint, i);
-		from = TREX_VEC_AT(&c->fpts, struct fpoint, c->prev[i]);
-		f = trex_vec_push(&c->idx->flows);
-		if (!f)
-			return nomem(c);
-		*f = (struct trex_flow){from->phase == 't', to->encl, from->track, to->track,
-		                        from->ts,           to->ts,   from->cat,   from->name};
+		from = &c->fpts[c->prev[i]];
+		*TREX_VEC_AT(&c->idx->flows, struct trex_flow, out) =
+		    (struct trex_flow){from->phase == 't', to->encl, from->track, to->track,
+		                       from->ts,           to->ts,   from->cat,   from->name};
+		out++;
 	}
+}
+
+static enum trex_status emit_flows(struct bld *c)
+{
+	unsigned threads = par_threads(c, c->nfpts);
+	struct emit_job j = {c, c->idx->flows.count, threads, calloc(threads, sizeof(size_t))};
+	size_t pos = j.base;
+
+	if (!j.at)
+		return nomem(c);
+	par_run(threads, j.ntasks, emit_count, &j);
+	for (size_t k = 0; k < j.ntasks; k++) {
+		size_t n = j.at[k];
+
+		j.at[k] = pos;
+		pos += n;
+	}
+	while (c->idx->flows.count < pos) {
+		if (!trex_vec_push(&c->idx->flows)) {
+			free(j.at);
+			return nomem(c);
+		}
+	}
+	par_run(threads, j.ntasks, emit_fill, &j);
+	free(j.at);
 	return TREX_OK;
 }
 
 static void flow_parts_free(struct bld *c)
 {
-	for (uint32_t p = 0; c->fparts && p < c->nfparts; p++)
-		trex_vec_free(&c->fparts[p]);
-	free(c->fparts);
-	c->fparts = NULL;
+	free(c->fkeys);
+	c->fkeys = NULL;
+	free(c->fpart_first);
+	c->fpart_first = NULL;
 	c->nfparts = 0;
-	trex_vec_free(&c->fpts);
+	free(c->fpts);
+	c->fpts = NULL;
+	c->nfpts = 0;
 	free(c->prev);
 	c->prev = NULL;
 }
 
+struct match_job {
+	struct bld *c;
+	struct match_task *tasks;
+	size_t ntasks;
+};
+
+/* Task k matches a contiguous range of partitions. */
+static void match_task_main(void *arg, size_t k)
+{
+	struct match_job *j = arg;
+	struct match_task *t = &j->tasks[k];
+	uint32_t np = j->c->nfparts, lo = (uint32_t)(np * k / j->ntasks),
+	         hi = (uint32_t)(np * (k + 1) / j->ntasks);
+
+	for (uint32_t p = lo; p < hi && !t->failed; p++) {
+		size_t first = j->c->fpart_first[p], n = j->c->fpart_first[p + 1] - first;
+
+		t->failed = !match_partition(t, j->c->fkeys + first, n);
+	}
+	free(t->chains);
+	free(t->chain_slots);
+}
+
 static enum trex_status match_flows(struct bld *c)
 {
+	unsigned threads = par_threads(c, c->nfpts);
+	struct match_job j = {c, calloc(threads, sizeof(*j.tasks)), threads};
 	enum trex_status st = TREX_OK;
 
-	c->prev = malloc((c->fpts.count + 1) * sizeof(*c->prev));
-	if (!c->prev)
+	c->prev = trex_big_malloc((c->nfpts + 1) * sizeof(*c->prev));
+	if (!c->prev || !j.tasks)
 		st = nomem(c);
-	for (uint32_t p = 0; st == TREX_OK && p < c->nfparts; p++) {
-		st = match_partition(c, &c->fparts[p]);
-		trex_vec_free(&c->fparts[p]);
+	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++)
+		j.tasks[k].prev = c->prev;
+	if (st == TREX_OK)
+		par_run(threads, j.ntasks, match_task_main, &j);
+	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++) {
+		if (j.tasks[k].failed)
+			st = nomem(c);
+		c->integ[c->file].orphan_flow_start += j.tasks[k].orphan_start;
+		c->integ[c->file].orphan_flow_end += j.tasks[k].orphan_end;
 	}
+	free(j.tasks);
 	if (st == TREX_OK)
 		st = emit_flows(c);
 	flow_parts_free(c);
@@ -913,60 +1229,148 @@ static enum trex_status finish_file(struct bld *c)
 	return match_flows(c);
 }
 
-/* Per-file state; flow keys get about FLOW_PART_KEYS per partition. */
-static enum trex_status start_file(struct bld *c, size_t part)
+static void pmerge_free(struct bld *c)
+{
+	for (size_t k = 0; c->pm && k < c->npm; k++) {
+		free(c->pm[k].smap);
+		free(c->pm[k].pmap);
+		free(c->pm[k].tmap);
+		free(c->pm[k].fpos);
+		free(c->pm[k].catc);
+		free(c->pm[k].gpu);
+	}
+	free(c->pm);
+	c->pm = NULL;
+	c->npm = 0;
+}
+
+/* Per-file state and the id maps of its parts [first, end), in file
+ * order; flow keys get about FLOW_PART_KEYS per partition. */
+static enum trex_status start_file(struct bld *c, size_t first, size_t end)
 {
 	const struct trex_build_input *in = c->in;
-	uint32_t file = in->parts[part]->file;
+	uint32_t file = in->parts[first]->file;
+	uint64_t seq = 0;
 	size_t points = 0;
+	enum trex_status st = TREX_OK;
 
 	c->file = file;
 	c->file_first_track = c->ntracks;
-	c->seq_base = 0;
 	c->base = in->files[file].base_time_ns;
-	for (size_t i = part; i < in->part_count && in->parts[i]->file == file; i++)
+	c->npm = end - first;
+	c->pm = calloc(c->npm, sizeof(*c->pm));
+	if (!c->pm)
+		return nomem(c);
+	for (size_t i = first; i < end; i++)
 		points += in->parts[i]->flows.count;
+	if (points > UINT32_MAX - 1)
+		return too_many(c);
 	c->nfparts = 1;
 	while (c->nfparts < FLOW_PARTS_MAX && (size_t)c->nfparts * FLOW_PART_KEYS < points)
 		c->nfparts *= 2;
-	trex_vec_init(&c->fpts, sizeof(struct fpoint));
-	c->fparts = calloc(c->nfparts, sizeof(*c->fparts));
-	if (!c->fparts)
+	c->nfpts = points;
+	c->fpts = trex_big_malloc((points + 1) * sizeof(*c->fpts));
+	c->fkeys = trex_big_malloc((points + 1) * sizeof(*c->fkeys));
+	c->fpart_first = calloc((size_t)c->nfparts + 1, sizeof(*c->fpart_first));
+	if (!c->fpts || !c->fkeys || !c->fpart_first)
 		return nomem(c);
-	for (uint32_t p = 0; p < c->nfparts; p++) {
-		trex_vec_init(&c->fparts[p], sizeof(struct fkey));
-		if (!trex_vec_reserve(&c->fparts[p], points / c->nfparts * 5 / 4 + 16))
+	points = 0;
+	for (size_t i = first; i < end && st == TREX_OK; i++) {
+		struct trex_builder *b = in->parts[i];
+		struct pmerge *pm = &c->pm[i - first];
+
+		if (b->failed)
 			return nomem(c);
+		if (seq + b->seq > UINT32_MAX)
+			return too_many(c);
+		pm->seq_base = seq;
+		pm->flow_first = points;
+		seq += b->seq;
+		points += b->flows.count;
+		pm->fpos = calloc(c->nfparts, sizeof(*pm->fpos));
+		if (!pm->fpos)
+			return nomem(c);
+		c->bad_id = false;
+		st = map_strings(c, b, pm);
+		if (st == TREX_OK)
+			st = map_tracks(c, b, pm);
+		pm->bad_id = c->bad_id;
 	}
-	return trex_vec_reserve(&c->fpts, points) ? TREX_OK : nomem(c);
+	return st;
 }
 
-static enum trex_status merge_part(struct bld *c, struct trex_builder *b)
+/* The parallel passes over the file's parts, then where each part's keys
+ * go: partition by partition, parts in file order. */
+static enum trex_status prepare_parts(struct bld *c, size_t first)
+{
+	struct prep_job j = {c, first};
+	size_t records = 0, pos = 0;
+	unsigned threads;
+
+	for (size_t k = 0; k < c->npm; k++) {
+		const struct trex_builder *b = c->in->parts[first + k];
+
+		records += b->slices.count + b->be.count + b->asyncs.count;
+	}
+	if (c->idx->slices.count + c->rest.count + records >= UINT32_MAX - 1)
+		return too_many(c);
+	for (size_t k = 0; k < c->npm; k++) {
+		const struct trex_builder *b = c->in->parts[first + k];
+
+		size_t tail = b->be.count ? 0 : b->slices.count - tail_first(b);
+
+		/* room in rest for the tails, filled by the threads */
+		c->pm[k].tail_at = c->rest.count;
+		for (size_t i = 0; i < tail; i++) {
+			if (!trex_vec_push(&c->rest))
+				return nomem(c);
+		}
+	}
+	threads = par_threads(c, records + c->nfpts);
+	par_run(threads, c->npm, prep_task, &j);
+	for (uint32_t h = 0; h < c->nfparts; h++) {
+		c->fpart_first[h] = pos;
+		for (size_t k = 0; k < c->npm; k++) {
+			size_t n = c->pm[k].fpos[h];
+
+			c->pm[k].fpos[h] = pos;
+			pos += n;
+		}
+	}
+	c->fpart_first[c->nfparts] = pos;
+	par_run(threads, c->npm, flow_task, &j);
+	return TREX_OK;
+}
+
+/* The serial rest of a part: what its threads left, B/E and async
+ * pairing, instants and samples. */
+static enum trex_status merge_part(struct bld *c, struct trex_builder *b, struct pmerge *pm)
 {
 	enum trex_status st;
 
-	if (b->failed)
-		return nomem(c);
-	if (c->seq_base + b->seq > UINT32_MAX)
-		return too_many(c);
-	c->bad_id = false;
-	st = map_strings(c, b);
-	if (st == TREX_OK)
-		st = map_tracks(c, b);
-	if (st == TREX_OK)
-		st = merge_slices(c, b);
+	c->smap = pm->smap;
+	c->nsmap = pm->ns;
+	c->pmap = pm->pmap;
+	c->npmap = pm->np;
+	c->tmap = pm->tmap;
+	c->ntmap = pm->nt;
+	c->bad_id = pm->bad_id;
+	c->seq_base = pm->seq_base;
+	for (uint32_t t = 0; t < pm->nt; t++) {
+		if (pm->gpu[t])
+			c->tracks[pm->tmap[t]].gpu = 1;
+	}
+	c->integ[c->file].reversed += pm->reversed;
+	st = merge_slices(c, b, pm);
 	if (st == TREX_OK)
 		st = merge_asyncs(c, b);
 	if (st == TREX_OK)
 		st = merge_instants(c, b);
 	if (st == TREX_OK)
 		st = merge_samples(c, b);
-	if (st == TREX_OK)
-		st = merge_flows(c, b);
 	if (st == TREX_OK && c->bad_id)
 		st = trex_error_set(c->err, TREX_USAGE, c->in->files[c->file].path, -1,
 		                    "builder: string, track or process id out of range");
-	c->seq_base += b->seq;
 	return st;
 }
 
@@ -1016,22 +1420,25 @@ static enum trex_status merge_all(struct bld *c)
 	const struct trex_build_input *in = c->in;
 	enum trex_status st = TREX_OK;
 
-	for (size_t i = 0; i < in->part_count && st == TREX_OK; i++) {
-		struct trex_builder *b = in->parts[i];
-
-		if (i == 0 || b->file != c->file) {
-			if (i > 0)
-				st = finish_file(c);
-			if (st == TREX_OK)
-				st = start_file(c, i);
-		}
+	for (size_t i = 0, end; i < in->part_count && st == TREX_OK; i = end) {
+		end = i + 1;
+		while (end < in->part_count && in->parts[end]->file == in->parts[i]->file)
+			end++;
+		st = start_file(c, i, end);
 		if (st == TREX_OK)
-			st = merge_part(c, b);
-		trex_builder_free(b);
-		in->parts[i] = NULL;
+			st = prepare_parts(c, i);
+		for (size_t k = i; k < end; k++) {
+			if (st == TREX_OK)
+				st = merge_part(c, in->parts[k], &c->pm[k - i]);
+			trex_builder_free(in->parts[k]);
+			in->parts[k] = NULL;
+		}
+		pmerge_free(c);
+		if (st == TREX_OK)
+			st = finish_file(c);
 	}
-	if (st == TREX_OK && in->part_count > 0)
-		st = finish_file(c);
+	if (st == TREX_OK)
+		st = join_rest(c);
 	return st;
 }
 
@@ -1332,6 +1739,7 @@ struct sort_worker {
 	uint32_t *tmp;
 	size_t cap;
 	int64_t *stack;   /* ends of the open slices, DEPTH_LIMIT entries */
+	struct run_head *heads; /* KWAY_MAX entries */
 	uint32_t *counts; /* slices per depth, DEPTH_LIMIT entries */
 	pthread_t thread;
 };
@@ -1425,11 +1833,106 @@ static void merge_sort(const struct trex_vec *v, uint32_t *ids, uint32_t *tmp, s
 		memcpy(ids, src, n * sizeof(*ids));
 }
 
-static void sort_ids(const struct trex_vec *v, uint32_t *ids, uint32_t *tmp, size_t n)
+/* A sorted run of ids being merged, with its head's sort key cached. */
+struct run_head {
+	int64_t ts, dur;
+	uint32_t reserved;
+	uint32_t pos, end; /* head and end of the run in ids */
+};
+
+/* Runs merged at once at most; more and the merge sort is used. */
+#define KWAY_MAX 1024
+
+static inline bool head_less(const struct run_head *a, const struct run_head *b)
 {
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->dur != b->dur)
+		return a->dur > b->dur;
+	return a->reserved < b->reserved;
+}
+
+static inline void head_load(const struct trex_vec *v, const uint32_t *ids, struct run_head *h)
+{
+	const struct trex_slice *s = SL(v, ids[h->pos]);
+
+	h->ts = s->ts;
+	h->dur = s->dur;
+	h->reserved = s->reserved;
+}
+
+static void heap_down(struct run_head *h, size_t k, size_t i)
+{
+	struct run_head x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= k)
+			break;
+		if (c + 1 < k && head_less(&h[c + 1], &h[c]))
+			c++;
+		if (!head_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/* Splits ids into its sorted runs; false if there are more than KWAY_MAX. */
+static bool find_runs(const struct trex_vec *v, const uint32_t *ids, size_t n,
+                      struct run_head *heads, size_t *nruns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; k++) {
+		size_t e = run_end(v, ids, i, n);
+
+		if (k == KWAY_MAX)
+			return false;
+		heads[k].pos = (uint32_t)i;
+		heads[k].end = (uint32_t)e;
+		head_load(v, ids, &heads[k]);
+		i = e;
+	}
+	*nruns = k;
+	return true;
+}
+
+/* Input made of a few long sorted runs (a thread's events written kind by
+ * kind, each kind in order) merged in one pass through a heap of their
+ * heads: each slice is read once, where pairwise merging would read it
+ * once per level. The order is total, so the result is the merge sort's. */
+static void kway_merge(const struct trex_vec *v, uint32_t *ids, uint32_t *tmp, size_t n,
+                       struct run_head *h, size_t k)
+{
+	for (size_t i = k / 2; i-- > 0;)
+		heap_down(h, k, i);
+	for (size_t out = 0; out < n; out++) {
+		tmp[out] = ids[h[0].pos];
+		if (++h[0].pos < h[0].end) {
+			head_load(v, ids, &h[0]);
+		} else {
+			h[0] = h[--k];
+			if (k == 0)
+				break;
+		}
+		heap_down(h, k, 0);
+	}
+	memcpy(ids, tmp, n * sizeof(*ids));
+}
+
+static void sort_ids(const struct trex_vec *v, uint32_t *ids, uint32_t *tmp, size_t n,
+                     struct run_head *heads)
+{
+	size_t nruns;
+
 	if (ids_sorted(v, ids, n))
 		return;
-	if (!insertion_sort(v, ids, n, 4 * n + 1024))
+	if (find_runs(v, ids, n, heads, &nruns))
+		kway_merge(v, ids, tmp, n, heads, nruns);
+	else if (!insertion_sort(v, ids, n, 4 * n + 1024))
 		merge_sort(v, ids, tmp, n);
 }
 
@@ -1500,7 +2003,7 @@ static enum trex_status sort_track(struct sort_worker *w, uint32_t t)
 		return TREX_OK;
 	if (!worker_fit(w, n))
 		return TREX_NOMEM;
-	sort_ids(ss->v, ids, w->tmp, n);
+	sort_ids(ss->v, ids, w->tmp, n, w->heads);
 	return assign_depths(w, ids, n, &ss->res[t]);
 }
 
@@ -1570,7 +2073,8 @@ static bool worker_init(struct sort_worker *w, struct slice_sort *ss)
 	w->ss = ss;
 	w->stack = malloc(DEPTH_LIMIT * sizeof(*w->stack));
 	w->counts = malloc(DEPTH_LIMIT * sizeof(*w->counts));
-	return w->stack && w->counts;
+	w->heads = malloc(KWAY_MAX * sizeof(*w->heads));
+	return w->stack && w->counts && w->heads;
 }
 
 static void worker_free(struct sort_worker *w)
@@ -1578,6 +2082,7 @@ static void worker_free(struct sort_worker *w)
 	free(w->tmp);
 	free(w->stack);
 	free(w->counts);
+	free(w->heads);
 }
 
 /* Sorts and nests every track, on up to in->threads threads; tracks are
@@ -1609,34 +2114,69 @@ static enum trex_status run_workers(struct bld *c, struct slice_sort *ss)
 	return (enum trex_status)atomic_load(&ss->status);
 }
 
-/* Counting sort of slice ids by (display order) track. Also renumbers
- * each slice's track. */
+/* Counting sort of slice ids by (display order) track, in ranges of ids
+ * on the build's threads: each range counts its slices per track, then
+ * writes its ids from its own offsets, so perm is the same for any
+ * number of ranges. Also renumbers each slice's track. */
+struct bucket_job {
+	struct bld *c;
+	struct slice_sort *ss;
+	uint32_t *next; /* ntasks x ntracks: counts, then write offsets */
+	size_t ntasks;
+};
+
+static void bucket_count(void *arg, size_t k)
+{
+	struct bucket_job *j = arg;
+	struct trex_vec *v = &j->c->idx->slices;
+	uint32_t *cnt = j->next + k * j->ss->ntracks;
+
+	for (size_t i = v->count * k / j->ntasks; i < v->count * (k + 1) / j->ntasks; i++) {
+		struct trex_slice *s = SL(v, i);
+
+		s->track = j->c->track_new[s->track];
+		cnt[s->track]++;
+	}
+}
+
+static void bucket_fill(void *arg, size_t k)
+{
+	struct bucket_job *j = arg;
+	struct trex_vec *v = &j->c->idx->slices;
+	uint32_t *next = j->next + k * j->ss->ntracks;
+
+	for (size_t i = v->count * k / j->ntasks; i < v->count * (k + 1) / j->ntasks; i++)
+		j->ss->perm[next[SL(v, i)->track]++] = (uint32_t)i;
+}
+
 static enum trex_status bucket_slices(struct bld *c, struct slice_sort *ss)
 {
 	struct trex_vec *v = &c->idx->slices;
-	uint32_t *next;
+	unsigned threads = par_threads(c, v->count);
+	struct bucket_job j = {c, ss, NULL, threads};
+	uint32_t pos = 0;
 
 	ss->first = calloc((size_t)ss->ntracks + 1, sizeof(*ss->first));
-	ss->perm = malloc((v->count + 1) * sizeof(*ss->perm));
+	ss->perm = trex_big_malloc((v->count + 1) * sizeof(*ss->perm));
 	ss->res = calloc((size_t)ss->ntracks + 1, sizeof(*ss->res));
-	next = malloc(((size_t)ss->ntracks + 1) * sizeof(*next));
-	if (!ss->first || !ss->perm || !ss->res || !next) {
-		free(next);
+	j.next = calloc(j.ntasks * ss->ntracks + 1, sizeof(*j.next));
+	if (!ss->first || !ss->perm || !ss->res || !j.next) {
+		free(j.next);
 		return nomem(c);
 	}
-	for (size_t i = 0; i < v->count; i++) {
-		struct trex_slice *s = SL(v, i);
-
-		s->track = c->track_new[s->track];
-		ss->first[s->track + 1]++;
-	}
+	par_run(threads, j.ntasks, bucket_count, &j);
 	for (uint32_t t = 0; t < ss->ntracks; t++) {
-		ss->first[t + 1] += ss->first[t];
-		next[t] = ss->first[t];
+		ss->first[t] = pos;
+		for (size_t k = 0; k < j.ntasks; k++) {
+			uint32_t n = j.next[k * ss->ntracks + t];
+
+			j.next[k * ss->ntracks + t] = pos;
+			pos += n;
+		}
 	}
-	for (size_t i = 0; i < v->count; i++)
-		ss->perm[next[SL(v, i)->track]++] = (uint32_t)i;
-	free(next);
+	ss->first[ss->ntracks] = pos;
+	par_run(threads, j.ntasks, bucket_fill, &j);
+	free(j.next);
 	return TREX_OK;
 }
 
@@ -1781,19 +2321,162 @@ static void place_range(const struct trex_index *idx, struct trex_vec *v, size_t
 		            b + ((size_t)1 << shift) < hi ? b + ((size_t)1 << shift) : hi, buf);
 }
 
+/* On several threads, [lo, hi) is first split in place into the slices
+ * bound for [lo, mid) and those bound for [mid, hi): each thread
+ * partitions a chunk of its own, then the slices on the wrong side are
+ * swapped pairwise, also in shares. Each side then goes on with its share
+ * of the threads, one thread placing a range alone (place_range). The
+ * places are fixed by the lanes, so the result is the same for any split. */
+#define SPLIT_MAX 64
+
+struct split_job {
+	const struct trex_index *idx;
+	struct trex_vec *v;
+	size_t lo, mid, hi;
+	unsigned threads;
+	size_t nl[SPLIT_MAX]; /* per chunk: slices bound below mid */
+	size_t a_lo[SPLIT_MAX], a_n[SPLIT_MAX], b_lo[SPLIT_MAX], b_n[SPLIT_MAX];
+	size_t na, nb, swaps;
+	atomic_bool failed;
+};
+
+static inline size_t chunk_at(const struct split_job *j, size_t k)
+{
+	return j->lo + (j->hi - j->lo) * k / j->threads;
+}
+
+static void split_partition(void *arg, size_t k)
+{
+	struct split_job *j = arg;
+	size_t a = chunk_at(j, k), i = a, e = chunk_at(j, k + 1);
+	struct trex_slice t;
+
+	for (;;) {
+		while (i < e && slice_dest(j->idx, SL(j->v, i)) < j->mid)
+			i++;
+		while (i < e && slice_dest(j->idx, SL(j->v, e - 1)) >= j->mid)
+			e--;
+		if (i + 1 >= e)
+			break;
+		e--;
+		t = *SL(j->v, i);
+		*SL(j->v, i) = *SL(j->v, e);
+		*SL(j->v, e) = t;
+		i++;
+	}
+	j->nl[k] = i - a;
+}
+
+/* Position of the n-th slot of a list of segments. */
+static size_t seg_pos(const size_t *lo, const size_t *len, size_t n)
+{
+	size_t s = 0;
+
+	while (n >= len[s])
+		n -= len[s++];
+	return lo[s] + n;
+}
+
+static void split_swap(void *arg, size_t k)
+{
+	struct split_job *j = arg;
+	size_t from = j->swaps * k / j->threads, to = j->swaps * (k + 1) / j->threads;
+
+	for (size_t n = from; n < to; n++) {
+		struct trex_slice *x = SL(j->v, seg_pos(j->a_lo, j->a_n, n));
+		struct trex_slice *y = SL(j->v, seg_pos(j->b_lo, j->b_n, n));
+		struct trex_slice t = *x;
+
+		*x = *y;
+		*y = t;
+	}
+}
+
+/* The misplaced slices after split_partition: bound high below mid (a)
+ * and bound low from mid on (b), as lists of segments. */
+static void split_segments(struct split_job *j)
+{
+	j->na = j->nb = j->swaps = 0;
+	for (size_t k = 0; k < j->threads; k++) {
+		size_t a = chunk_at(j, k), e = chunk_at(j, k + 1), m = a + j->nl[k];
+		size_t r0 = m > j->lo ? m : j->lo, r1 = e < j->mid ? e : j->mid;
+		size_t l0 = a > j->mid ? a : j->mid, l1 = m;
+
+		if (r0 < r1) {
+			j->a_lo[j->na] = r0;
+			j->a_n[j->na++] = r1 - r0;
+			j->swaps += r1 - r0;
+		}
+		if (l0 < l1) {
+			j->b_lo[j->nb] = l0;
+			j->b_n[j->nb++] = l1 - l0;
+		}
+	}
+}
+
+static bool place_split(const struct trex_index *idx, struct trex_vec *v, size_t lo, size_t hi,
+                        unsigned threads);
+
+struct split_side {
+	const struct trex_index *idx;
+	struct trex_vec *v;
+	size_t lo[2], hi[2];
+	unsigned threads[2];
+	atomic_bool failed;
+};
+
+static void split_side_task(void *arg, size_t k)
+{
+	struct split_side *s = arg;
+
+	if (!place_split(s->idx, s->v, s->lo[k], s->hi[k], s->threads[k]))
+		atomic_store(&s->failed, true);
+}
+
+static bool place_split(const struct trex_index *idx, struct trex_vec *v, size_t lo, size_t hi,
+                        unsigned threads)
+{
+	struct split_job *j;
+	struct split_side side;
+	unsigned left;
+
+	if (threads <= 1 || hi - lo <= (size_t)PLACE_BUF * threads) {
+		struct trex_slice *buf = malloc(PLACE_BUF * sizeof(*buf));
+
+		if (!buf)
+			return false;
+		if (hi > lo)
+			place_range(idx, v, lo, hi, buf);
+		free(buf);
+		return true;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return false;
+	left = threads / 2;
+	*j = (struct split_job){.idx = idx, .v = v, .lo = lo, .hi = hi, .threads = threads};
+	j->mid = lo + (hi - lo) * left / threads;
+	par_run(threads, threads, split_partition, j);
+	split_segments(j);
+	par_run(threads, threads, split_swap, j);
+	side =
+	    (struct split_side){idx, v, {lo, j->mid}, {j->mid, hi}, {left, threads - left}, false};
+	free(j);
+	atomic_init(&side.failed, false);
+	par_run(2, 2, split_side_task, &side);
+	return !atomic_load(&side.failed);
+}
+
 /* Moves every slice to its place in (track, depth, ts) order, in place
- * but for a buffer of PLACE_BUF records. */
+ * but for a buffer of PLACE_BUF records per thread. */
 static enum trex_status place_slices(struct bld *c)
 {
 	struct trex_vec *v = &c->idx->slices;
-	struct trex_slice *buf = malloc(PLACE_BUF * sizeof(*buf));
+	unsigned threads = par_threads(c, v->count);
 
-	if (!buf)
-		return nomem(c);
-	if (v->count)
-		place_range(c->idx, v, 0, v->count, buf);
-	free(buf);
-	return TREX_OK;
+	if (threads > SPLIT_MAX)
+		threads = SPLIT_MAX;
+	return place_split(c->idx, v, 0, v->count, threads) ? TREX_OK : nomem(c);
 }
 
 static void slice_sort_free(struct slice_sort *ss)
@@ -1968,7 +2651,7 @@ static bool sort_hi32(uint64_t *keys, size_t n)
 		qsort(keys, n, sizeof(*keys), cmp_u64);
 		return true;
 	}
-	tmp = malloc(n * sizeof(*tmp));
+	tmp = trex_big_malloc(n * sizeof(*tmp));
 	hist = calloc(2 * RADIX, sizeof(*hist));
 	if (!tmp || !hist) {
 		free(tmp);
@@ -2088,97 +2771,153 @@ static uint32_t bind_next(const struct trex_index *idx, uint32_t track, int64_t 
 	return best;
 }
 
-/* Binds both ends of every flow to slices, counting points on none. */
-static void bind_flows(struct bld *c, uint32_t *hints)
+/* Flows are bound in ranges, one per task, each with its own search hints
+ * and counts (summed afterwards, in task order). */
+struct bind_task {
+	uint32_t *hints;              /* per lane */
+	struct trex_integrity *integ; /* per file */
+	int64_t start, end;           /* span seen, start > end if none */
+};
+
+struct bind_job {
+	struct bld *c;
+	struct bind_task *tasks;
+	size_t ntasks;
+	bool failed;
+};
+
+static void bind_range(struct bld *c, struct bind_task *t, size_t lo, size_t hi)
 {
 	struct trex_index *idx = c->idx;
 
-	for (size_t i = 0; i < idx->flows.count; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		struct trex_flow *f = TREX_VEC_AT(&idx->flows, struct trex_flow, i);
 		bool from_step = f->from_slice, to_enclosing = f->to_slice;
 		struct trex_integrity *integ;
 
 		f->from_track = c->track_new[f->from_track];
 		f->to_track = c->track_new[f->to_track];
-		integ = &c->integ[track_file(idx, f->from_track)];
-		f->from_slice = bind_enclosing(idx, f->from_track, f->from_ts, hints);
-		f->to_slice = to_enclosing ? bind_enclosing(idx, f->to_track, f->to_ts, hints)
-		                           : bind_next(idx, f->to_track, f->to_ts, hints);
+		integ = &t->integ[track_file(idx, f->from_track)];
+		f->from_slice = bind_enclosing(idx, f->from_track, f->from_ts, t->hints);
+		f->to_slice = to_enclosing ? bind_enclosing(idx, f->to_track, f->to_ts, t->hints)
+		                           : bind_next(idx, f->to_track, f->to_ts, t->hints);
 		if (f->from_slice == TREX_NONE && !from_step)
 			integ->unbound_flow_points++;
 		if (f->to_slice == TREX_NONE)
 			integ->unbound_flow_points++;
-		note_span(c, f->from_ts, f->from_ts);
-		note_span(c, f->to_ts, f->to_ts);
+		t->start = f->from_ts < t->start ? f->from_ts : t->start;
+		t->start = f->to_ts < t->start ? f->to_ts : t->start;
+		t->end = f->from_ts > t->end ? f->from_ts : t->end;
+		t->end = f->to_ts > t->end ? f->to_ts : t->end;
 	}
 }
 
-/* Flow ids ordered by (slice at one end, id). */
-static bool flow_order(struct trex_index *idx, bool to, uint64_t *keys, uint32_t *out)
+static void bind_task_main(void *arg, size_t k)
+{
+	struct bind_job *j = arg;
+	size_t n = j->c->idx->flows.count;
+
+	bind_range(j->c, &j->tasks[k], n * k / j->ntasks, n * (k + 1) / j->ntasks);
+}
+
+/* Link tables: flow ids by the slice at each end, and per file the slice
+ * ids by correlation and by External id. Each table is one task sorting
+ * keys (value << 32 | id) of its own, so the tables build in parallel. */
+struct link_job {
+	struct trex_index *idx;
+	atomic_bool failed;
+};
+
+/* Flows by (from_slice, id) or (to_slice, id). */
+static bool flow_order(struct trex_index *idx, bool to, uint32_t *out)
 {
 	size_t n = idx->flows.count;
+	uint64_t *keys = trex_big_malloc((n + 1) * sizeof(*keys));
+	bool ok = keys != NULL;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; ok && i < n; i++) {
 		const struct trex_flow *f = trex_idx_flow(idx, (uint32_t)i);
 
 		keys[i] = ((uint64_t)(to ? f->to_slice : f->from_slice) << 32) | i;
 	}
-	if (!sort_hi32(keys, n))
-		return false;
-	for (size_t i = 0; i < n; i++)
+	ok = ok && sort_hi32(keys, n);
+	for (size_t i = 0; ok && i < n; i++)
 		out[i] = (uint32_t)keys[i];
-	return true;
-}
-
-static enum trex_status index_flows(struct bld *c)
-{
-	struct trex_index *idx = c->idx;
-	size_t n = idx->flows.count;
-	uint32_t *hints = calloc((size_t)idx->nlanes + 1, sizeof(*hints));
-	uint64_t *keys = malloc((n + 1) * sizeof(*keys));
-	bool ok;
-
-	idx->flows_out = malloc((n + 1) * sizeof(*idx->flows_out));
-	idx->flows_in = malloc((n + 1) * sizeof(*idx->flows_in));
-	ok = hints && keys && idx->flows_out && idx->flows_in;
-	if (ok)
-		bind_flows(c, hints);
-	ok = ok && flow_order(idx, false, keys, idx->flows_out) &&
-	     flow_order(idx, true, keys, idx->flows_in);
-	free(hints);
 	free(keys);
-	return ok ? TREX_OK : nomem(c);
+	return ok;
 }
 
-/* One file's slice ids carrying each link, ordered by (link value, id):
- * keys collected in one pass over the file's slices, then sorted. */
-static bool file_links(struct trex_index *idx, const struct trex_file_links *fl, uint64_t *ck,
-                       uint64_t *ek)
+/* File f's slices by (corr, id) or (ext_id, id). */
+static bool file_links(struct trex_index *idx, const struct trex_file_links *fl, bool ext)
 {
-	size_t nc = 0, ne = 0;
+	size_t n = 0, want = ext ? fl->ext_count : fl->corr_count;
+	uint16_t flag = ext ? TREX_SLICE_HAS_EXT_ID : TREX_SLICE_HAS_CORR;
+	uint32_t *out = ext ? idx->ext_ids + fl->ext_first : idx->corr_ids + fl->corr_first;
+	uint64_t *keys = trex_big_malloc((want + 1) * sizeof(*keys));
 
+	if (!keys)
+		return false;
 	for (uint32_t i = fl->first_slice; i < fl->first_slice + fl->slice_count; i++) {
 		const struct trex_slice *s = trex_idx_slice(idx, i);
 
-		if (s->flags & TREX_SLICE_HAS_CORR)
-			ck[nc++] = ((uint64_t)s->corr << 32) | i;
-		if (s->flags & TREX_SLICE_HAS_EXT_ID)
-			ek[ne++] = ((uint64_t)s->ext_id << 32) | i;
+		if ((s->flags & flag) && n < want)
+			keys[n++] = ((uint64_t)(ext ? s->ext_id : s->corr) << 32) | i;
 	}
-	if (!sort_hi32(ck, nc) || !sort_hi32(ek, ne))
+	if (!sort_hi32(keys, n)) {
+		free(keys);
 		return false;
-	for (size_t k = 0; k < nc; k++)
-		idx->corr_ids[fl->corr_first + k] = (uint32_t)ck[k];
-	for (size_t k = 0; k < ne; k++)
-		idx->ext_ids[fl->ext_first + k] = (uint32_t)ek[k];
+	}
+	for (size_t k = 0; k < n; k++)
+		out[k] = (uint32_t)keys[k];
+	free(keys);
 	return true;
 }
 
-static enum trex_status build_links(struct bld *c)
+/* Task 2f / 2f + 1: file f's External id / correlation table (the larger
+ * usually first). */
+static void link_task(struct link_job *j, size_t k)
+{
+	if (!file_links(j->idx, &j->idx->links[k / 2], k % 2 == 0))
+		atomic_store(&j->failed, true);
+}
+
+/* Task 0 / 1: flows by their from / to slice. */
+static void flow_link_task(void *arg, size_t k)
+{
+	struct link_job *j = arg;
+
+	if (!flow_order(j->idx, k == 1, k == 1 ? j->idx->flows_in : j->idx->flows_out))
+		atomic_store(&j->failed, true);
+}
+
+/* Binding flows (in ranges) and the files' link tables are independent:
+ * one set of tasks, the largest tables first. */
+struct bind_link_job {
+	struct bind_job *bind;
+	struct link_job *link;
+	size_t nfile; /* 2 per file */
+};
+
+static void bind_link_task(void *arg, size_t k)
+{
+	struct bind_link_job *j = arg;
+
+	if (k < j->nfile)
+		link_task(j->link, k);
+	else
+		bind_task_main(j->bind, k - j->nfile);
+}
+
+/* Binds both ends of every flow to slices, counting points on none, and
+ * builds the files' link tables alongside. */
+static enum trex_status index_flows(struct bld *c)
 {
 	struct trex_index *idx = c->idx;
-	size_t nc = 0, ne = 0, most_c = 0, most_e = 0;
-	uint64_t *ck, *ek;
+	unsigned threads = par_threads(c, idx->slices.count + idx->flows.count);
+	size_t nc = 0, ne = 0, n = idx->flows.count;
+	struct bind_job b = {c, calloc(threads, sizeof(*b.tasks)), threads, false};
+	struct link_job l = {idx, false};
+	struct bind_link_job j = {&b, &l, 2 * (size_t)idx->nfiles};
 	bool ok;
 
 	for (uint32_t f = 0; f < idx->nfiles; f++) {
@@ -2188,19 +2927,45 @@ static enum trex_status build_links(struct bld *c)
 		fl->ext_first = ne;
 		nc += fl->corr_count;
 		ne += fl->ext_count;
-		most_c = fl->corr_count > most_c ? fl->corr_count : most_c;
-		most_e = fl->ext_count > most_e ? fl->ext_count : most_e;
 	}
+	atomic_init(&l.failed, false);
 	idx->corr_ids = malloc((nc + 1) * sizeof(*idx->corr_ids));
 	idx->ext_ids = malloc((ne + 1) * sizeof(*idx->ext_ids));
-	ck = malloc((most_c + 1) * sizeof(*ck));
-	ek = malloc((most_e + 1) * sizeof(*ek));
-	ok = idx->corr_ids && idx->ext_ids && ck && ek;
-	for (uint32_t f = 0; ok && f < idx->nfiles; f++)
-		ok = file_links(idx, &idx->links[f], ck, ek);
-	free(ck);
-	free(ek);
-	return ok ? TREX_OK : nomem(c);
+	idx->flows_out = malloc((n + 1) * sizeof(*idx->flows_out));
+	idx->flows_in = malloc((n + 1) * sizeof(*idx->flows_in));
+	ok = b.tasks && idx->corr_ids && idx->ext_ids && idx->flows_out && idx->flows_in;
+	for (size_t k = 0; ok && k < b.ntasks; k++) {
+		b.tasks[k].hints = calloc((size_t)idx->nlanes + 1, sizeof(*b.tasks[k].hints));
+		b.tasks[k].integ = calloc((size_t)idx->nfiles + 1, sizeof(*b.tasks[k].integ));
+		b.tasks[k].start = INT64_MAX;
+		b.tasks[k].end = INT64_MIN;
+		ok = b.tasks[k].hints && b.tasks[k].integ;
+	}
+	if (ok)
+		par_run(threads, j.nfile + b.ntasks, bind_link_task, &j);
+	for (size_t k = 0; b.tasks && k < b.ntasks; k++) {
+		if (ok && b.tasks[k].start <= b.tasks[k].end) {
+			note_span(c, b.tasks[k].start, b.tasks[k].start);
+			note_span(c, b.tasks[k].end, b.tasks[k].end);
+		}
+		for (uint32_t f = 0; ok && f < idx->nfiles; f++)
+			trex_integrity_add(&c->integ[f], &b.tasks[k].integ[f]);
+		free(b.tasks[k].hints);
+		free(b.tasks[k].integ);
+	}
+	free(b.tasks);
+	return ok && !atomic_load(&l.failed) ? TREX_OK : nomem(c);
+}
+
+/* The flow tables, once flows are bound. */
+static enum trex_status build_links(struct bld *c)
+{
+	struct trex_index *idx = c->idx;
+	struct link_job l = {idx, false};
+
+	atomic_init(&l.failed, false);
+	par_run(par_threads(c, idx->flows.count), 2, flow_link_task, &l);
+	return atomic_load(&l.failed) ? nomem(c) : TREX_OK;
 }
 
 /* ---- files, setup and teardown
@@ -2275,6 +3040,7 @@ static enum trex_status bld_init(struct bld *c)
 	trex_vec_init(&idx->instants, sizeof(struct trex_instant));
 	trex_vec_init(&idx->flows, sizeof(struct trex_flow));
 	trex_vec_init(&c->samples, sizeof(struct trex_bsample));
+	trex_vec_init(&c->rest, sizeof(struct trex_slice));
 	idx->start = 1; /* start > end: no event seen yet */
 	idx->end = 0;
 	c->pool_free = TREX_NONE;
@@ -2304,20 +3070,16 @@ static void bld_free(struct bld *c)
 	trex_kmap_free(&c->proc_map);
 	trex_kmap_free(&c->track_map);
 	trex_vec_free(&c->samples);
+	trex_vec_free(&c->rest);
 	free(c->cat_cls);
 	free(c->integ);
 	free(c->file_end);
-	free(c->smap);
-	free(c->pmap);
-	free(c->tmap);
+	pmerge_free(c);
 	free(c->be_top);
 	free(c->pool);
 	trex_kmap_free(&c->async_map);
 	free(c->async_tops);
 	flow_parts_free(c);
-	free(c->chains);
-	free(c->chain_slots);
-	free(c->sorted_keys);
 	free(c->track_new);
 }
 

@@ -106,6 +106,60 @@ Test(vec, released_blocks_are_freed_once)
 	trex_vec_free(&v); /* must not double free (ASan/valgrind) */
 }
 
+static void push_n(struct trex_vec *v, size_t n, uint64_t first)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *p = trex_vec_push(v);
+
+		cr_assert_not_null(p);
+		*p = first + i;
+	}
+}
+
+Test(vec, full_blocks_move_without_copy)
+{
+	struct trex_vec dst, a, b, small;
+	unsigned char *a0, *a1;
+	bool ok;
+
+	trex_vec_init(&dst, sizeof(uint64_t));
+	trex_vec_init(&a, sizeof(uint64_t));
+	trex_vec_init(&b, sizeof(uint64_t));
+	trex_vec_init(&small, sizeof(uint64_t));
+	push_n(&a, 2 * TREX_VEC_BLOCK + 5, 0);
+	push_n(&b, TREX_VEC_BLOCK, 1000000);
+	push_n(&small, 100, 7);
+	a0 = a.blocks[0];
+	a1 = a.blocks[1];
+	/* a part smaller than a block has nothing to hand over */
+	cr_assert_eq(trex_vec_take_full_blocks(&dst, &small, &ok), 0);
+	cr_assert(ok);
+	cr_assert_eq(dst.count, 0);
+	cr_assert_eq(trex_vec_take_full_blocks(&dst, &a, &ok), 2 * TREX_VEC_BLOCK);
+	cr_assert(ok);
+	cr_assert_eq(dst.blocks[0], a0, "moved, not copied");
+	cr_assert_eq(dst.blocks[1], a1);
+	cr_assert_null(a.blocks[0]);
+	cr_assert_eq(*TREX_VEC_AT(&a, uint64_t, 2 * TREX_VEC_BLOCK + 4), 2 * TREX_VEC_BLOCK + 4,
+	             "the partial last block stays readable");
+	cr_assert_eq(trex_vec_take_full_blocks(&dst, &b, &ok), TREX_VEC_BLOCK);
+	cr_assert_eq(dst.count, 3 * TREX_VEC_BLOCK);
+	cr_assert_eq(dst.cap, dst.count);
+	for (size_t i = 0; i < dst.count; i++)
+		cr_assert_eq(*TREX_VEC_AT(&dst, uint64_t, i),
+		             i < 2 * TREX_VEC_BLOCK ? i : 1000000 + i - 2 * TREX_VEC_BLOCK);
+	/* a partial block at the end of dst stops further moves */
+	push_n(&dst, 1, 42);
+	trex_vec_free(&a);
+	push_n(&a, TREX_VEC_BLOCK, 0);
+	cr_assert_eq(trex_vec_take_full_blocks(&dst, &a, &ok), 0);
+	cr_assert(ok);
+	trex_vec_free(&dst);
+	trex_vec_free(&a); /* moved blocks are freed by dst only (ASan/valgrind) */
+	trex_vec_free(&b);
+	trex_vec_free(&small);
+}
+
 /* ---- key map ------------------------------------------------------------------------ */
 
 Test(kmap, insert_find_grow_clear)

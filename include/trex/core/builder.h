@@ -98,7 +98,7 @@ struct trex_build_input {
 	 * (freed, parts[i] set to NULL) by the build, also on failure. */
 	struct trex_builder **parts;
 	size_t part_count;
-	unsigned threads; /* worker threads for sorting; 0 or 1 = this thread */
+	unsigned threads; /* worker threads for merging, sorting, placing and linking; 0 or 1 = this thread */
 };
 
 /* What a loader knows about a file; strings are plain C strings here. */
