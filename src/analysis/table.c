@@ -24,6 +24,15 @@ void trex_table_init(struct trex_table *t, const char *name, const struct trex_c
 	t->ncols = ncols;
 }
 
+struct trex_column *trex_table_init_owned(struct trex_table *t, const char *name, size_t ncols)
+{
+	struct trex_column *cols = calloc(ncols ? ncols : 1, sizeof(*cols));
+
+	trex_table_init(t, name, cols, cols ? ncols : 0);
+	t->owned_cols = cols;
+	return cols;
+}
+
 void trex_table_free(struct trex_table *t)
 {
 	struct trex_table_arena *a = t->arena;
@@ -35,6 +44,12 @@ void trex_table_free(struct trex_table *t)
 		a = next;
 	}
 	free(t->cells);
+	if (t->owned_cols) {
+		free(t->owned_cols);
+		t->owned_cols = NULL;
+		t->cols = NULL;
+		t->ncols = 0;
+	}
 	t->cells = NULL;
 	t->arena = NULL;
 	t->nrows = 0;

@@ -21,7 +21,12 @@
 	  "integrity")                                                                             \
 	X(KERNELS, "kernels",                                                                      \
 	  "GPU kernel summary: Time %, Total, Instances, Avg, Med, Min, "                          \
-	  "Max, StdDev, Name")
+	  "Max, StdDev, P95, P99, Name")                                                                    \
+	X(CATEGORIES, "categories",                                                                \
+	  "GPU time by kernel category (GEMM, attention, collectives, ...), "                      \
+	  "built-in or --schema")                                                                   \
+	X(GPU_TIME, "gpu-time",                                                                    \
+	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -34,9 +39,14 @@ enum cli_command {
  * parser and --help (the man page lists the same set). */
 #define CLI_OPTION_INFO(X)                                                                         \
 	X(FORMAT, "format", 0, "FMT",                                                              \
-	  "output format: text (default), csv or json; info: text or json")                        \
+	  "output format: text (default), csv or json; info: text or json; "                       \
+	  "categories: also unitrace-json")                                                        \
+	X(SCHEMA, "schema", 0, "FILE",                                                             \
+	  "categories: unitrace category schema (INI) or trex rules file")                         \
 	X(BY, "by", 0, "KEY",                                                                      \
-	  "kernels: group by name (default) or shape (name + grid, block, smem)")                  \
+	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
+	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
+	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name: one total column per rank")           \
 	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE, atomically; '-' is stdout")    \
 	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
 	X(THREADS, "threads", 'j', "N",                                                            \
@@ -61,6 +71,9 @@ struct cli_opts {
 	enum trex_kernel_group group;
 	const char *output; /* NULL: stdout */
 	unsigned threads;   /* 0 = all cores */
+	bool memory, per_rank; /* kernels */
+	bool unitrace_json;    /* categories --format unitrace-json (format is then JSON) */
+	const char *schema;    /* categories --schema */
 	bool force, strict, quiet, demo, help, version;
 	char **inputs; /* FILE arguments as given (lists, globs) */
 	size_t input_count;
@@ -106,5 +119,13 @@ enum trex_status cmd_info(const struct cli_opts *o, const struct trex_index *idx
                           struct trex_error *err);
 enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
                              struct trex_error *err);
+enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                              struct trex_error *err);
+/* Reads and checks --schema before the (long) load; NULL set: built-in. */
+struct trex_catset;
+enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,
+                                       struct trex_error *err);
+enum trex_status cmd_categories(const struct cli_opts *o, const struct trex_index *idx,
+                                const struct trex_catset *set, FILE *out, struct trex_error *err);
 
 #endif

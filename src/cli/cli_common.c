@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/core/grow.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
 #include "trex/load/synthetic.h"
@@ -73,12 +74,14 @@ void cli_print_help(FILE *out)
 	fputs("Usage: trex [OPTION]... [FILE]...\n"
 	      "       trex info [OPTION]... FILE...\n"
 	      "       trex kernels [OPTION]... FILE...\n"
+	      "       trex categories [OPTION]... FILE...\n"
+	      "       trex gpu-time [OPTION]... FILE...\n"
 	      "Answers \"where did the time go?\" for GPU/accelerator traces: PyTorch profiler\n"
 	      "(Kineto), unitrace and acelyzer Chrome-trace JSON, plain or gzip.\n\nCommands:\n",
 	      out);
 	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
-		fprintf(out, "  %-9s %s\n", command_descs[i].name, command_descs[i].summary);
-	fputs("  (none)    info, then kernels; without FILE, the demo trace\n\nOptions:\n", out);
+		fprintf(out, "  %-10s %s\n", command_descs[i].name, command_descs[i].summary);
+	fputs("  (none)     info, then kernels; without FILE, the demo trace\n\nOptions:\n", out);
 	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
 		const struct option_desc *d = &option_descs[i];
 		char spec[48];
@@ -126,17 +129,21 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	switch (id) {
 	case CLI_OPT_FORMAT:
 		ps->format_set = true;
-		if (!trex_table_format_parse(arg, &o->format))
+		o->unitrace_json = strcmp(arg, "unitrace-json") == 0;
+		if (o->unitrace_json)
+			o->format = TREX_FMT_JSON;
+		else if (!trex_table_format_parse(arg, &o->format))
 			return usage(err, "--format: expected text, csv or json, not '%s'", arg);
+		return TREX_OK;
+	case CLI_OPT_SCHEMA:
+		o->schema = arg;
 		return TREX_OK;
 	case CLI_OPT_BY:
 		ps->by_set = true;
-		if (strcmp(arg, "name") == 0)
-			o->group = TREX_KERNELS_BY_NAME;
-		else if (strcmp(arg, "shape") == 0)
-			o->group = TREX_KERNELS_BY_SHAPE;
-		else
-			return usage(err, "--by: expected name or shape, not '%s'", arg);
+		if (!trex_kernel_group_parse(arg, &o->group))
+			return usage(err,
+			             "--by: expected name, shape, op, stream, device or rank, not '%s'",
+			             arg);
 		return TREX_OK;
 	case CLI_OPT_OUTPUT:
 		o->output = arg;
@@ -155,6 +162,12 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 	switch (id) {
 	case CLI_OPT_FORCE:
 		o->force = true;
+		break;
+	case CLI_OPT_MEMORY:
+		o->memory = true;
+		break;
+	case CLI_OPT_PER_RANK:
+		o->per_rank = true;
 		break;
 	case CLI_OPT_STRICT:
 		o->strict = true;
@@ -238,8 +251,14 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 	if (o->command == CLI_CMD_DEFAULT && ps->format_set && o->format != TREX_FMT_TEXT)
 		return usage(err,
 		             "--format csv|json needs a command: 'trex info' or 'trex kernels'");
-	if (o->command != CLI_CMD_KERNELS && ps->by_set)
-		return usage(err, "--by applies to 'trex kernels' only");
+	if (o->command != CLI_CMD_KERNELS && (ps->by_set || o->memory || o->per_rank))
+		return usage(err, "--by, --memory and --per-rank apply to 'trex kernels' only");
+	if (o->unitrace_json && o->command != CLI_CMD_CATEGORIES)
+		return usage(err, "--format unitrace-json applies to 'trex categories' only");
+	if (o->schema && o->command != CLI_CMD_CATEGORIES)
+		return usage(err, "--schema applies to 'trex categories' only");
+	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME)
+		return usage(err, "--per-rank needs --by name");
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
@@ -280,15 +299,11 @@ enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct tre
 static enum trex_status paths_add(struct cli_paths *p, const char *s, size_t len,
                                   struct trex_error *err)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		char **v = realloc(p->v, cap * sizeof(*v));
+	char **v = trex_grow(p->v, &p->cap, p->n + 1, sizeof(*v), 8);
 
-		if (!v)
-			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-		p->v = v;
-		p->cap = cap;
-	}
+	if (!v)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	p->v = v;
 	if (!(p->v[p->n] = strndup(s, len)))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	p->n++;

@@ -10,7 +10,10 @@
 enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
                              struct trex_error *err)
 {
-	struct trex_kernel_opts ko = {.group = o->group};
+	struct trex_kernel_opts ko = {.group = o->group,
+	                              .memory = o->memory,
+	                              .per_rank = o->per_rank,
+	                              .args = o->format != TREX_FMT_TEXT};
 	struct trex_table t;
 	enum trex_status st = trex_kernels_table(idx, &ko, &t, err);
 

@@ -4,13 +4,14 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "trex/analysis/categories.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report it */
 
-static enum trex_status dispatch(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
-                                 struct trex_error *err)
+static enum trex_status dispatch(const struct cli_opts *o, const struct trex_index *idx,
+                                 const struct trex_catset *set, FILE *out, struct trex_error *err)
 {
 	enum trex_status st;
 
@@ -19,6 +20,10 @@ static enum trex_status dispatch(const struct cli_opts *o, const struct trex_ind
 		return cmd_info(o, idx, out, err);
 	case CLI_CMD_KERNELS:
 		return cmd_kernels(o, idx, out, err);
+	case CLI_CMD_CATEGORIES:
+		return cmd_categories(o, idx, set, out, err);
+	case CLI_CMD_GPU_TIME:
+		return cmd_gpu_time(o, idx, out, err);
 	case CLI_CMD_DEFAULT:
 	default:
 		st = cmd_info(o, idx, out, err);
@@ -26,20 +31,26 @@ static enum trex_status dispatch(const struct cli_opts *o, const struct trex_ind
 	}
 }
 
-/* Output first (an existing file fails before a long load), then load,
- * report, and commit or abort the output. */
+/* The schema and the output first (a bad schema or an existing file fail
+ * before a long load), then load, report, and commit or abort the output. */
 static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 {
 	struct cli_output out;
 	struct trex_index *idx = NULL;
-	enum trex_status st = cli_output_open(o, &out, err);
+	struct trex_catset *set = NULL;
+	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
 
-	if (st != TREX_OK)
+	if (st == TREX_OK)
+		st = cli_output_open(o, &out, err);
+	if (st != TREX_OK) {
+		trex_catset_free(set);
 		return st;
+	}
 	st = cli_load(o, &idx, err);
 	if (st == TREX_OK)
-		st = dispatch(o, idx, out.stream, err);
+		st = dispatch(o, idx, set, out.stream, err);
+	trex_catset_free(set);
 	st_close = cli_output_close(&out, st == TREX_OK, err);
 	if (idx)
 		trex_index_free(idx);

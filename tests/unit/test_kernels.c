@@ -10,7 +10,9 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
-enum { PCT, TOTAL, N, AVG, MED, MIN, MAX, SD, SHAPE };
+enum { PCT, TOTAL, N, AVG, MED, MIN, MAX, SD, P95, P99, NSTAT };
+/* --by shape labels: rank, device, stream, shape, name. */
+enum { S_RANK = NSTAT, S_DEVICE, S_STREAM, SHAPE, S_NAME };
 
 struct kev {
 	const char *cat, *name, *shape;
@@ -58,7 +60,7 @@ static void kernels(const struct kev *ev, size_t n, enum trex_kernel_group group
                     struct trex_table *t)
 {
 	struct trex_index *idx = index_of(ev, n);
-	struct trex_kernel_opts opts = {group};
+	struct trex_kernel_opts opts = {group, false, false, false};
 	struct trex_error err;
 
 	cr_assert_eq(trex_kernels_table(idx, &opts, t, &err), TREX_OK);
@@ -93,9 +95,11 @@ Test(kernels, statistics_of_two_kernels)
 	struct trex_table t;
 
 	kernels(ev, 5, TREX_KERNELS_BY_NAME, &t);
-	cr_assert_eq(t.ncols, 9);
+	cr_assert_eq(t.ncols, 11);
 	cr_assert_str_eq(t.cols[0].key, "time_pct");
-	cr_assert_str_eq(t.cols[8].key, "name");
+	cr_assert_str_eq(t.cols[P95].key, "p95_ns");
+	cr_assert_str_eq(t.cols[P99].key, "p99_ns");
+	cr_assert_str_eq(t.cols[10].key, "name");
 	cr_assert_eq(t.nrows, 2);
 	cr_assert_str_eq(name(&t, 0), "B");
 	cr_assert_float_eq(num(&t, 0, PCT), 500.0 / 605 * 100, 1e-9);
@@ -222,9 +226,14 @@ Test(kernels, shape_groups_split_a_name)
 	struct trex_table t;
 
 	kernels(ev, 5, TREX_KERNELS_BY_SHAPE, &t);
-	cr_assert_eq(t.ncols, 10);
+	cr_assert_eq(t.ncols, 15);
+	cr_assert_str_eq(t.cols[S_RANK].key, "rank");
+	cr_assert_str_eq(t.cols[S_DEVICE].key, "device");
+	cr_assert_str_eq(t.cols[S_STREAM].key, "stream");
 	cr_assert_str_eq(t.cols[SHAPE].key, "shape");
-	cr_assert_str_eq(t.cols[9].key, "name");
+	cr_assert_str_eq(t.cols[S_NAME].key, "name");
+	cr_assert_str_eq(text(&t, 0, S_STREAM), "stream 7");
+	cr_assert_str_eq(text(&t, 0, S_DEVICE), "0");
 	cr_assert_eq(t.nrows, 4);
 	cr_assert_str_eq(name(&t, 0), "k");
 	cr_assert_str_eq(text(&t, 0, SHAPE), s2);
@@ -257,7 +266,288 @@ Test(kernels, no_kernels_gives_an_empty_table)
 
 	kernels(ev, 1, TREX_KERNELS_BY_NAME, &t);
 	cr_assert_eq(t.nrows, 0);
-	cr_assert_eq(t.ncols, 9);
+	cr_assert_eq(t.ncols, 11);
 	cr_assert_str_eq(t.name, "kernels");
 	trex_table_free(&t);
+}
+
+Test(kernels, percentiles_are_nearest_rank)
+{
+	/* A: 1..20 ns. P95: ceil(0.95 * 20) = 19th -> 19; P99: ceil(19.8) = 20th
+	 * -> 20; Med (even): (10 + 11) / 2. B: one instance -> P95 = P99 = 7. */
+	struct kev ev[21];
+	struct trex_table t;
+
+	for (int i = 0; i < 20; i++)
+		ev[i] = (struct kev){"kernel", "A", NULL, 20 - i};
+	ev[20] = (struct kev){"kernel", "B", NULL, 7};
+	kernels(ev, 21, TREX_KERNELS_BY_NAME, &t);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(name(&t, 0), "A");
+	cr_assert_eq(num(&t, 0, P95), 19);
+	cr_assert_eq(num(&t, 0, P99), 20);
+	cr_assert_eq(num(&t, 0, MED), 10.5);
+	cr_assert_str_eq(name(&t, 1), "B");
+	cr_assert_eq(num(&t, 1, P95), 7);
+	cr_assert_eq(num(&t, 1, P99), 7);
+	trex_table_free(&t);
+}
+
+Test(kernels, percentiles_of_a_hundred_and_of_three)
+{
+	/* 1..100: P95 = 95th = 95, P99 = 99. {5, 10, 15}: P95 = ceil(2.85) = 3rd
+	 * = 15, P99 = 15. */
+	struct kev ev[103];
+	struct trex_table t;
+
+	for (int i = 0; i < 100; i++)
+		ev[i] = (struct kev){"kernel", "hundred", NULL, i + 1};
+	ev[100] = (struct kev){"kernel", "three", NULL, 10};
+	ev[101] = (struct kev){"kernel", "three", NULL, 5};
+	ev[102] = (struct kev){"kernel", "three", NULL, 15};
+	kernels(ev, 103, TREX_KERNELS_BY_NAME, &t);
+	cr_assert_str_eq(name(&t, 0), "hundred");
+	cr_assert_eq(num(&t, 0, P95), 95);
+	cr_assert_eq(num(&t, 0, P99), 99);
+	cr_assert_str_eq(name(&t, 1), "three");
+	cr_assert_eq(num(&t, 1, P95), 15);
+	cr_assert_eq(num(&t, 1, P99), 15);
+	trex_table_free(&t);
+}
+
+/* ---- several files, tracks and links ------------------------------------------------ */
+
+struct gev {
+	unsigned file;
+	const char *pid, *tid, *cat, *name, *shape;
+	int64_t ts, dur;
+	uint32_t corr, ext;
+};
+
+/* Files 0..nfiles-1 with ranks 10, 11, ...; one builder per file. */
+static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigned nfiles)
+{
+	struct trex_builder *b[4];
+	struct trex_build_file files[4];
+	struct trex_build_input in = {.files = files,
+	                              .file_count = nfiles,
+	                              .parts = b,
+	                              .part_count = nfiles,
+	                              .threads = 1};
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	cr_assert_leq(nfiles, 4);
+	memset(files, 0, sizeof(files));
+	for (unsigned f = 0; f < nfiles; f++) {
+		b[f] = trex_builder_new(f);
+		files[f] = (struct trex_build_file){.path = f ? "rank11.json" : "rank10.json",
+		                                    .format = "chrome-json",
+		                                    .dialect = "kineto",
+		                                    .rank = 10 + f,
+		                                    .has_rank = true};
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct trex_builder *fb = b[ev[i].file];
+		uint32_t track = trex_builder_track(fb, intern(fb, ev[i].pid), intern(fb, ev[i].tid));
+		struct trex_ev e = {.ts = ev[i].ts,
+		                    .dur = ev[i].dur,
+		                    .name = intern(fb, ev[i].name),
+		                    .cat = intern(fb, ev[i].cat),
+		                    .corr = ev[i].corr,
+		                    .ext_id = ev[i].ext,
+		                    .shape = ev[i].shape ? intern(fb, ev[i].shape) : 0};
+
+		e.flags = (uint16_t)((ev[i].corr ? TREX_SLICE_HAS_CORR : 0) |
+		                     (ev[i].ext ? TREX_SLICE_HAS_EXT_ID : 0));
+		files[ev[i].file].phase_counts[TREX_PH_COMPLETE]++;
+		files[ev[i].file].events++;
+		cr_assert_eq(trex_builder_complete(fb, track, &e), 0);
+	}
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	return idx;
+}
+
+static void table_of(const struct gev *ev, size_t n, unsigned nfiles,
+                     const struct trex_kernel_opts *o, struct trex_table *t)
+{
+	struct trex_index *idx = index_of_files(ev, n, nfiles);
+	struct trex_error err;
+
+	cr_assert_eq(trex_kernels_table(idx, o, t, &err), TREX_OK, "%s", err.message);
+	trex_index_free(idx);
+}
+
+static size_t col_of(const struct trex_table *t, const char *key)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (strcmp(t->cols[c].key, key) == 0)
+			return c;
+	}
+	cr_assert_fail("no column %s", key);
+	return 0;
+}
+
+/* Rank 10: streams 7 (k 100, k 50) and 8 (k 30) of GPU 0, stream 7 of
+ * GPU 1 (j 5); rank 11: stream 7 of GPU 0 (k 200, memcpy 1000). */
+static const struct gev two_ranks[] = {
+    {0, "0", "7", "kernel", "k", NULL, 1000, 100, 0, 0},
+    {0, "0", "7", "kernel", "k", NULL, 2000, 50, 0, 0},
+    {0, "0", "8", "kernel", "k", NULL, 1000, 30, 0, 0},
+    {0, "1", "7", "kernel", "j", NULL, 1000, 5, 0, 0},
+    {1, "0", "7", "kernel", "k", NULL, 1000, 200, 0, 0},
+    {1, "0", "7", "gpu_memcpy", "Memcpy HtoD", NULL, 5000, 1000, 0, 0},
+};
+
+Test(kernels, by_stream_device_and_rank)
+{
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_STREAM, false, false, false};
+	struct trex_table t;
+
+	/* streams: r11/0/7 200, r10/0/7 150, r10/0/8 30, r10/1/7 5 */
+	table_of(two_ranks, 6, 2, &o, &t);
+	cr_assert_eq(t.nrows, 4);
+	cr_assert_eq(t.ncols, NSTAT + 3);
+	cr_assert_eq(num(&t, 0, TOTAL), 200);
+	cr_assert_eq(trex_table_cell(&t, 0, NSTAT)->count, 11);
+	cr_assert_eq(num(&t, 1, TOTAL), 150);
+	cr_assert_eq(trex_table_cell(&t, 1, NSTAT)->count, 10);
+	cr_assert_str_eq(text(&t, 1, NSTAT + 1), "0");
+	cr_assert_str_eq(text(&t, 1, NSTAT + 2), "stream 7");
+	cr_assert_eq(num(&t, 2, TOTAL), 30);
+	cr_assert_str_eq(text(&t, 2, NSTAT + 2), "stream 8");
+	cr_assert_eq(num(&t, 3, TOTAL), 5);
+	cr_assert_str_eq(text(&t, 3, NSTAT + 1), "1");
+	trex_table_free(&t);
+
+	/* devices: r11/0 200, r10/0 180, r10/1 5 */
+	o.group = TREX_KERNELS_BY_DEVICE;
+	table_of(two_ranks, 6, 2, &o, &t);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_eq(t.ncols, NSTAT + 2);
+	cr_assert_eq(num(&t, 1, TOTAL), 180);
+	cr_assert_eq(trex_table_cell(&t, 1, N)->count, 3);
+	cr_assert_eq(num(&t, 1, MED), 50);
+	trex_table_free(&t);
+
+	/* ranks, with memory: 11 -> 1200, 10 -> 185 */
+	o.group = TREX_KERNELS_BY_RANK;
+	o.memory = true;
+	table_of(two_ranks, 6, 2, &o, &t);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_eq(t.ncols, NSTAT + 1);
+	cr_assert_eq(trex_table_cell(&t, 0, NSTAT)->count, 11);
+	cr_assert_eq(num(&t, 0, TOTAL), 1200);
+	cr_assert_eq(num(&t, 1, TOTAL), 185);
+	cr_assert_float_eq(num(&t, 1, PCT), 185.0 / 1385 * 100, 1e-9);
+	trex_table_free(&t);
+}
+
+Test(kernels, per_rank_totals_and_memory)
+{
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_NAME, true, true, false};
+	struct trex_table t;
+	size_t r10, r11;
+
+	/* Memcpy 1000 (rank 11), k 380 = 180 (rank 10) + 200 (rank 11), j 5. */
+	table_of(two_ranks, 6, 2, &o, &t);
+	cr_assert_eq(t.ncols, NSTAT + 3);
+	r10 = col_of(&t, "rank10_total_ns");
+	r11 = col_of(&t, "rank11_total_ns");
+	cr_assert_str_eq(t.cols[r10].title, "Rank 10");
+	cr_assert_eq(r11, r10 + 1);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(name(&t, 0), "Memcpy HtoD");
+	cr_assert_eq(num(&t, 0, r10), 0);
+	cr_assert_eq(num(&t, 0, r11), 1000);
+	cr_assert_str_eq(name(&t, 1), "k");
+	cr_assert_eq(num(&t, 1, TOTAL), 380);
+	cr_assert_eq(num(&t, 1, r10), 180);
+	cr_assert_eq(num(&t, 1, r11), 200);
+	cr_assert_eq(num(&t, 2, r10), 5);
+	trex_table_free(&t);
+
+	/* Without --memory the copy is not there. */
+	o.memory = false;
+	table_of(two_ranks, 6, 2, &o, &t);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(name(&t, 0), "k");
+	trex_table_free(&t);
+}
+
+Test(kernels, by_launching_op)
+{
+	/* CPU thread 100: aten::mm [0, 1000) encloses a launch [100, 200) (corr 5)
+	 * inside a deeper non-op annotation; aten::add [2000, 2100) is linked to
+	 * its launch [5000, 5050) (corr 6) only by External id 9. Kernels: corr 5
+	 * -> 40 + corr 5 again (the same launch) -> 60: aten::mm 100; corr 6 -> 30:
+	 * aten::add; corr 7 has no launch -> 8: no op. */
+	const struct gev ev[] = {
+	    {0, "1", "100", "cpu_op", "aten::mm", NULL, 0, 1000, 0, 0},
+	    {0, "1", "100", "user_annotation", "## mm ##", NULL, 50, 500, 0, 0},
+	    {0, "1", "100", "cuda_runtime", "cudaLaunchKernel", NULL, 100, 100, 5, 0},
+	    {0, "1", "100", "cpu_op", "aten::add", NULL, 2000, 100, 0, 9},
+	    {0, "1", "100", "cuda_runtime", "cudaLaunchKernel", NULL, 5000, 50, 6, 9},
+	    {0, "0", "7", "kernel", "gemm", NULL, 300, 40, 5, 0},
+	    {0, "0", "7", "kernel", "gemm", NULL, 400, 60, 5, 0},
+	    {0, "0", "7", "kernel", "add", NULL, 6000, 30, 6, 0},
+	    {0, "0", "7", "kernel", "lost", NULL, 7000, 8, 7, 0},
+	};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_OP, false, false, false};
+	struct trex_table t;
+
+	table_of(ev, 9, 1, &o, &t);
+	cr_assert_eq(t.ncols, NSTAT + 1);
+	cr_assert_str_eq(t.cols[NSTAT].key, "op");
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(text(&t, 0, NSTAT), "aten::mm");
+	cr_assert_eq(num(&t, 0, TOTAL), 100);
+	cr_assert_eq(trex_table_cell(&t, 0, N)->count, 2);
+	cr_assert_str_eq(text(&t, 1, NSTAT), "aten::add");
+	cr_assert_eq(num(&t, 1, TOTAL), 30);
+	cr_assert_str_eq(text(&t, 2, NSTAT), "(no launching op)");
+	cr_assert_eq(num(&t, 2, TOTAL), 8);
+	trex_table_free(&t);
+}
+
+Test(kernels, rocm_kernels_take_the_shape_of_their_launch)
+{
+	/* The ROCm kernel has no grid/block; its hipLaunchKernel (corr 3) has.
+	 * The CUDA-style kernel keeps its own shape. Same name, same stream:
+	 * two groups. The args column is there (empty: no source). */
+	static const char rs[] = "grid=[4,1,1] block=[64,1,1] smem=0";
+	static const char ks[] = "grid=[8,1,1] block=[64,1,1] smem=0";
+	const struct gev ev[] = {
+	    {0, "1", "100", "cuda_runtime", "hipLaunchKernel", rs, 0, 10, 3, 0},
+	    {0, "2", "0", "kernel", "k", NULL, 100, 50, 3, 0},
+	    {0, "2", "0", "kernel", "k", ks, 200, 20, 0, 0},
+	    {0, "2", "0", "kernel", "k", ks, 300, 20, 0, 0},
+	};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_SHAPE, false, false, true};
+	struct trex_table t;
+	size_t args;
+
+	table_of(ev, 4, 1, &o, &t);
+	cr_assert_eq(t.ncols, NSTAT + 6);
+	args = col_of(&t, "args");
+	cr_assert_eq(col_of(&t, "name"), t.ncols - 1);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(text(&t, 0, SHAPE), rs);
+	cr_assert_eq(num(&t, 0, TOTAL), 50);
+	cr_assert_str_eq(text(&t, 1, SHAPE), ks);
+	cr_assert_eq(trex_table_cell(&t, 1, N)->count, 2);
+	cr_assert_str_eq(text(&t, 1, args), "");
+	trex_table_free(&t);
+}
+
+Test(kernels, group_names_parse)
+{
+	enum trex_kernel_group g;
+
+	cr_assert(trex_kernel_group_parse("op", &g));
+	cr_assert_eq(g, TREX_KERNELS_BY_OP);
+	cr_assert(trex_kernel_group_parse("rank", &g));
+	cr_assert_eq(g, TREX_KERNELS_BY_RANK);
+	cr_assert_not(trex_kernel_group_parse("Name", &g));
+	cr_assert_str_eq(trex_kernel_group_name(TREX_KERNELS_BY_STREAM), "stream");
 }

@@ -1,27 +1,73 @@
-/* GPU kernel summary: per kernel name (or shape) Time %, Total, Instances,
- * Avg, Med, Min, Max, StdDev, sorted by total descending. */
+/* GPU kernel summary: per group (kernel name, launch shape, launching CPU
+ * op, stream, device or rank) Time %, Total, Instances, Avg, Med, Min,
+ * Max, StdDev, P95, P99, sorted by total descending. */
 #ifndef TREX_ANALYSIS_KERNELS_H
 #define TREX_ANALYSIS_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "trex/analysis/table.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 
+/* X(ID, "name", "help") */
+#define TREX_KERNEL_GROUP_INFO(X)                                                              \
+	X(NAME, "name", "kernel name")                                                         \
+	X(SHAPE, "shape", "name + grid, block, shared memory, stream and device")              \
+	X(OP, "op", "the CPU op that launched the kernel")                                     \
+	X(STREAM, "stream", "GPU stream (track) of each rank and device")                      \
+	X(DEVICE, "device", "GPU device (process) of each rank")                               \
+	X(RANK, "rank", "rank (file)")
+
 enum trex_kernel_group {
-	TREX_KERNELS_BY_NAME,
-	TREX_KERNELS_BY_SHAPE, /* name + grid + block + shared memory */
+#define TREX_KERNEL_GROUP_ENUM(id, name, help) TREX_KERNELS_BY_##id,
+	TREX_KERNEL_GROUP_INFO(TREX_KERNEL_GROUP_ENUM)
+#undef TREX_KERNEL_GROUP_ENUM
+	TREX_KERNELS_BY_COUNT
 };
+
+/* "name", "shape", ... -> group; false if unknown. */
+bool trex_kernel_group_parse(const char *s, enum trex_kernel_group *out);
+const char *trex_kernel_group_name(enum trex_kernel_group g);
 
 struct trex_kernel_opts {
 	enum trex_kernel_group group;
+	bool memory;   /* also count memcpy and memset (TREX_KIND_MEMCPY/MEMSET) */
+	bool per_rank; /* BY_NAME only: one total column per rank ("rank<R>_total_ns") */
+	bool args;     /* BY_SHAPE only: an "args" column, the args JSON text of the
+	                * group's first instance (earliest start, then lowest id) */
 };
 
 /* Fills t (uninitialised on entry) with one row per group. Statistics:
  * Time % = total / sum of all totals * 100; Med = mean of the two middle
  * values for even counts; StdDev = sample standard deviation (n - 1),
- * 0 for one instance. Exact integer sums; ties sorted by name. */
+ * 0 for one instance; P95/P99 = nearest rank: the ceil(p * n / 100)-th
+ * smallest duration (so the one instance for n = 1). Exact integer sums;
+ * ties sorted by name (other groupings: by display order).
+ *
+ * Columns: the statistics (time_pct total_ns instances avg_ns med_ns
+ * min_ns max_ns stddev_ns p95_ns p99_ns), then per group:
+ *  name:   [rank<R>_total_ns...] name
+ *  shape:  rank device stream shape [args] name
+ *  op:     op ("(no launching op)" when none is found)
+ *  stream: rank device stream
+ *  device: rank device
+ *  rank:   rank
+ * A kernel's op is the innermost cpu_op enclosing its correlated runtime
+ * launch, else the cpu_op sharing the launch's (or kernel's) External id.
+ * A kernel without grid/block (ROCm) takes its shape from its launch. */
 enum trex_status trex_kernels_table(const struct trex_index *idx,
 				    const struct trex_kernel_opts *opts, struct trex_table *t,
 				    struct trex_error *err);
+
+/* Labels shared by the triage analyses, written to buf (returned): a
+ * device is its process name ("GPU 0"), else "pid N"; a stream is its
+ * track name ("stream 7"), else its tid text. */
+const char *trex_process_label(const struct trex_index *idx, uint32_t process, char *buf,
+			       size_t size);
+const char *trex_track_label(const struct trex_index *idx, uint32_t track, char *buf,
+			     size_t size);
 
 #endif

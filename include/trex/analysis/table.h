@@ -38,10 +38,15 @@ struct trex_table {
 	union trex_cell *cells;          /* row-major, nrows * ncols */
 	size_t cap_rows;
 	struct trex_table_arena *arena;  /* text storage */
+	struct trex_column *owned_cols;  /* cols when made at run time, else NULL */
 };
 
 void trex_table_init(struct trex_table *t, const char *name, const struct trex_column *cols,
 		     size_t ncols);
+/* Like trex_table_init, for columns known only at run time: returns ncols
+ * zeroed descriptors owned (and freed) by the table, whose key/title texts
+ * may live in its arena (trex_table_strdup); NULL when out of memory. */
+struct trex_column *trex_table_init_owned(struct trex_table *t, const char *name, size_t ncols);
 void trex_table_free(struct trex_table *t);
 /* Appends a row of zero cells; returns its cells or NULL when out of memory. */
 union trex_cell *trex_table_add_row(struct trex_table *t);

@@ -1,0 +1,82 @@
+/* Kernel categories: which share of GPU time goes to GEMMs, attention,
+ * collectives, copies, ... A category set maps a kernel name to a
+ * category; the built-in set is a table of PCRE2 regexes, user sets come
+ * from unitrace category schemas (INI) or trex rules files. */
+#ifndef TREX_ANALYSIS_CATEGORIES_H
+#define TREX_ANALYSIS_CATEGORIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trex/analysis/table.h"
+#include "trex/core/index.h"
+#include "trex/core/status.h"
+
+/* X(ID, "category", "PCRE2 regex"): the built-in rules, tried in order
+ * against the kernel name (first match wins). */
+#define TREX_CATEGORY_BUILTIN_INFO(X)                                                          \
+	X(COLLECTIVE, "collective",                                                            \
+	  "(?i)nccl|rccl|oneccl|ccl::|allreduce|all_reduce|allgather|all_gather|"              \
+	  "reducescatter|reduce_scatter|alltoall|all_to_all|sendrecv")                         \
+	X(MEMCPY, "memcpy",                                                                    \
+	  "(?i)memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer")                     \
+	X(MEMSET, "memset", "(?i)memset|memoryfill|fillbuffer|memfill")                        \
+	X(ATTENTION, "attention", "(?i)flash|fmha|attention|attn|sdpa|mha_")                   \
+	X(CONVOLUTION, "convolution",                                                          \
+	  "(?i)conv|winograd|implicit_?gemm|fprop|dgrad|wgrad")                                 \
+	X(GEMM, "gemm", "(?i)gemm|gemv|matmul|cutlass|cublas|xmma|wgmma|Cijk_|_mm_|bmm")       \
+	X(NORMALIZATION, "normalization", "(?i)norm|bn_fw|bn_bw|welford")                       \
+	X(SOFTMAX, "softmax", "(?i)softmax")                                                   \
+	X(REDUCTION, "reduction", "(?i)reduce|reduction|sum_kernel|argmax|argmin|cub::")       \
+	X(ELEMENTWISE, "elementwise",                                                          \
+	  "(?i)elementwise|vectorized|pointwise|triton_poi|unary|binary|activation|gelu|"      \
+	  "relu|silu|sigmoid|tanh|add_kernel|mul_kernel|copy|fill")                             \
+	X(OTHER, "other",                                                                      \
+	  "(?i)sync|barrier|index|scatter|gather|cat|embedding|sort|topk|random|philox|"       \
+	  "dropout|arange")
+
+/* What kernels no rule matches are counted as (always a row). */
+#define TREX_CATEGORY_NONE "uncategorized"
+
+struct trex_catset; /* opaque, immutable once made */
+
+/* Called once per problem in a schema file, with "FILE:LINE: message". */
+typedef void trex_catset_diag_fn(void *user, const char *line);
+
+enum trex_status trex_catset_builtin(struct trex_catset **out, struct trex_error *err);
+
+/* Parses a category file's text (path is for messages). Two formats:
+ *  - a unitrace schema (the first rule line starts with '['): sections
+ *    "[CAT if equals to|starts with|ends with]" (spaces inside the verb
+ *    ignored, ".sub" after CAT dropped), one name tag per line ('#' and
+ *    ';' start comments, text after ":=" ignored, spaces and tabs removed).
+ *    A name (spaces removed) takes the category of the longest "starts
+ *    with" tag it starts with or the "equals to" tag it equals, whichever is
+ *    longer; failing that, of the longest "ends with" tag it ends with.
+ *  - trex rules: "CATEGORY = PCRE2-REGEX" lines, '#' comments; the first
+ *    rule (file order) whose regex matches the name wins.
+ * A bad line is reported through diag (may be NULL) and skipped; the rest
+ * loads. Fails (FORMAT) only when nothing loads, NOMEM when out of memory. */
+enum trex_status trex_catset_parse(const char *path, const char *text, size_t len,
+				   trex_catset_diag_fn *diag, void *user,
+				   struct trex_catset **out, struct trex_error *err);
+
+/* The category of a kernel name, or NULL when no rule matches. */
+const char *trex_catset_match(const struct trex_catset *cs, const char *name);
+void trex_catset_free(struct trex_catset *cs);
+
+struct trex_category_opts {
+	const struct trex_catset *set; /* NULL: the built-in rules */
+	bool bar;                      /* add the text "bar" column */
+};
+
+/* One row per category of the set, plus "uncategorized", over every GPU
+ * kernel, memcpy and memset (by total descending, ties by name):
+ *   total_ns, share_pct (of all their time), calls,
+ *   rank<R>_<DEVICE>_ns per GPU device that ran any (DEVICE = the pid text),
+ *   [bar: '#' per 5 %, rounded], category. */
+enum trex_status trex_categories_table(const struct trex_index *idx,
+				       const struct trex_category_opts *opts,
+				       struct trex_table *t, struct trex_error *err);
+
+#endif

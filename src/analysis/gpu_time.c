@@ -1,0 +1,308 @@
+#include "config.h"
+
+#include "trex/core/grow.h"
+#include "trex/analysis/gpu_time.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trex/analysis/categories.h"
+#include "trex/analysis/kernels.h"
+#include "trex/core/kind.h"
+#include "trex/core/strtab.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define LINKS_MAX 16
+#define KIND_BY_NAME 0xff
+
+static const struct trex_column cols[] = {
+    {"rank", "Rank", TREX_COL_COUNT, false},
+    {"device", "Device", TREX_COL_TEXT, false},
+    {"span_ns", "Span", TREX_COL_DURATION, true},
+    {"busy_ns", "Busy", TREX_COL_DURATION, true},
+    {"idle_ns", "Idle", TREX_COL_DURATION, true},
+    {"busy_pct", "Busy %", TREX_COL_PERCENT, true},
+    {"compute_ns", "Compute", TREX_COL_DURATION, true},
+    {"comm_ns", "Comm", TREX_COL_DURATION, true},
+    {"memory_ns", "Memory", TREX_COL_DURATION, true},
+    {"overlap_pct", "Overlap %", TREX_COL_PERCENT, true},
+    {"kernels", "Kernels", TREX_COL_COUNT, true},
+    {"launches", "Launches", TREX_COL_COUNT, true},
+    {"delay_min_ns", "Delay min", TREX_COL_DURATION, true},
+    {"delay_med_ns", "Delay med", TREX_COL_DURATION, true},
+    {"delay_avg_ns", "Delay avg", TREX_COL_DURATION, true},
+    {"delay_p95_ns", "Delay P95", TREX_COL_DURATION, true},
+    {"delay_max_ns", "Delay max", TREX_COL_DURATION, true},
+    {"short_kernels", "Short", TREX_COL_COUNT, true},
+};
+enum { G_RANK, G_DEVICE, G_SPAN, G_BUSY, G_IDLE, G_BUSY_PCT, G_COMPUTE, G_COMM, G_MEMORY,
+       G_OVERLAP, G_KERNELS, G_LAUNCHES, G_DMIN, G_DMED, G_DAVG, G_DP95, G_DMAX, G_SHORT };
+
+enum work_class { W_COMPUTE, W_COMM, W_MEMORY };
+
+struct item {
+	uint32_t process;
+	uint8_t cls;      /* enum work_class */
+	bool launched;    /* has a correlated runtime launch */
+	bool shorter;     /* shorter than that launch call */
+	int64_t ts, end;
+	int64_t delay;    /* ts - launch ts */
+};
+
+struct ctx {
+	const struct trex_index *idx;
+	struct trex_catset *builtin;
+	uint8_t *cat_kind; /* per category string: kind + 1, KIND_BY_NAME, 0 unknown */
+	uint8_t *name_cls; /* per name string: class + 1, 0 unknown */
+	struct item *v;
+	size_t n, cap;
+};
+
+static enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
+{
+	uint8_t *k = &c->cat_kind[s->cat];
+
+	if (*k == 0) {
+		const char *cat = trex_index_str(c->idx, s->cat);
+
+		*k = trex_kind_needs_name(cat) ? KIND_BY_NAME : (uint8_t)(trex_kind_of(cat, NULL) + 1);
+	}
+	if (*k == KIND_BY_NAME)
+		return trex_kind_of(trex_index_str(c->idx, s->cat), trex_index_str(c->idx, s->name));
+	return (enum trex_kind)(*k - 1);
+}
+
+static enum work_class kernel_class(struct ctx *c, uint32_t name)
+{
+	if (!c->name_cls[name]) {
+		const char *cat = trex_catset_match(c->builtin, trex_index_str(c->idx, name));
+
+		c->name_cls[name] = (cat && strcmp(cat, "collective") == 0 ? W_COMM : W_COMPUTE) + 1;
+	}
+	return (enum work_class)(c->name_cls[name] - 1);
+}
+
+static uint32_t launch_of(struct ctx *c, uint32_t slice)
+{
+	uint32_t links[LINKS_MAX];
+	size_t n = trex_index_correlated(c->idx, slice, links, LINKS_MAX);
+
+	for (size_t i = 0; i < n && i < LINKS_MAX; i++) {
+		if (kind_of(c, trex_index_slice(c->idx, links[i])) == TREX_KIND_RUNTIME)
+			return links[i];
+	}
+	return TREX_NONE;
+}
+
+static bool push(struct ctx *c, const struct item *it)
+{
+	struct item *v = trex_grow(c->v, &c->cap, c->n + 1, sizeof(*v), 1024);
+
+	if (!v)
+		return false;
+	c->v = v;
+	c->v[c->n++] = *it;
+	return true;
+}
+
+static bool collect(struct ctx *c)
+{
+	uint32_t nslices = trex_index_slice_count(c->idx);
+
+	for (uint32_t i = 0; i < nslices; i++) {
+		const struct trex_slice *s = trex_index_slice(c->idx, i);
+		enum trex_kind k = kind_of(c, s);
+		struct item it = {0};
+		uint32_t rt;
+
+		if (k != TREX_KIND_KERNEL && k != TREX_KIND_MEMCPY && k != TREX_KIND_MEMSET)
+			continue;
+		it.process = trex_index_track(c->idx, s->track)->process;
+		it.cls = (uint8_t)(k == TREX_KIND_KERNEL ? kernel_class(c, s->name) : W_MEMORY);
+		it.ts = s->ts;
+		it.end = s->ts + s->dur;
+		rt = launch_of(c, i);
+		if (rt != TREX_NONE) {
+			const struct trex_slice *r = trex_index_slice(c->idx, rt);
+
+			it.launched = true;
+			it.delay = s->ts - r->ts;
+			it.shorter = s->dur < r->dur;
+		}
+		if (!push(c, &it))
+			return false;
+	}
+	return true;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->process != y->process)
+		return x->process < y->process ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ---- interval unions ---------------------------------------------------------------------- */
+
+struct span {
+	int64_t ts, end;
+};
+
+/* Union of the items (sorted by ts) whose class bit is in mask, into out
+ * (room for n); returns its total length. */
+static int64_t merge(const struct item *v, size_t n, unsigned mask, struct span *out, size_t *count)
+{
+	int64_t total = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(mask & (1u << v[i].cls)))
+			continue;
+		if (k && v[i].ts <= out[k - 1].end) {
+			if (v[i].end > out[k - 1].end)
+				out[k - 1].end = v[i].end;
+			continue;
+		}
+		out[k++] = (struct span){v[i].ts, v[i].end};
+	}
+	for (size_t i = 0; i < k; i++)
+		total += out[i].end - out[i].ts;
+	*count = k;
+	return total;
+}
+
+/* Length of the intersection of two sorted, disjoint span lists. */
+static int64_t overlap(const struct span *a, size_t na, const struct span *b, size_t nb)
+{
+	int64_t total = 0;
+	size_t i = 0, j = 0;
+
+	while (i < na && j < nb) {
+		int64_t lo = a[i].ts > b[j].ts ? a[i].ts : b[j].ts;
+		int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
+
+		if (hi > lo)
+			total += hi - lo;
+		if (a[i].end < b[j].end)
+			i++;
+		else
+			j++;
+	}
+	return total;
+}
+
+/* ---- rows ---------------------------------------------------------------------------------- */
+
+static void launch_stats(const struct item *v, size_t n, int64_t *delays, union trex_cell *c)
+{
+	size_t m = 0;
+	__int128 sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].launched)
+			continue;
+		delays[m++] = v[i].delay;
+		sum += v[i].delay;
+		c[G_SHORT].count += v[i].shorter;
+	}
+	c[G_LAUNCHES].count = (int64_t)m;
+	if (!m)
+		return;
+	qsort(delays, m, sizeof(*delays), cmp_i64);
+	c[G_DMIN].number = (double)delays[0];
+	c[G_DMAX].number = (double)delays[m - 1];
+	c[G_DMED].number = m % 2 ? (double)delays[m / 2]
+	                         : (double)((__int128)delays[m / 2 - 1] + delays[m / 2]) / 2.0;
+	c[G_DAVG].number = (double)((long double)sum / (long double)m);
+	c[G_DP95].number = (double)delays[(m * 95 + 99) / 100 - 1];
+}
+
+static bool device_row(struct ctx *c, struct trex_table *t, const struct item *v, size_t n,
+                       struct span *s1, struct span *s2, int64_t *delays)
+{
+	union trex_cell *cell = trex_table_add_row(t);
+	const struct trex_process *p = trex_index_process(c->idx, v[0].process);
+	int64_t first = v[0].ts, last = v[0].end, comm, compute;
+	size_t n1, n2;
+	char buf[512];
+
+	if (!cell)
+		return false;
+	for (size_t i = 1; i < n; i++)
+		last = v[i].end > last ? v[i].end : last;
+	cell[G_RANK].count = trex_index_file(c->idx, p->file)->rank;
+	trex_process_label(c->idx, v[0].process, buf, sizeof(buf));
+	if (!(cell[G_DEVICE].text = trex_table_strdup(t, buf, strlen(buf))))
+		return false;
+	cell[G_SPAN].number = (double)(last - first);
+	cell[G_BUSY].number = (double)merge(v, n, 7u, s1, &n1);
+	cell[G_IDLE].number = (double)(last - first) - cell[G_BUSY].number;
+	cell[G_BUSY_PCT].number = last > first ? cell[G_BUSY].number * 100 / (double)(last - first)
+	                                       : 0;
+	cell[G_MEMORY].number = (double)merge(v, n, 1u << W_MEMORY, s1, &n1);
+	comm = merge(v, n, 1u << W_COMM, s1, &n1);
+	compute = merge(v, n, 1u << W_COMPUTE, s2, &n2);
+	cell[G_COMM].number = (double)comm;
+	cell[G_COMPUTE].number = (double)compute;
+	cell[G_OVERLAP].number = comm ? (double)overlap(s1, n1, s2, n2) * 100 / (double)comm : 0;
+	cell[G_KERNELS].count = (int64_t)n;
+	launch_stats(v, n, delays, cell);
+	return true;
+}
+
+static enum trex_status compute_rows(struct ctx *c, struct trex_table *t)
+{
+	struct span *s1 = malloc((c->n ? c->n : 1) * sizeof(*s1));
+	struct span *s2 = malloc((c->n ? c->n : 1) * sizeof(*s2));
+	int64_t *delays = malloc((c->n ? c->n : 1) * sizeof(*delays));
+	bool ok = s1 && s2 && delays;
+
+	if (ok && c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_item);
+	for (size_t i = 0, j; ok && i < c->n; i = j) {
+		for (j = i + 1; j < c->n && c->v[j].process == c->v[i].process; j++)
+			;
+		ok = device_row(c, t, c->v + i, j - i, s1, s2, delays);
+	}
+	free(s1);
+	free(s2);
+	free(delays);
+	return ok ? TREX_OK : TREX_NOMEM;
+}
+
+enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
+                                     struct trex_error *err)
+{
+	size_t nstr = trex_strtab_count(trex_index_strings(idx)) + 1;
+	struct ctx c = {.idx = idx};
+	enum trex_status st;
+
+	trex_table_init(t, "gpu_time", cols, ARRAY_LEN(cols));
+	st = trex_catset_builtin(&c.builtin, err);
+	if (st != TREX_OK)
+		return st;
+	c.cat_kind = calloc(nstr, 1);
+	c.name_cls = calloc(nstr, 1);
+	st = c.cat_kind && c.name_cls && collect(&c) ? compute_rows(&c, t) : TREX_NOMEM;
+	free(c.cat_kind);
+	free(c.name_cls);
+	free(c.v);
+	trex_catset_free(c.builtin);
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return trex_error_set(err, st, NULL, -1, "gpu time: out of memory");
+	}
+	return TREX_OK;
+}

@@ -1,0 +1,135 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trex/analysis/categories.h"
+#include "trex/analysis/table.h"
+#include "trex/export/table_write.h"
+
+#define SCHEMA_MAX (64u << 20) /* a category file is small; refuse anything huge */
+
+static void print_diag(void *user, const char *line)
+{
+	(void)user;
+	fprintf(stderr, "trex: %s\n", line);
+}
+
+static enum trex_status read_file(const char *path, char **text, size_t *len,
+                                  struct trex_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0;
+	char *buf = NULL;
+
+	if (!f)
+		return trex_error_set(err, TREX_IO, path, -1, "cannot open: %s", strerror(errno));
+	for (;;) {
+		char *b = n + 1 >= cap || !buf ? realloc(buf, cap *= 2) : buf;
+		size_t got;
+
+		if (!b) {
+			free(buf);
+			fclose(f);
+			return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
+		}
+		buf = b;
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0 || n > SCHEMA_MAX)
+			break;
+	}
+	if (ferror(f) || n > SCHEMA_MAX) {
+		free(buf);
+		fclose(f);
+		return trex_error_set(err, TREX_IO, path, -1, "%s",
+		                      n > SCHEMA_MAX ? "too large for a category file"
+		                                     : "read error");
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return TREX_OK;
+}
+
+enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,
+                                       struct trex_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	enum trex_status st;
+
+	*set = NULL;
+	if (o->command != CLI_CMD_CATEGORIES || !o->schema)
+		return TREX_OK;
+	st = read_file(o->schema, &text, &len, err);
+	if (st == TREX_OK)
+		st = trex_catset_parse(o->schema, text, len, print_diag, NULL, set, err);
+	free(text);
+	return st;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	putc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			putc(*p, out);
+	}
+	putc('"', out);
+}
+
+/* unitrace summary.py's flat object: "<cat>_time" (ns) and "<cat>_calls";
+ * uncategorized work counts as summary.py's default category, "device". */
+static void write_unitrace_json(const struct trex_table *t, FILE *out)
+{
+	size_t cat_col = t->ncols - 1;
+
+	fputc('{', out);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *cat = trex_table_cell(t, r, cat_col)->text;
+		static const char *const suffix[] = {"_time", "_calls"};
+
+		if (strcmp(cat, TREX_CATEGORY_NONE) == 0)
+			cat = "device";
+		for (int k = 0; k < 2; k++) {
+			char key[TREX_ERROR_MSG_MAX];
+
+			snprintf(key, sizeof(key), "%s%s", cat, suffix[k]);
+			fputs(r || k ? ", " : "", out);
+			json_string(out, key);
+			if (k == 0)
+				fprintf(out, ": %.0f", trex_table_cell(t, r, 0)->number);
+			else
+				fprintf(out, ": %" PRId64, trex_table_cell(t, r, 2)->count);
+		}
+	}
+	fputs("}\n", out);
+}
+
+/* `trex categories`: GPU time per kernel category. */
+enum trex_status cmd_categories(const struct cli_opts *o, const struct trex_index *idx,
+                                const struct trex_catset *set, FILE *out, struct trex_error *err)
+{
+	struct trex_category_opts co = {.set = set, .bar = o->format == TREX_FMT_TEXT};
+	struct trex_table t;
+	enum trex_status st = trex_categories_table(idx, &co, &t, err);
+
+	if (st != TREX_OK)
+		return st;
+	if (o->unitrace_json)
+		write_unitrace_json(&t, out);
+	else
+		st = trex_table_write(out, &t, o->format, err);
+	trex_table_free(&t);
+	return st;
+}

@@ -1,0 +1,24 @@
+#include "config.h"
+
+#include "cli.h"
+
+#include "trex/analysis/gpu_time.h"
+#include "trex/analysis/table.h"
+#include "trex/export/table_write.h"
+
+/* `trex gpu-time`: busy, idle, compute/communication/memory time, overlap
+ * and launch statistics per GPU device. */
+enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+                              struct trex_error *err)
+{
+	struct trex_table t;
+	enum trex_status st = trex_gpu_time_table(idx, &t, err);
+
+	if (st != TREX_OK)
+		return st;
+	st = trex_table_write(out, &t, o->format, err);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
+		fputs("(no GPU work in the trace)\n", out);
+	trex_table_free(&t);
+	return st;
+}

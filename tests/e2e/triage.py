@@ -1,0 +1,557 @@
+#!/usr/bin/env python3
+"""Kernel triage numbers, computed independently of trex from the trace JSON.
+
+Usage (from tests/e2e/triage.sh; TREX is the program under test):
+  triage.py kernels TRACE...     per-name percentiles, --memory, --by stream/rank/op
+  triage.py per-rank TRACE...    --per-rank totals over several files (one rank each)
+  triage.py shape TRACE...       --by shape: unique launches, ROCm shapes, first args
+  triage.py categories TRACE...  built-in categories: time, calls, shares, devices
+  triage.py gpu-time TRACE...    busy (union), idle, compute/comm/memory, overlap, launches
+  triage.py gpu-ranks TRACE...   gpu-time over several files: one row per device per rank
+  triage.py schema INI JSON DIR  --schema INI on a trace of names made from INI's tags,
+                                 against unitrace's own compiled JSON of that schema
+
+Prints one "PASS what" / "FAIL what" / "SKIP what -- why" line per check
+(lib.sh turns them into TAP). Times are exact: JSON decimals are parsed as
+decimal.Decimal and microseconds become integer nanoseconds.
+"""
+import collections
+import decimal
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+D = decimal.Decimal
+TREX = os.environ.get("TREX", "trex")
+KERNEL_CATS = {"kernel", "Kernel"}
+MEMORY_CATS = {"gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
+RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime"}
+CPU_OP_CATS = {"cpu_op", "Operator"}
+
+
+class Report:
+    def __init__(self):
+        self.failed = 0
+
+    def check(self, ok, what, diag=()):
+        print(("PASS " if ok else "FAIL ") + what)
+        if not ok:
+            self.failed += 1
+            for line in list(diag)[:12]:
+                print("  " + str(line))
+
+    def skip(self, what, why):
+        print("SKIP %s -- %s" % (what, why))
+
+
+def short(path):
+    return "/".join(path.split("/")[-2:])
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    doc = json.loads(data.decode("utf-8", "replace"), parse_float=D)
+    events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
+    rank = None
+    if isinstance(doc, dict) and isinstance(doc.get("distributedInfo"), dict):
+        rank = doc["distributedInfo"].get("rank")
+    return [e for e in events if isinstance(e, dict)], rank
+
+
+class Inexact(Exception):
+    pass
+
+
+def ns(value):
+    if isinstance(value, bool) or not isinstance(value, (int, D)):
+        raise Inexact("not a number: %r" % (value,))
+    v = D(value) * 1000
+    if v != v.to_integral_value():
+        raise Inexact("sub-nanosecond time %s us" % value)
+    return int(v)
+
+
+def x_events(events, cats):
+    """(name, pid, tid, ts_ns, dur_ns, args) of the X events of cats."""
+    out = []
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in cats:
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            out.append((str(e.get("name", "")), str(e.get("pid")), str(e.get("tid")),
+                        ns(e.get("ts", 0)), max(ns(e.get("dur", 0)), 0), args))
+    return out
+
+
+def nearest_rank(sorted_vals, p):
+    """The ceil(p * n / 100)-th smallest value (nearest-rank percentile)."""
+    k = max(1, -(-p * len(sorted_vals) // 100))
+    return sorted_vals[k - 1]
+
+
+def median(v):
+    n = len(v)
+    return D(v[n // 2]) if n % 2 else (D(v[n // 2 - 1]) + D(v[n // 2])) / 2
+
+
+def trex_table(*args):
+    p = subprocess.run([TREX, "-q", "--format", "json", *args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("trex %s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                      p.stderr.decode(errors="replace")[:300]))
+    return json.loads(p.stdout.decode("utf-8"), parse_float=D)["rows"]
+
+
+def diff(want, got, limit=8):
+    out = []
+    for k in sorted(set(want) | set(got), key=str):
+        if want.get(k) != got.get(k):
+            out.append("%s: want %s, got %s" % (str(k)[:80], want.get(k), got.get(k)))
+            if len(out) >= limit:
+                break
+    return out
+
+
+# ---- kernels -----------------------------------------------------------------------
+
+def check_by_name(rep, path, kernels):
+    by = collections.defaultdict(list)
+    for k in kernels:
+        by[k[0]].append(k[4])
+    want = {}
+    for name, v in by.items():
+        v.sort()
+        want[name] = (len(v), sum(v), median(v), nearest_rank(v, 95), nearest_rank(v, 99))
+    got = {}
+    for r in trex_table("kernels", path):
+        got[r["name"]] = (r["instances"], int(r["total_ns"]), D(r["med_ns"]),
+                          int(r["p95_ns"]), int(r["p99_ns"]))
+    rep.check(want == got, "%s: per kernel instances, total, median, p95, p99 (%d names)"
+              % (short(path), len(want)), diff(want, got))
+
+
+def check_by_stream(rep, path, work):
+    want = collections.Counter()
+    by = collections.defaultdict(list)
+    for k in work:
+        by[(k[1], k[2])].append(k[4])
+    for v in by.values():
+        want[(len(v), sum(v))] += 1
+    got = collections.Counter((r["instances"], int(r["total_ns"]))
+                              for r in trex_table("kernels", "--memory", "--by", "stream", path))
+    rep.check(want == got, "%s: --memory --by stream: instances and total of each of %d streams"
+              % (short(path), len(by)), diff(dict(want), dict(got)))
+
+
+def innermost_op(ops_by_thread, rt):
+    """The cpu_op on the runtime call's thread that encloses it most tightly; of
+    equal intervals the later one in the file, which nests inside the earlier."""
+    best = None
+    for name, ts, end in ops_by_thread.get((rt[1], rt[2]), ()):
+        if ts <= rt[3] and rt[3] + rt[4] <= end:
+            if best is None or (ts, -end) >= (best[1], -best[2]):
+                best = (name, ts, end)
+    return best[0] if best else None
+
+
+def check_by_op(rep, path, events, kernels):
+    runtimes = {}
+    for r in x_events(events, RUNTIME_CATS):
+        c = r[5].get("correlation")
+        if isinstance(c, int):
+            runtimes.setdefault(c, r)
+    ops_by_thread = collections.defaultdict(list)
+    ops_by_ext = {}
+    for o in x_events(events, CPU_OP_CATS):
+        ops_by_thread[(o[1], o[2])].append((o[0], o[3], o[3] + o[4]))
+        ext = o[5].get("External id")
+        if isinstance(ext, int):
+            ops_by_ext.setdefault(ext, o[0])
+    want = collections.defaultdict(int)
+    for k in kernels:
+        rt = runtimes.get(k[5].get("correlation"))
+        op = innermost_op(ops_by_thread, rt) if rt else None
+        for src in (rt[5] if rt else {}, k[5]):
+            if op is None and isinstance(src.get("External id"), int):
+                op = ops_by_ext.get(src["External id"])
+        want[op if op is not None else "(no launching op)"] += k[4]
+    got = {r["op"]: int(r["total_ns"]) for r in trex_table("kernels", "--by", "op", path)}
+    rep.check(dict(want) == got, "%s: --by op: kernel time of each of %d launching ops"
+              % (short(path), len(want)), diff(dict(want), got))
+
+
+def check_by_rank(rep, path, kernels):
+    total = sum(k[4] for k in kernels)
+    rows = trex_table("kernels", "--by", "rank", path)
+    got = [int(r["total_ns"]) for r in rows]
+    want = [total] if kernels else []
+    rep.check(got == want, "%s: --by rank: one row with the kernel total %d ns"
+              % (short(path), total), ["got %s" % got])
+
+
+def cmd_kernels(paths):
+    rep = Report()
+    for path in paths:
+        try:
+            events, _ = load(path)
+            kernels = x_events(events, KERNEL_CATS)
+            memory = x_events(events, MEMORY_CATS)
+        except Inexact as e:
+            rep.skip("%s: kernel checks" % short(path), str(e))
+            continue
+        if not kernels:
+            rep.skip("%s: kernel checks" % short(path), "no kernels")
+            continue
+        check_by_name(rep, path, kernels)
+        check_by_stream(rep, path, kernels + memory)
+        check_by_rank(rep, path, kernels)
+        check_by_op(rep, path, events, kernels)
+    return rep
+
+
+def cmd_per_rank(paths):
+    rep = Report()
+    want = collections.defaultdict(lambda: collections.defaultdict(int))
+    ranks = set()
+    for pos, path in enumerate(paths):
+        events, rank = load(path)
+        rank = rank if isinstance(rank, int) else pos
+        ranks.add(rank)
+        for k in x_events(events, KERNEL_CATS):
+            want[k[0]][rank] += k[4]
+    rows = trex_table("kernels", "--per-rank", *paths)
+    got = {}
+    for r in rows:
+        got[r["name"]] = {rk: int(r["rank%d_total_ns" % rk]) for rk in ranks
+                          if int(r["rank%d_total_ns" % rk])}
+        if sum(got[r["name"]].values()) != int(r["total_ns"]):
+            got[r["name"]]["sum"] = "per-rank columns do not add up to total_ns"
+    want = {n: dict(v) for n, v in want.items()}
+    rep.check(want == got, "--per-rank over %d files: each kernel's total on each of %d ranks"
+              % (len(paths), len(ranks)), diff(want, got))
+    return rep
+
+
+# ---- unique launch shapes ------------------------------------------------------------
+
+def shape_text(args):
+    """grid=[x,y,z] block=[x,y,z] smem=N as the loader writes it, "" without both."""
+    if "grid" not in args and "block" not in args:
+        return ""
+    def part(key):
+        if key not in args:
+            return "?"
+        return json.dumps(args[key], separators=(",", ":"), default=str).replace('"', "")
+    return "grid=%s block=%s smem=%s" % (part("grid"), part("block"), part("shared memory"))
+
+
+def cmd_shape(paths):
+    rep = Report()
+    for path in paths:
+        try:
+            events, _ = load(path)
+            kernels = x_events(events, KERNEL_CATS)
+            runtimes = {}
+            for r in x_events(events, RUNTIME_CATS):
+                runtimes.setdefault(r[5].get("correlation"), r)
+        except Inexact as e:
+            rep.skip("%s: --by shape" % short(path), str(e))
+            continue
+        want = collections.Counter()
+        first = {}
+        for k in kernels:
+            shape = shape_text(k[5])
+            rt = runtimes.get(k[5].get("correlation")) if "correlation" in k[5] else None
+            if not shape and rt:
+                shape = shape_text(rt[5])
+            key = (k[0], shape, k[1], k[2])
+            want[key] += 1
+            if key not in first or k[3] < first[key][0]:
+                first[key] = (k[3], k[5])
+        rows = trex_table("kernels", "--by", "shape", path)
+        got = collections.Counter()
+        bad_args = []
+        for r in rows:
+            got[(r["name"], r["shape"], r["instances"])] += 1
+            args = json.loads(r["args"], parse_float=D) if r["args"] else {}
+            if shape_text(args) not in ("", r["shape"]):
+                bad_args.append("%s: args shape %s, row %s" % (r["name"][:40], shape_text(args),
+                                                              r["shape"]))
+        want_rows = collections.Counter((n, s, c) for (n, s, _, _), c in want.items())
+        rep.check(want_rows == got, "%s: --by shape: %d unique (name, grid, block, smem, stream)"
+                  % (short(path), len(want)), diff(dict(want_rows), dict(got)))
+        firsts = collections.Counter(json.dumps(a, sort_keys=True, default=str)
+                                     for _, a in first.values())
+        got_firsts = collections.Counter(
+            json.dumps(json.loads(r["args"], parse_float=D) if r["args"] else {},
+                       sort_keys=True, default=str) for r in rows)
+        rep.check(not bad_args and firsts == got_firsts,
+                  "%s: --by shape: args of each group's first instance" % short(path),
+                  bad_args + ["args differ"] * (firsts != got_firsts))
+    return rep
+
+
+# ---- categories ------------------------------------------------------------------------
+
+# The built-in rules as the man page lists them (first match wins).
+BUILTIN = [
+    ("collective", r"nccl|rccl|oneccl|ccl::|allreduce|all_reduce|allgather|all_gather|"
+                   r"reducescatter|reduce_scatter|alltoall|all_to_all|sendrecv"),
+    ("memcpy", r"memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer"),
+    ("memset", r"memset|memoryfill|fillbuffer|memfill"),
+    ("attention", r"flash|fmha|attention|attn|sdpa|mha_"),
+    ("convolution", r"conv|winograd|implicit_?gemm|fprop|dgrad|wgrad"),
+    ("gemm", r"gemm|gemv|matmul|cutlass|cublas|xmma|wgmma|Cijk_|_mm_|bmm"),
+    ("normalization", r"norm|bn_fw|bn_bw|welford"),
+    ("softmax", r"softmax"),
+    ("reduction", r"reduce|reduction|sum_kernel|argmax|argmin|cub::"),
+    ("elementwise", r"elementwise|vectorized|pointwise|triton_poi|unary|binary|activation|gelu|"
+                    r"relu|silu|sigmoid|tanh|add_kernel|mul_kernel|copy|fill"),
+    ("other", r"sync|barrier|index|scatter|gather|cat|embedding|sort|topk|random|philox|"
+              r"dropout|arange"),
+]
+
+
+def builtin_category(name):
+    import re
+    for cat, rx in BUILTIN:
+        if re.search(rx, name, re.IGNORECASE):
+            return cat
+    return "uncategorized"
+
+
+def cmd_categories(paths):
+    rep = Report()
+    for path in paths:
+        try:
+            events, _ = load(path)
+            work = x_events(events, KERNEL_CATS | MEMORY_CATS)
+        except Inexact as e:
+            rep.skip("%s: categories" % short(path), str(e))
+            continue
+        want = {cat: [0, 0] for cat, _ in BUILTIN}
+        want["uncategorized"] = [0, 0]
+        devices = collections.defaultdict(int)
+        for w in work:
+            acc = want[builtin_category(w[0])]
+            acc[0] += w[4]
+            acc[1] += 1
+            devices[w[1]] += w[4]
+        rows = trex_table("categories", path)
+        got = {r["category"]: [int(r["total_ns"]), r["calls"]] for r in rows}
+        rep.check(want == got, "%s: time and calls of the %d built-in categories (%d events)"
+                  % (short(path), len(want), len(work)), diff(want, got))
+        total = sum(v[0] for v in want.values())
+        shares = sum(D(r["share_pct"]) for r in rows)
+        dev_got = collections.Counter()
+        for r in rows:
+            for k, v in r.items():
+                if k.startswith("rank") and k.endswith("_ns"):
+                    dev_got[k] += int(v)
+        ok = (not total or abs(shares - 100) < D("0.0001")) and \
+            sorted(dev_got.values()) == sorted(v for v in devices.values())
+        rep.check(ok, "%s: shares add up to 100 %%, device columns to each device's time"
+                  % short(path), ["shares %s" % shares, "devices want %s" % sorted(devices.values()),
+                                  "got %s" % sorted(dev_got.values())])
+    return rep
+
+
+def trie_lookup(node, s):
+    """unitrace's compiled schema: the longest prefix entry, or an exact one."""
+    best, pos = None, 0
+    while True:
+        if "category" in node:
+            best = node["category"]
+        nxt = node.get("next") or {}
+        if pos == len(s) and "" in nxt:
+            return nxt[""].get("category", best)
+        k = node.get("length", 0)
+        chunk = s[pos:pos + k]
+        if not k or len(chunk) < k or chunk not in nxt:
+            return best
+        node, pos = nxt[chunk], pos + k
+
+
+def schema_names(ini_path):
+    """Names made from every tag of the INI: exact, longer, shorter, spaced."""
+    names = ["unknown_kernel", "x"]
+    verb = None
+    with open(ini_path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#;":
+                continue
+            if line.startswith("["):
+                verb = line.split(" if ", 1)[-1].rstrip("]").replace(" ", "")
+                continue
+            tag = line.split(":=")[0].strip()
+            names += [tag, tag + "_k", tag[:-1], "pre_" + tag, " ".join(tag[:3]) + tag[3:]]
+            if verb == "endswith":
+                names.append("a::b" + tag)
+    return sorted(set(n for n in names if n))
+
+
+def cmd_schema(ini_path, json_path, tmpdir):
+    rep = Report()
+    schema = json.load(open(json_path, encoding="utf-8"))
+    names = schema_names(ini_path)
+    events, want = [], collections.defaultdict(int)
+    for i, name in enumerate(names):
+        dur = 3 + 7 * i
+        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
+                       "ts": 1000 * i, "dur": dur})
+        s = name.replace(" ", "").replace("\t", "") if schema.get("ignore_spaces") else name
+        cat = trie_lookup(schema["direct"], s) or trie_lookup(schema["reverse"], s[::-1]) \
+            or "device"
+        want[cat + "_time"] += dur * 1000
+        want[cat + "_calls"] += 1
+    trace = os.path.join(tmpdir, "schema_names.json")
+    with open(trace, "w", encoding="utf-8") as f:
+        json.dump({"traceEvents": events}, f)
+    p = subprocess.run([TREX, "-q", "categories", "--schema", ini_path, "--format",
+                        "unitrace-json", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    got = json.loads(p.stdout.decode()) if p.returncode == 0 else {}
+    got = {k: v for k, v in got.items() if v}
+    rep.check(p.returncode == 0 and not p.stderr, "--schema %s loads without messages"
+              % os.path.basename(ini_path), [p.stderr.decode(errors="replace")[:300]])
+    rep.check(dict(want) == got, "--schema %s: %d names categorized as %s says"
+              % (os.path.basename(ini_path), len(names), os.path.basename(json_path)),
+              diff(dict(want), got))
+    return rep
+
+
+# ---- gpu time ------------------------------------------------------------------------
+
+def union(intervals):
+    """Sorted, merged (start, end) list of the intervals."""
+    out = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def length(spans):
+    return sum(b - a for a, b in spans)
+
+
+def intersection(x, y):
+    total = 0
+    for a, b in x:
+        for c, d in y:
+            total += max(0, min(b, d) - max(a, c))
+    return total
+
+
+def expected_gpu_time(events):
+    work = [(w, "memory") for w in x_events(events, MEMORY_CATS)]
+    for k in x_events(events, KERNEL_CATS):
+        work.append((k, "comm" if builtin_category(k[0]) == "collective" else "compute"))
+    launches = {}
+    for r in x_events(events, RUNTIME_CATS):
+        c = r[5].get("correlation")
+        if isinstance(c, int) and not isinstance(c, bool):
+            launches.setdefault(c, r)
+    devices = collections.defaultdict(list)
+    for w, cls in work:
+        devices[w[1]].append((w, cls))
+    out = {}
+    for pid, items in devices.items():
+        iv = {cls: [(w[3], w[3] + w[4]) for w, c in items if c == cls]
+              for cls in ("compute", "comm", "memory")}
+        every = union(iv["compute"] + iv["comm"] + iv["memory"])
+        start, end = every[0][0], max(b for _, b in every)
+        comm, comp = union(iv["comm"]), union(iv["compute"])
+        delays, short = [], 0
+        for w, _ in items:
+            c = w[5].get("correlation")
+            rt = launches.get(c) if isinstance(c, int) and not isinstance(c, bool) else None
+            if rt:
+                delays.append(w[3] - rt[3])
+                short += w[4] < rt[4]
+        delays.sort()
+        row = {"span_ns": end - start, "busy_ns": length(every),
+               "idle_ns": end - start - length(every), "compute_ns": length(comp),
+               "comm_ns": length(comm), "memory_ns": length(union(iv["memory"])),
+               "kernels": len(items), "launches": len(delays), "short_kernels": short,
+               "overlap_pct": round(D(intersection(comm, comp) * 100) / length(comm), 4)
+               if length(comm) else D(0)}
+        if delays:
+            row.update({"delay_min_ns": delays[0], "delay_max_ns": delays[-1],
+                        "delay_med_ns": median(delays), "delay_p95_ns": nearest_rank(delays, 95)})
+        out[pid] = row
+    return out
+
+
+def device_pid(label):
+    return label[label.rindex("(") + 1:-1] if label.endswith(")") else label
+
+
+def gpu_rows(*args):
+    got = {}
+    for r in trex_table("gpu-time", *args):
+        row = {k: (int(v) if k != "overlap_pct" else round(D(v), 4))
+               for k, v in r.items() if k not in ("rank", "device", "busy_pct", "delay_avg_ns")}
+        row["delay_med_ns"] = D(r["delay_med_ns"])
+        if not r["launches"]:
+            for k in ("delay_min_ns", "delay_max_ns", "delay_med_ns", "delay_p95_ns"):
+                del row[k]
+        got[(r["rank"], device_pid(r["device"]))] = row
+    return got
+
+
+def cmd_gpu_ranks(paths):
+    rep = Report()
+    want = {}
+    for pos, path in enumerate(paths):
+        events, rank = load(path)
+        for pid, row in expected_gpu_time(events).items():
+            want[(rank if isinstance(rank, int) else pos, pid)] = row
+    got = gpu_rows(*paths)
+    rep.check(want == got, "gpu-time over %d files: %d (rank, device) rows" % (len(paths), len(want)),
+              ["%s: %s" % (k, d) for k in sorted(set(want) | set(got))
+               for d in diff(want.get(k, {}), got.get(k, {}))])
+    return rep
+
+
+def cmd_gpu_time(paths):
+    rep = Report()
+    for path in paths:
+        try:
+            events, _ = load(path)
+            want = expected_gpu_time(events)
+        except Inexact as e:
+            rep.skip("%s: gpu-time" % short(path), str(e))
+            continue
+        got = {pid: row for (_, pid), row in gpu_rows(path).items()}
+        rep.check(want == got, "%s: gpu-time of %d devices: span, busy union, idle, classes, "
+                  "overlap, launch delays" % (short(path), len(want)),
+                  ["%s: %s" % (pid, d) for pid in sorted(set(want) | set(got))
+                   for d in diff(want.get(pid, {}), got.get(pid, {}))])
+    return rep
+
+
+def main(argv):
+    cmds = {"kernels": cmd_kernels, "per-rank": cmd_per_rank, "shape": cmd_shape,
+            "categories": cmd_categories, "gpu-time": cmd_gpu_time,
+            "gpu-ranks": cmd_gpu_ranks, "schema": lambda args: cmd_schema(*args)}
+    if len(argv) < 2 or argv[1] not in cmds:
+        sys.stderr.write(__doc__)
+        return 2
+    try:
+        rep = cmds[argv[1]](argv[2:])
+    except (RuntimeError, OSError, ValueError, TypeError) as e:
+        print("FAIL triage.py %s: %s" % (argv[1], e))
+        return 1
+    return 1 if rep.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

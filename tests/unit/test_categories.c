@@ -1,0 +1,276 @@
+/* Kernel categories: the built-in rules, unitrace INI schemas, trex rules
+ * files and the category table over small hand-built indexes. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trex/analysis/categories.h"
+#include "trex/core/builder.h"
+#include "trex/core/index.h"
+
+#define DIAGS_MAX 8
+
+struct diags {
+	char line[DIAGS_MAX][256];
+	size_t n;
+};
+
+static void collect(void *user, const char *line)
+{
+	struct diags *d = user;
+
+	if (d->n < DIAGS_MAX)
+		snprintf(d->line[d->n], sizeof(d->line[0]), "%s", line);
+	d->n++;
+}
+
+static struct trex_catset *parse(const char *text, struct diags *d)
+{
+	struct trex_catset *cs = NULL;
+	struct trex_error err;
+
+	memset(d, 0, sizeof(*d));
+	cr_assert_eq(trex_catset_parse("s.ini", text, strlen(text), collect, d, &cs, &err), TREX_OK,
+	             "%s", err.message);
+	return cs;
+}
+
+static void assert_cat(const struct trex_catset *cs, const char *name, const char *want)
+{
+	const char *got = trex_catset_match(cs, name);
+
+	if (!want)
+		cr_assert_null(got, "%s: got %s", name, got);
+	else
+		cr_assert(got && strcmp(got, want) == 0, "%s: want %s, got %s", name, want,
+		          got ? got : "(none)");
+}
+
+Test(categories, builtin_rules)
+{
+	struct trex_catset *cs = NULL;
+	struct trex_error err;
+
+	cr_assert_eq(trex_catset_builtin(&cs, &err), TREX_OK, "%s", err.message);
+	assert_cat(cs, "ampere_sgemm_128x64_tn", "gemm");
+	assert_cat(cs, "Cijk_Alik_Bljk_SB_MT64x16x32", "gemm");
+	assert_cat(cs, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", "collective");
+	assert_cat(cs, "Memcpy HtoD (Pageable -> Device)", "memcpy");
+	assert_cat(cs, "Memset (Device)", "memset");
+	assert_cat(cs, "void flash_fwd_kernel<Flash_fwd_kernel_traits>", "attention");
+	assert_cat(cs, "void cudnn::bn_bw_1C11_kernel_new<float>", "normalization");
+	assert_cat(cs, "void implicit_convolve_sgemm<float>", "convolution");
+	assert_cat(cs, "void at::native::reduce_kernel<512, 1>", "reduction");
+	assert_cat(cs, "cunn_SoftMaxForward", "softmax");
+	assert_cat(cs, "void at::native::vectorized_elementwise_kernel<4>", "elementwise");
+	assert_cat(cs, "void at::native::indexSelectLargeIndex<float>", "other");
+	assert_cat(cs, "my_custom_thing", NULL);
+	trex_catset_free(cs);
+}
+
+/* Line numbers matter: the diagnostics name them. */
+static const char llama_like[] = "# a unitrace schema\n"           /* 1 */
+                                 "[matmul if equals to]\n"          /* 2 */
+                                 "gemm kernel\n"                    /* 3 */
+                                 "\n"                               /* 4 */
+                                 "[matmul.sub if starts with]\n"    /* 5 */
+                                 "xetla::hgemm   \n"                /* 6 */
+                                 "[attn if starts with]\n"          /* 7 */
+                                 "xetla::\n"                        /* 8 */
+                                 "[sync.ccl if ends  with]\n"       /* 9 */
+                                 "::SYNC\n"                         /* 10 */
+                                 "[bogus if contains]\n"            /* 11 */
+                                 "x\n"                              /* 12 */
+                                 "[vector if startswith]\n"         /* 13 */
+                                 "dup := ignored value\n"           /* 14 */
+                                 "; a comment\n"                    /* 15 */
+                                 "dup\n"                            /* 16 */
+                                 "[attn if starts with]\n"          /* 17 */
+                                 "late\n";                          /* 18 */
+
+Test(categories, unitrace_ini_semantics)
+{
+	struct diags d;
+	struct trex_catset *cs = parse(llama_like, &d);
+
+	/* equals to: spaces removed on both sides, the whole name only */
+	assert_cat(cs, "gemm kernel", "matmul");
+	assert_cat(cs, "gemmkernel", "matmul");
+	assert_cat(cs, "gemm kernel2", NULL);
+	/* starts with: the longest tag wins, ".sub" dropped */
+	assert_cat(cs, "xetla::hgemm_caller<half>", "matmul");
+	assert_cat(cs, "xetla::fmha", "attn");
+	/* ends with only when no direct tag matches */
+	assert_cat(cs, "ccl::allreduce::SYNC", "sync");
+	assert_cat(cs, "xetla::fmha::SYNC", "attn");
+	/* the bad section's tags are not loaded; ":=" ends a tag */
+	assert_cat(cs, "x", NULL);
+	assert_cat(cs, "dupe", "vector");
+	/* a duplicate section is ignored */
+	assert_cat(cs, "late", NULL);
+	cr_assert_eq(d.n, 3, "diagnostics: %zu", d.n);
+	cr_assert(strstr(d.line[0], "s.ini:11: unknown rule 'contains'"), "%s", d.line[0]);
+	cr_assert(strstr(d.line[1], "s.ini:16: duplicate tag 'dup'"), "%s", d.line[1]);
+	cr_assert(strstr(d.line[2], "s.ini:17: duplicate section"), "%s", d.line[2]);
+	trex_catset_free(cs);
+}
+
+Test(categories, ini_errors_keep_the_rest)
+{
+	struct diags d;
+	struct trex_catset *cs = parse("[a if starts with]\nfoo\n[b starts with]\nbar\n[c if "
+	                               "ends with\nbaz\n[d if ends with]\nqux\n",
+	                               &d);
+
+	assert_cat(cs, "foo1", "a");
+	assert_cat(cs, "1qux", "d");
+	assert_cat(cs, "bar", NULL);
+	cr_assert_eq(d.n, 2);
+	cr_assert(strstr(d.line[0], "s.ini:3: expected [CATEGORY if"), "%s", d.line[0]);
+	cr_assert(strstr(d.line[1], "s.ini:5: section header without ']'"), "%s", d.line[1]);
+	trex_catset_free(cs);
+}
+
+Test(categories, trex_rules_file)
+{
+	struct diags d;
+	struct trex_catset *cs = parse("# trex rules\n"
+	                               "gemm = (?i)gemm\n"
+	                               "no equals sign here\n"
+	                               "attn = flash(\n"
+	                               "other = .\n"
+	                               "gemm = ^cutlass\n",
+	                               &d);
+
+	assert_cat(cs, "SGEMM_big", "gemm");
+	assert_cat(cs, "flash_fwd", "other"); /* attn did not compile */
+	assert_cat(cs, "cutlass_x", "other");  /* first match in file order */
+	cr_assert_eq(d.n, 2);
+	cr_assert(strstr(d.line[0], "s.ini:3: expected CATEGORY = REGEX"), "%s", d.line[0]);
+	cr_assert(strstr(d.line[1], "s.ini:4: bad regex"), "%s", d.line[1]);
+	trex_catset_free(cs);
+}
+
+Test(categories, a_file_without_rules_fails)
+{
+	struct trex_catset *cs = NULL;
+	struct trex_error err;
+	const char text[] = "# nothing\n\n";
+
+	cr_assert_eq(trex_catset_parse("e.rules", text, strlen(text), NULL, NULL, &cs, &err),
+	             TREX_FORMAT);
+	cr_assert_null(cs);
+	cr_assert(strstr(err.message, "no category rules"));
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+struct gev {
+	const char *pid, *cat, *name;
+	int64_t ts, dur;
+};
+
+static uint32_t intern(struct trex_builder *b, const char *s)
+{
+	return trex_builder_intern(b, s, strlen(s));
+}
+
+static struct trex_index *index_of(const struct gev *ev, size_t n)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = {
+	    .path = "t.json", .format = "chrome-json", .dialect = "kineto", .events = n};
+	struct trex_build_input in = {
+	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	file.phase_counts[TREX_PH_COMPLETE] = n;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t track = trex_builder_track(b, intern(b, ev[i].pid), intern(b, "7"));
+		struct trex_ev e = {.ts = ev[i].ts,
+		                    .dur = ev[i].dur,
+		                    .name = intern(b, ev[i].name),
+		                    .cat = intern(b, ev[i].cat)};
+
+		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+	}
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	return idx;
+}
+
+static size_t row_of(const struct trex_table *t, const char *cat)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (strcmp(trex_table_cell(t, r, t->ncols - 1)->text, cat) == 0)
+			return r;
+	}
+	cr_assert_fail("no row %s", cat);
+	return 0;
+}
+
+Test(categories, table_sums_time_calls_and_devices)
+{
+	/* GPU 0: sgemm 100 + 20, memcpy 50; GPU 1: sgemm 10, mystery 30; a CPU
+	 * op and a runtime call are not GPU work. Total 210. */
+	const struct gev ev[] = {
+	    {"0", "kernel", "sgemm", 0, 100},       {"0", "kernel", "sgemm", 200, 20},
+	    {"0", "gpu_memcpy", "Memcpy DtoD", 300, 50}, {"1", "kernel", "sgemm", 0, 10},
+	    {"1", "kernel", "mystery", 100, 30},    {"2", "cpu_op", "aten::mm", 0, 1000},
+	    {"2", "cuda_runtime", "cudaMemcpy", 2000, 500},
+	};
+	struct trex_index *idx = index_of(ev, 7);
+	struct trex_category_opts o = {NULL, true};
+	struct trex_table t;
+	struct trex_error err;
+	size_t g, u, m;
+
+	cr_assert_eq(trex_categories_table(idx, &o, &t, &err), TREX_OK);
+	/* total, share, calls, 2 devices, bar, category */
+	cr_assert_eq(t.ncols, 7);
+	cr_assert_str_eq(t.cols[3].key, "rank0_pid0_ns");
+	cr_assert_str_eq(t.cols[4].key, "rank0_pid1_ns");
+	cr_assert_str_eq(t.cols[5].key, "bar");
+	cr_assert_str_eq(t.cols[6].key, "category");
+	g = row_of(&t, "gemm");
+	cr_assert_eq(g, 0);
+	cr_assert_eq(trex_table_cell(&t, g, 0)->number, 130);
+	cr_assert_float_eq(trex_table_cell(&t, g, 1)->number, 130.0 / 210 * 100, 1e-9);
+	cr_assert_eq(trex_table_cell(&t, g, 2)->count, 3);
+	cr_assert_eq(trex_table_cell(&t, g, 3)->number, 120);
+	cr_assert_eq(trex_table_cell(&t, g, 4)->number, 10);
+	cr_assert_str_eq(trex_table_cell(&t, g, 5)->text, "############"); /* 61.9 % */
+	m = row_of(&t, "memcpy");
+	cr_assert_eq(trex_table_cell(&t, m, 0)->number, 50);
+	u = row_of(&t, "uncategorized");
+	cr_assert_eq(trex_table_cell(&t, u, 0)->number, 30);
+	cr_assert_eq(trex_table_cell(&t, u, 4)->number, 30);
+	/* every built-in category has a row, the empty ones last by name */
+	cr_assert_eq(t.nrows, 12);
+	cr_assert_str_eq(trex_table_cell(&t, 3, 6)->text, "attention");
+	cr_assert_eq(trex_table_cell(&t, 3, 0)->number, 0);
+	trex_table_free(&t);
+	trex_index_free(idx);
+}
+
+Test(categories, a_schema_category_named_uncategorized_is_one_row)
+{
+	const struct gev ev[] = {{"0", "kernel", "a1", 0, 5}, {"0", "kernel", "zz", 10, 7}};
+	struct trex_index *idx = index_of(ev, 2);
+	struct diags d;
+	struct trex_catset *cs = parse("uncategorized = ^a\n", &d);
+	struct trex_category_opts o = {cs, false};
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_categories_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(t.ncols, 5);
+	cr_assert_eq(trex_table_cell(&t, 0, 0)->number, 12);
+	cr_assert_eq(trex_table_cell(&t, 0, 2)->count, 2);
+	trex_table_free(&t);
+	trex_catset_free(cs);
+	trex_index_free(idx);
+}

@@ -1,0 +1,186 @@
+/* GPU time accounting over small hand-built indexes; every number is worked
+ * out by hand in the comments. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "trex/analysis/gpu_time.h"
+#include "trex/core/builder.h"
+#include "trex/core/index.h"
+
+enum { RANK, DEVICE, SPAN, BUSY, IDLE, BUSY_PCT, COMPUTE, COMM, MEMORY, OVERLAP, KERNELS,
+       LAUNCHES, DMIN, DMED, DAVG, DP95, DMAX, SHORT };
+
+struct gev {
+	const char *pid, *tid, *cat, *name;
+	int64_t ts, dur;
+	uint32_t corr;
+};
+
+static uint32_t intern(struct trex_builder *b, const char *s)
+{
+	return trex_builder_intern(b, s, strlen(s));
+}
+
+static void gpu_time(const struct gev *ev, size_t n, struct trex_table *t)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = {.path = "t.json",
+	                               .format = "chrome-json",
+	                               .dialect = "kineto",
+	                               .rank = 3,
+	                               .has_rank = true,
+	                               .events = n};
+	struct trex_build_input in = {
+	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	file.phase_counts[TREX_PH_COMPLETE] = n;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t track = trex_builder_track(b, intern(b, ev[i].pid), intern(b, ev[i].tid));
+		struct trex_ev e = {.ts = ev[i].ts,
+		                    .dur = ev[i].dur,
+		                    .name = intern(b, ev[i].name),
+		                    .cat = intern(b, ev[i].cat),
+		                    .corr = ev[i].corr,
+		                    .flags = ev[i].corr ? TREX_SLICE_HAS_CORR : 0};
+
+		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+	}
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_gpu_time_table(idx, t, &err), TREX_OK, "%s", err.message);
+	trex_index_free(idx);
+}
+
+static double num(const struct trex_table *t, size_t r, size_t c)
+{
+	return trex_table_cell(t, r, c)->number;
+}
+
+static int64_t count(const struct trex_table *t, size_t r, size_t c)
+{
+	return trex_table_cell(t, r, c)->count;
+}
+
+Test(gpu_time, busy_is_the_union_not_the_sum)
+{
+	/* Streams 7 and 8 of GPU 0: [1000, 1100) and [1050, 1150) overlap,
+	 * [1200, 1250) after a gap. Sum 250, union 150 + 50 = 200, span 250,
+	 * idle 50, busy 80 %. All compute. */
+	const struct gev ev[] = {
+	    {"0", "7", "kernel", "a", 1000, 100, 0},
+	    {"0", "8", "kernel", "b", 1050, 100, 0},
+	    {"0", "7", "kernel", "c", 1200, 50, 0},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, 3, &t);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_str_eq(t.cols[SPAN].key, "span_ns");
+	cr_assert_str_eq(t.cols[SHORT].key, "short_kernels");
+	cr_assert_eq(count(&t, 0, RANK), 3);
+	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "0");
+	cr_assert_eq(num(&t, 0, SPAN), 250);
+	cr_assert_eq(num(&t, 0, BUSY), 200);
+	cr_assert_eq(num(&t, 0, IDLE), 50);
+	cr_assert_float_eq(num(&t, 0, BUSY_PCT), 80, 1e-9);
+	cr_assert_eq(num(&t, 0, COMPUTE), 200);
+	cr_assert_eq(num(&t, 0, COMM), 0);
+	cr_assert_eq(num(&t, 0, MEMORY), 0);
+	cr_assert_eq(num(&t, 0, OVERLAP), 0);
+	cr_assert_eq(count(&t, 0, KERNELS), 3);
+	cr_assert_eq(count(&t, 0, LAUNCHES), 0);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, communication_overlap_and_memory)
+{
+	/* GPU 0. Compute [0, 150) and [200, 250); NCCL [100, 300) on stream 9;
+	 * a memcpy [400, 410). comm union 200, compute union 200, their
+	 * intersection [100, 150) + [200, 250) = 100 -> overlap 50 %.
+	 * Busy: [0, 300) + [400, 410) = 310; span 410, idle 100. */
+	const struct gev ev[] = {
+	    {"0", "7", "kernel", "sgemm", 0, 150, 0},
+	    {"0", "7", "kernel", "sgemm", 200, 50, 0},
+	    {"0", "9", "kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", 100, 200, 0},
+	    {"0", "7", "gpu_memcpy", "Memcpy DtoD (Device -> Device)", 400, 10, 0},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, 4, &t);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, SPAN), 410);
+	cr_assert_eq(num(&t, 0, BUSY), 310);
+	cr_assert_eq(num(&t, 0, IDLE), 100);
+	cr_assert_eq(num(&t, 0, COMPUTE), 200);
+	cr_assert_eq(num(&t, 0, COMM), 200);
+	cr_assert_eq(num(&t, 0, MEMORY), 10);
+	cr_assert_float_eq(num(&t, 0, OVERLAP), 50, 1e-9);
+	cr_assert_eq(count(&t, 0, KERNELS), 4);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, launch_delays_and_short_kernels)
+{
+	/* Launches on CPU thread 100 (pid 1), kernels on GPU 0:
+	 *   corr 1: launch [0, 10), kernel at 30 for 5   -> delay 30, short
+	 *   corr 2: launch [20, 30), kernel at 60 for 50 -> delay 40
+	 *   corr 3: launch [40, 60), kernel at 140 for 8 -> delay 100, short
+	 *   corr 4: launch [70, 75), kernel at 200 for 5 -> delay 130 (5 < 5 is not short)
+	 *   a kernel without a launch.
+	 * Delays 30 40 100 130: min 30, med (40 + 100) / 2 = 70, avg 75,
+	 * p95 ceil(3.8) = 4th = 130, max 130; 2 short. */
+	const struct gev ev[] = {
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 0, 10, 1},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 20, 10, 2},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 40, 20, 3},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 70, 5, 4},
+	    {"0", "7", "kernel", "k", 30, 5, 1},
+	    {"0", "7", "kernel", "k", 60, 50, 2},
+	    {"0", "7", "kernel", "k", 140, 8, 3},
+	    {"0", "7", "kernel", "k", 200, 5, 4},
+	    {"0", "7", "kernel", "k", 300, 1, 0},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, 9, &t);
+	cr_assert_eq(t.nrows, 1, "only GPU 0 has GPU work");
+	cr_assert_eq(count(&t, 0, KERNELS), 5);
+	cr_assert_eq(count(&t, 0, LAUNCHES), 4);
+	cr_assert_eq(num(&t, 0, DMIN), 30);
+	cr_assert_eq(num(&t, 0, DMED), 70);
+	cr_assert_eq(num(&t, 0, DAVG), 75);
+	cr_assert_eq(num(&t, 0, DP95), 130);
+	cr_assert_eq(num(&t, 0, DMAX), 130);
+	cr_assert_eq(count(&t, 0, SHORT), 2);
+	/* busy: [30,35) [60,110) [140,148) [200,205) [300,301) = 69; span 271 */
+	cr_assert_eq(num(&t, 0, BUSY), 69);
+	cr_assert_eq(num(&t, 0, SPAN), 271);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, one_row_per_device)
+{
+	/* GPU 0 and GPU 1, one kernel each; a trace without GPU work has no rows. */
+	const struct gev ev[] = {
+	    {"0", "7", "kernel", "a", 0, 10, 0},
+	    {"1", "7", "kernel", "b", 5, 20, 0},
+	};
+	const struct gev cpu[] = {{"1", "100", "cpu_op", "aten::mm", 0, 10, 0}};
+	struct trex_table t;
+
+	gpu_time(ev, 2, &t);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "0");
+	cr_assert_eq(num(&t, 0, BUSY), 10);
+	cr_assert_str_eq(trex_table_cell(&t, 1, DEVICE)->text, "1");
+	cr_assert_eq(num(&t, 1, BUSY), 20);
+	cr_assert_eq(num(&t, 1, DMED), 0);
+	trex_table_free(&t);
+
+	gpu_time(cpu, 1, &t);
+	cr_assert_eq(t.nrows, 0);
+	trex_table_free(&t);
+}
