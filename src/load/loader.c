@@ -347,7 +347,8 @@ enum trex_status trex_load_paths(const char *const *paths, size_t count,
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	enum trex_status s = TREX_OK;
 	for (size_t i = 0; i < count && s == TREX_OK; i++)
-		s = trex_source_open(paths[i], &sources[i], err);
+		s = trex_source_open_cancellable(paths[i], opts ? opts->cancel : NULL, &sources[i],
+						 err);
 	if (s == TREX_OK) {
 		s = trex_load_sources(sources, count, opts, out, err);
 		free(sources);

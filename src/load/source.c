@@ -196,7 +196,8 @@ static bool grow_read_buffer(unsigned char **buf, size_t *cap)
 }
 
 /* Pipes, FIFOs and special files cannot be mapped: read them whole. */
-static enum trex_status source_read_fd(struct trex_source *src, int fd, struct trex_error *err)
+static enum trex_status source_read_fd(struct trex_source *src, int fd,
+				       volatile sig_atomic_t *cancel, struct trex_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t cap = 0, len = 0;
@@ -208,6 +209,11 @@ static enum trex_status source_read_fd(struct trex_source *src, int fd, struct t
 		n = read(fd, buf + len, cap - len);
 		if (n > 0)
 			len += (size_t)n;
+		if (n < 0 && errno == EINTR && cancel && *cancel) {
+			free(buf); /* Ctrl-C while a slow pipe blocks us */
+			return trex_error_set(err, TREX_CANCELLED, src->name, (int64_t)len,
+					      "reading cancelled");
+		}
 	} while (n > 0 || (n < 0 && errno == EINTR));
 	if (n < 0) {
 		int e = errno;
@@ -222,7 +228,8 @@ static enum trex_status source_read_fd(struct trex_source *src, int fd, struct t
 	return TREX_OK;
 }
 
-static enum trex_status source_load_fd(struct trex_source *src, int fd, struct trex_error *err)
+static enum trex_status source_load_fd(struct trex_source *src, int fd,
+				       volatile sig_atomic_t *cancel, struct trex_error *err)
 {
 	struct stat st;
 
@@ -238,7 +245,7 @@ static enum trex_status source_load_fd(struct trex_source *src, int fd, struct t
 		src->disk_size = (uint64_t)st.st_size;
 		return TREX_OK;
 	}
-	enum trex_status s = source_read_fd(src, fd, err);
+	enum trex_status s = source_read_fd(src, fd, cancel, err);
 
 	src->disk_size = src->len;
 	return s;
@@ -247,13 +254,19 @@ static enum trex_status source_load_fd(struct trex_source *src, int fd, struct t
 enum trex_status trex_source_open(const char *path, struct trex_source **out,
 				  struct trex_error *err)
 {
+	return trex_source_open_cancellable(path, NULL, out, err);
+}
+
+enum trex_status trex_source_open_cancellable(const char *path, volatile sig_atomic_t *cancel,
+					      struct trex_source **out, struct trex_error *err)
+{
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return io_error(err, path, "cannot open", errno);
 	struct trex_source *src = source_new(path);
-	enum trex_status s = src ? source_load_fd(src, fd, err) : nomem(err, path);
+	enum trex_status s = src ? source_load_fd(src, fd, cancel, err) : nomem(err, path);
 
 	close(fd);
 	if (s != TREX_OK) {

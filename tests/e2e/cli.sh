@@ -163,6 +163,39 @@ if have_corpus; then
 	shape_check hta_nccl_data "$TREX_CORPUS/kineto/hta_nccl_data/nccl_data.json.gz"
 fi
 
-skip "exit 130 on SIGINT" "needs a terminal and precise timing"
+# Ctrl-C while trex waits on a slow pipe: it must stop at once with 130
+# and a one-line message, not when the writer finally closes. The FIFO
+# keeps trex blocked in read() until the signal, so there is no race.
+sigint_check() {
+	fifo=$t/slow.fifo
+	rm -f "$fifo"
+	mkfifo "$fifo" || return 1
+	{ printf '[{"ph":"X","name":"a","pid":0,"tid":0,"ts":1,"dur":1},'; sleep 20; } >"$fifo" &
+	writer=$!
+	"$TREX" kernels -q "$fifo" >"$t/sigint.out" 2>"$t/sigint.err" &
+	pid=$!
+	sleep 1
+	kill -INT "$pid"
+	waited=0
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 50 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	alive=no
+	kill -0 "$pid" 2>/dev/null && alive=yes && kill -KILL "$pid"
+	wait "$pid"
+	rc=$?
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	[ "$alive" = no ] && [ "$rc" -eq 130 ] && [ "$(wc -l <"$t/sigint.err")" -eq 1 ] &&
+		grep -q 'cancelled' "$t/sigint.err"
+}
+if sigint_check; then
+	ok "Ctrl-C while reading a slow pipe: exits 130 at once with one line"
+else
+	not_ok "Ctrl-C while reading a slow pipe: exits 130 at once with one line"
+	diag "rc=$rc alive=$alive"
+	diag_file "$t/sigint.err"
+fi
 
 done_testing

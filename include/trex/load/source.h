@@ -5,6 +5,7 @@
 #ifndef TREX_LOAD_SOURCE_H
 #define TREX_LOAD_SOURCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,12 @@ struct trex_source;
 
 enum trex_status trex_source_open(const char *path, struct trex_source **out,
 				  struct trex_error *err);
+/* The same, but reading a pipe or FIFO (which is read whole at open) stops
+ * with TREX_CANCELLED once *cancel is non-zero. The signal handler that
+ * sets it must be installed without SA_RESTART so a blocked read returns.
+ * cancel may be NULL. */
+enum trex_status trex_source_open_cancellable(const char *path, volatile sig_atomic_t *cancel,
+					      struct trex_source **out, struct trex_error *err);
 /* A source over memory. With copy, the bytes are copied; otherwise data
  * must outlive the source. data may be gzip too. name is used in errors. */
 enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len,
