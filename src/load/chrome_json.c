@@ -60,8 +60,9 @@ static void cj_progress(struct cj_parser *ps, const char *at)
 	if (!ps->job || ps->st.events - ps->progress_events < CJ_PROGRESS_EVENTS)
 		return;
 	uint64_t off = cj_offset(ps, at);
-	if (trex_load_job_progress(ps->job, off - ps->progress_bytes_from,
-				   ps->st.events - ps->progress_events))
+	/* streams report their bytes (decoded and compressed) per window */
+	uint64_t bytes = ps->stream ? 0 : off - ps->progress_bytes_from;
+	if (trex_load_job_progress(ps->job, bytes, bytes, ps->st.events - ps->progress_events))
 		ps->cancelled = true;
 	ps->progress_bytes_from = off;
 	ps->progress_events = ps->st.events;

@@ -70,8 +70,8 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 		cj_truncation(&ps, pos, end);
 		part->truncated = true;
 	}
-	trex_load_job_progress(job, (uint64_t)(pos - map) - ps.progress_bytes_from,
-			       ps.st.events - ps.progress_events);
+	uint64_t rest = (uint64_t)(pos - map) - ps.progress_bytes_from;
+	trex_load_job_progress(job, rest, rest, ps.st.events - ps.progress_events);
 	part->cancelled = ps.cancelled;
 	part->oom = ps.oom;
 	part->st = ps.st;
@@ -353,7 +353,7 @@ static enum trex_status cj_stream_loop(struct trex_load_job *job, struct trex_st
 				       struct cj_stream_state *s, struct trex_error *err)
 {
 	size_t carry = 0;
-	uint64_t reported = 0;
+	uint64_t reported = 0, disk_reported = 0;
 	for (;;) {
 		const char *data;
 		size_t len;
@@ -375,10 +375,11 @@ static enum trex_status cj_stream_loop(struct trex_load_job *job, struct trex_st
 			if (!s->ps.st.has_problem)
 				cj_problem(&s->ps, data + len, "%s", serr.message);
 		}
-		uint64_t pos = offset + len - carry;
-		if (trex_load_job_progress(job, pos - reported, 0))
+		uint64_t pos = offset + len - carry, disk = trex_stream_disk_position(st);
+		if (trex_load_job_progress(job, pos - reported, disk - disk_reported, 0))
 			s->ps.cancelled = true;
 		reported = pos;
+		disk_reported = disk;
 		if (!more || s->ps.cancelled)
 			return TREX_OK;
 	}
@@ -399,6 +400,7 @@ static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_er
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
 	cj_parser_init(&ss->ps, b, job);
+	ss->ps.stream = true;
 	ss->part.b = b;
 	s = cj_stream_loop(job, st, ss, err);
 	job->file->bytes_decoded = trex_stream_position(st);

@@ -85,6 +85,7 @@ struct cj_parser {
 	enum cj_state state;
 	bool expect_value;              /* in the array: a value (not ',') comes next */
 	bool stop_on_array;
+	bool stream;                    /* windows of a stream (gzip), not a mapping */
 	struct cj_stats st;
 	struct cj_short_cache pid, cat;
 	struct cj_track_cache tracks[CJ_TRACK_CACHE];

@@ -65,12 +65,13 @@ enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
 }
 
 bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
-			    uint64_t events_delta)
+			    uint64_t disk_bytes_delta, uint64_t events_delta)
 {
 	struct trex_load_shared *sh = job->shared;
 	const struct trex_load_opts *o = sh->opts;
 	pthread_mutex_lock(&sh->lock);
 	sh->progress.bytes_done += decoded_bytes_delta;
+	sh->progress.disk_done += disk_bytes_delta;
 	sh->progress.events += events_delta;
 	if (o->progress)
 		o->progress(&sh->progress, o->progress_user);

@@ -84,6 +84,7 @@ struct slot {
 	size_t n;
 	enum slot_state state;
 	bool last; /* the producer stops after this slot */
+	size_t in_pos; /* compressed bytes consumed once this slot was filled */
 	bool truncated;
 	enum trex_status status;
 	struct trex_error err;
@@ -110,6 +111,7 @@ struct trex_stream {
 	const unsigned char *win; /* valid until the next call */
 	size_t win_len;
 	uint64_t pos;             /* decoded offset just past the window */
+	uint64_t disk_pos;        /* source bytes consumed to produce it (progress) */
 	bool ended, truncated;
 	enum trex_status failed;  /* sticky, once the bytes before it are out */
 	struct trex_error fail_err;
@@ -803,6 +805,7 @@ static size_t plain_fetch(struct trex_stream *st, size_t carry)
 	st->win = src->bytes + st->pos - carry;
 	st->win_len = carry + fresh;
 	st->pos += fresh;
+	st->disk_pos = st->pos;
 	st->ended = fresh == 0;
 	return fresh;
 }
@@ -845,6 +848,7 @@ static size_t gz_fetch(struct trex_stream *st, size_t carry)
 	}
 	st->win_len = carry + got;
 	st->pos += got;
+	st->disk_pos = dec_in_pos(&st->dec);
 	return got;
 }
 
@@ -867,6 +871,7 @@ static void producer_fill(struct producer *p, struct slot *s)
 	}
 	s->last = s->status != TREX_OK || p->dec.done;
 	s->truncated = p->dec.truncated;
+	s->in_pos = dec_in_pos(&p->dec);
 }
 
 /* The next slot in ring order once it is free; NULL when told to stop. */
@@ -936,6 +941,7 @@ static void bg_release(struct producer *p, struct slot *s)
 
 static void bg_note(struct trex_stream *st, const struct slot *s)
 {
+	st->disk_pos = s->in_pos;
 	if (!s->last)
 		return;
 	if (s->status != TREX_OK) {
@@ -1143,6 +1149,11 @@ enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const ch
 uint64_t trex_stream_position(const struct trex_stream *st)
 {
 	return st->pos;
+}
+
+uint64_t trex_stream_disk_position(const struct trex_stream *st)
+{
+	return st->disk_pos;
 }
 
 void trex_stream_close(struct trex_stream *st)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "trex/core/index.h"
 #include "trex/load/loader.h"
@@ -149,5 +150,54 @@ Test(loader, progress_and_cancel)
 	cr_assert_eq(trex_source_open_memory("m", text, len, false, &src, &err), TREX_OK);
 	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_CANCELLED);
 	cr_assert_null(idx);
+	free(text);
+}
+
+static unsigned char *gzip_bytes(const char *text, size_t len, size_t *out_len)
+{
+	uLongf cap = compressBound(len) + 64;
+	unsigned char *z = malloc(cap);
+	z_stream zs = {0};
+	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)(uintptr_t)text;
+	zs.avail_in = (uInt)len;
+	zs.next_out = z;
+	zs.avail_out = (uInt)cap;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	*out_len = zs.total_out;
+	deflateEnd(&zs);
+	return z;
+}
+
+struct progress_last {
+	struct trex_load_progress last;
+};
+
+static void keep_last(const struct trex_load_progress *pr, void *user)
+{
+	((struct progress_last *)user)->last = *pr;
+}
+
+/* For gzip the progress line needs compressed bytes against the file's
+ * size on disk, and decoded bytes for the rate: both, never double. */
+Test(loader, gzip_progress_counts_disk_and_decoded_bytes)
+{
+	size_t len, gz_len;
+	char *text = many_events(300000, &len);
+	unsigned char *gz = gzip_bytes(text, len, &gz_len);
+	struct trex_source *src;
+	struct trex_error err;
+	struct progress_last seen = {0};
+	struct trex_load_opts opts = {.threads = 2, .progress = keep_last, .progress_user = &seen};
+	struct trex_index *idx;
+	cr_assert_eq(trex_source_open_memory("m.gz", gz, gz_len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK);
+	cr_assert_eq(seen.last.bytes_total, gz_len);
+	cr_assert_eq(seen.last.disk_done, gz_len, "all compressed bytes: %llu of %zu",
+		     (unsigned long long)seen.last.disk_done, gz_len);
+	cr_assert_eq(seen.last.bytes_done, len, "every decoded byte once: %llu of %zu",
+		     (unsigned long long)seen.last.bytes_done, len);
+	trex_index_free(idx);
+	free(gz);
 	free(text);
 }

@@ -57,9 +57,11 @@ struct trex_load_job {
  * order of their seq (byte order within the file). The job owns b after. */
 enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
 					struct trex_builder *b, struct trex_error *err);
-/* Reports progress (thread-safe); returns true when cancelled. */
+/* Reports progress (thread-safe): decoded bytes parsed, bytes of the file
+ * on disk consumed (compressed for gzip; the same as decoded otherwise),
+ * events. Returns true when cancelled. */
 bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
-			    uint64_t events_delta);
+			    uint64_t disk_bytes_delta, uint64_t events_delta);
 
 /* Loads several inputs into one index, one rank per file. */
 enum trex_status trex_load_paths(const char *const *paths, size_t count,

@@ -62,6 +62,9 @@ enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const ch
 				  struct trex_error *err);
 /* Decoded bytes produced so far (for progress). */
 uint64_t trex_stream_position(const struct trex_stream *st);
+/* Source bytes (compressed for gzip) consumed to produce them, so progress
+ * can be shown against the file's size on disk. */
+uint64_t trex_stream_disk_position(const struct trex_stream *st);
 void trex_stream_close(struct trex_stream *st);
 
 /* ---- random access ------------------------------------------------------------ */
