@@ -3,6 +3,7 @@
 #include "trex/core/grow.h"
 #include "trex/analysis/gpu_time.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define LINKS_MAX 16
 #define KIND_BY_NAME 0xff
+/* HTA's consecutive_kernel_delay default: 30 in its trace unit, microseconds
+ * (hta-analyses.md #5). */
+#define KERNEL_GAP_NS 30000
 
 static const struct trex_column cols[] = {
     {"rank", "Rank", TREX_COL_COUNT, false},
@@ -23,6 +27,10 @@ static const struct trex_column cols[] = {
     {"busy_ns", "Busy", TREX_COL_DURATION, true},
     {"idle_ns", "Idle", TREX_COL_DURATION, true},
     {"busy_pct", "Busy %", TREX_COL_PERCENT, true},
+    {"idle_host_wait_ns", "Host wait", TREX_COL_DURATION, true},
+    {"idle_kernel_gap_ns", "Kernel wait", TREX_COL_DURATION, true},
+    {"idle_sync_ns", "Sync wait", TREX_COL_DURATION, true},
+    {"idle_other_ns", "Other idle", TREX_COL_DURATION, true},
     {"compute_ns", "Compute", TREX_COL_DURATION, true},
     {"comm_ns", "Comm", TREX_COL_DURATION, true},
     {"memory_ns", "Memory", TREX_COL_DURATION, true},
@@ -36,8 +44,12 @@ static const struct trex_column cols[] = {
     {"delay_max_ns", "Delay max", TREX_COL_DURATION, true},
     {"short_kernels", "Short", TREX_COL_COUNT, true},
 };
-enum { G_RANK, G_DEVICE, G_SPAN, G_BUSY, G_IDLE, G_BUSY_PCT, G_COMPUTE, G_COMM, G_MEMORY,
-       G_OVERLAP, G_KERNELS, G_LAUNCHES, G_DMIN, G_DMED, G_DAVG, G_DP95, G_DMAX, G_SHORT };
+enum { G_RANK, G_DEVICE, G_SPAN, G_BUSY, G_IDLE, G_BUSY_PCT, G_HOST, G_KGAP, G_SYNC, G_OTHER,
+       G_COMPUTE, G_COMM, G_MEMORY, G_OVERLAP, G_KERNELS, G_LAUNCHES, G_DMIN, G_DMED, G_DAVG,
+       G_DP95, G_DMAX, G_SHORT };
+
+/* Idle gap classes, in the order of the columns from G_HOST on. */
+enum idle_class { I_HOST, I_KERNEL, I_SYNC, I_OTHER, I_COUNT };
 
 enum work_class { W_COMPUTE, W_COMM, W_MEMORY };
 
@@ -48,7 +60,23 @@ struct item {
 	bool shorter;     /* shorter than that launch call */
 	int64_t ts, end;
 	int64_t delay;    /* ts - launch ts */
+	int64_t launch;   /* launch call start */
 };
+
+/* A synchronization interval: a cuda_sync slice keyed by its device
+ * (process), or a blocking runtime sync call keyed by its file. */
+struct sync_iv {
+	uint32_t key;
+	int64_t ts, end;
+};
+
+struct sync_list {
+	struct sync_iv *v;
+	size_t n, cap;
+};
+
+static const char *const sync_calls[] = {"cudaStreamSynchronize", "cudaDeviceSynchronize",
+                                         "cudaEventSynchronize"};
 
 struct ctx {
 	const struct trex_index *idx;
@@ -57,6 +85,9 @@ struct ctx {
 	uint8_t *name_cls; /* per name string: class + 1, 0 unknown */
 	struct item *v;
 	size_t n, cap;
+	struct sync_list gpu_sync;   /* by process */
+	struct sync_list call_sync;  /* by file */
+	uint32_t sync_names[ARRAY_LEN(sync_calls)];
 };
 
 static enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
@@ -106,18 +137,54 @@ static bool push(struct ctx *c, const struct item *it)
 	return true;
 }
 
+static bool push_sync(struct sync_list *l, uint32_t key, const struct trex_slice *s)
+{
+	struct sync_iv *v = trex_grow(l->v, &l->cap, l->n + 1, sizeof(*v), 64);
+
+	if (!v)
+		return false;
+	l->v = v;
+	l->v[l->n++] = (struct sync_iv){key, s->ts, s->ts + s->dur};
+	return true;
+}
+
+static bool is_sync_call(const struct ctx *c, uint32_t name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(sync_calls); i++) {
+		if (c->sync_names[i] == name)
+			return true;
+	}
+	return false;
+}
+
+/* Keeps the slice when it is a synchronization interval; false when out of memory. */
+static bool collect_sync(struct ctx *c, const struct trex_slice *s, enum trex_kind k)
+{
+	if (k == TREX_KIND_GPU_SYNC)
+		return push_sync(&c->gpu_sync, trex_index_track(c->idx, s->track)->process, s);
+	if (k == TREX_KIND_RUNTIME && is_sync_call(c, s->name))
+		return push_sync(&c->call_sync, trex_index_track_file(c->idx, s->track), s);
+	return true;
+}
+
 static bool collect(struct ctx *c)
 {
 	uint32_t nslices = trex_index_slice_count(c->idx);
 
+	for (size_t i = 0; i < ARRAY_LEN(sync_calls); i++)
+		c->sync_names[i] = trex_strtab_find(trex_index_strings(c->idx), sync_calls[i],
+		                                    strlen(sync_calls[i]));
 	for (uint32_t i = 0; i < nslices; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
 		enum trex_kind k = kind_of(c, s);
 		struct item it = {0};
 		uint32_t rt;
 
-		if (k != TREX_KIND_KERNEL && k != TREX_KIND_MEMCPY && k != TREX_KIND_MEMSET)
+		if (k != TREX_KIND_KERNEL && k != TREX_KIND_MEMCPY && k != TREX_KIND_MEMSET) {
+			if (!collect_sync(c, s, k))
+				return false;
 			continue;
+		}
 		it.process = trex_index_track(c->idx, s->track)->process;
 		it.cls = (uint8_t)(k == TREX_KIND_KERNEL ? kernel_class(c, s->name) : W_MEMORY);
 		it.ts = s->ts;
@@ -128,6 +195,7 @@ static bool collect(struct ctx *c)
 
 			it.launched = true;
 			it.delay = s->ts - r->ts;
+			it.launch = r->ts;
 			it.shorter = s->dur < r->dur;
 		}
 		if (!push(c, &it))
@@ -145,6 +213,15 @@ static int cmp_item(const void *a, const void *b)
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->end > y->end) - (x->end < y->end);
+}
+
+static int cmp_sync(const void *a, const void *b)
+{
+	const struct sync_iv *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -203,6 +280,92 @@ static int64_t overlap(const struct span *a, size_t na, const struct span *b, si
 	return total;
 }
 
+/* ---- idle gaps ------------------------------------------------------------------------------ */
+
+/* A pass over one key's sync intervals (sorted by ts) for gaps in
+ * ascending order: max_end is the latest end of the intervals taken so far. */
+struct sweep {
+	const struct sync_iv *v;
+	size_t n, i;
+	int64_t max_end;
+};
+
+static struct sweep sweep_of(const struct sync_list *l, uint32_t key)
+{
+	size_t lo = 0, hi = l->n, end;
+
+	if (!l->n)
+		return (struct sweep){NULL, 0, 0, INT64_MIN};
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < l->n && l->v[end].key == key; end++)
+		;
+	return (struct sweep){l->v + lo, end - lo, 0, INT64_MIN};
+}
+
+/* Does an interval reach inside (g0, g1): ts < g1 and end > g0? */
+static bool sweep_overlaps(struct sweep *w, int64_t g0, int64_t g1)
+{
+	for (; w->i < w->n && w->v[w->i].ts < g1; w->i++)
+		w->max_end = w->v[w->i].end > w->max_end ? w->v[w->i].end : w->max_end;
+	return w->max_end > g0;
+}
+
+/* Does an interval cover [g0, g1): ts <= g0 and end >= g1? */
+static bool sweep_covers(struct sweep *w, int64_t g0, int64_t g1)
+{
+	for (; w->i < w->n && w->v[w->i].ts <= g0; w->i++)
+		w->max_end = w->v[w->i].end > w->max_end ? w->v[w->i].end : w->max_end;
+	return w->max_end >= g1;
+}
+
+/* Earliest launch start of the work starting at t, INT64_MAX when none of
+ * it has a launch; *i walks v (sorted by ts) forward across calls. */
+static int64_t next_launch(const struct item *v, size_t n, size_t *i, int64_t t)
+{
+	int64_t best = INT64_MAX;
+
+	while (*i < n && v[*i].ts < t)
+		(*i)++;
+	for (size_t j = *i; j < n && v[j].ts == t; j++) {
+		if (v[j].launched && v[j].launch < best)
+			best = v[j].launch;
+	}
+	return best;
+}
+
+/* Splits the gaps between the busy spans u[0..nu) of one device (work v
+ * sorted by ts) into the idle classes; see gpu_time.h. The sync sweeps
+ * only advance, so skipping them for classified gaps is safe. */
+static void idle_breakdown(struct ctx *c, const struct item *v, size_t n, const struct span *u,
+                           size_t nu, int64_t out[I_COUNT])
+{
+	const struct trex_process *p = trex_index_process(c->idx, v[0].process);
+	struct sweep gpu = sweep_of(&c->gpu_sync, v[0].process);
+	struct sweep call = sweep_of(&c->call_sync, p->file);
+	size_t at = 0;
+
+	for (size_t k = 1; k < nu; k++) {
+		int64_t g0 = u[k - 1].end, g1 = u[k].ts;
+		int64_t launch = next_launch(v, n, &at, g1);
+		enum idle_class cls = I_OTHER;
+
+		if (launch != INT64_MAX && launch > g0)
+			cls = I_HOST;
+		else if (launch != INT64_MAX && g1 - g0 < KERNEL_GAP_NS)
+			cls = I_KERNEL;
+		else if (sweep_overlaps(&gpu, g0, g1) || sweep_covers(&call, g0, g1))
+			cls = I_SYNC;
+		out[cls] += g1 - g0;
+	}
+}
+
 /* ---- rows ---------------------------------------------------------------------------------- */
 
 static void launch_stats(const struct item *v, size_t n, int64_t *delays, union trex_cell *c)
@@ -234,7 +397,7 @@ static bool device_row(struct ctx *c, struct trex_table *t, const struct item *v
 {
 	union trex_cell *cell = trex_table_add_row(t);
 	const struct trex_process *p = trex_index_process(c->idx, v[0].process);
-	int64_t first = v[0].ts, last = v[0].end, comm, compute;
+	int64_t first = v[0].ts, last = v[0].end, comm, compute, idle[I_COUNT] = {0};
 	size_t n1, n2;
 	char buf[512];
 
@@ -249,6 +412,9 @@ static bool device_row(struct ctx *c, struct trex_table *t, const struct item *v
 	cell[G_SPAN].number = (double)(last - first);
 	cell[G_BUSY].number = (double)merge(v, n, 7u, s1, &n1);
 	cell[G_IDLE].number = (double)(last - first) - cell[G_BUSY].number;
+	idle_breakdown(c, v, n, s1, n1, idle);
+	for (int i = 0; i < I_COUNT; i++)
+		cell[G_HOST + i].number = (double)idle[i];
 	cell[G_BUSY_PCT].number = last > first ? cell[G_BUSY].number * 100 / (double)(last - first)
 	                                       : 0;
 	cell[G_MEMORY].number = (double)merge(v, n, 1u << W_MEMORY, s1, &n1);
@@ -271,6 +437,10 @@ static enum trex_status compute_rows(struct ctx *c, struct trex_table *t)
 
 	if (ok && c->n)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_item);
+	if (c->gpu_sync.n)
+		qsort(c->gpu_sync.v, c->gpu_sync.n, sizeof(*c->gpu_sync.v), cmp_sync);
+	if (c->call_sync.n)
+		qsort(c->call_sync.v, c->call_sync.n, sizeof(*c->call_sync.v), cmp_sync);
 	for (size_t i = 0, j; ok && i < c->n; i = j) {
 		for (j = i + 1; j < c->n && c->v[j].process == c->v[i].process; j++)
 			;
@@ -299,6 +469,8 @@ enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_t
 	free(c.cat_kind);
 	free(c.name_cls);
 	free(c.v);
+	free(c.gpu_sync.v);
+	free(c.call_sync.v);
 	trex_catset_free(c.builtin);
 	if (st != TREX_OK) {
 		trex_table_free(t);

@@ -6,7 +6,8 @@ Usage (from tests/e2e/triage.sh; TREX is the program under test):
   triage.py per-rank TRACE...    --per-rank totals over several files (one rank each)
   triage.py shape TRACE...       --by shape: unique launches, ROCm shapes, first args
   triage.py categories TRACE...  built-in categories: time, calls, shares, devices
-  triage.py gpu-time TRACE...    busy (union), idle, compute/comm/memory, overlap, launches
+  triage.py gpu-time TRACE...    busy (union), idle and its host wait / kernel gap / sync /
+                                 other split, compute/comm/memory, overlap, launches
   triage.py gpu-ranks TRACE...   gpu-time over several files: one row per device per rank
   triage.py schema INI JSON DIR  --schema INI on a trace of names made from INI's tags,
                                  against unitrace's own compiled JSON of that schema
@@ -450,6 +451,35 @@ def intersection(x, y):
     return total
 
 
+KERNEL_GAP_NS = 30000  # HTA consecutive_kernel_delay: 30 (us)
+SYNC_CALLS = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize"}
+
+
+def idle_split(every, items, launches, gpu_sync, call_sync):
+    """Host wait, kernel gap, sync and other time of the gaps of the union
+    every (gpu-time's definitions, the man page): each gap whole to the first
+    class that applies, judged by the earliest launch of the work starting at
+    the gap's end."""
+    out = {"idle_host_wait_ns": 0, "idle_kernel_gap_ns": 0, "idle_sync_ns": 0,
+           "idle_other_ns": 0}
+    for (_, g0), (g1, _) in zip(every, every[1:]):
+        starts = [launches[c][3] for w, _ in items if w[3] == g1
+                  for c in [w[5].get("correlation")]
+                  if isinstance(c, int) and not isinstance(c, bool) and c in launches]
+        launch = min(starts) if starts else None
+        if launch is not None and launch > g0:
+            key = "idle_host_wait_ns"
+        elif launch is not None and g1 - g0 < KERNEL_GAP_NS:
+            key = "idle_kernel_gap_ns"
+        elif any(a < g1 and b > g0 for a, b in gpu_sync) or \
+                any(a <= g0 and b >= g1 for a, b in call_sync):
+            key = "idle_sync_ns"
+        else:
+            key = "idle_other_ns"
+        out[key] += g1 - g0
+    return out
+
+
 def expected_gpu_time(events):
     work = [(w, "memory") for w in x_events(events, MEMORY_CATS)]
     for k in x_events(events, KERNEL_CATS):
@@ -462,6 +492,11 @@ def expected_gpu_time(events):
     devices = collections.defaultdict(list)
     for w, cls in work:
         devices[w[1]].append((w, cls))
+    gpu_sync = collections.defaultdict(list)
+    for e in x_events(events, {"cuda_sync"}):
+        gpu_sync[e[1]].append((e[3], e[3] + e[4]))
+    call_sync = [(r[3], r[3] + r[4]) for r in x_events(events, RUNTIME_CATS)
+                 if r[0] in SYNC_CALLS]
     out = {}
     for pid, items in devices.items():
         iv = {cls: [(w[3], w[3] + w[4]) for w, c in items if c == cls]
@@ -483,11 +518,15 @@ def expected_gpu_time(events):
                "kernels": len(items), "launches": len(delays), "short_kernels": short,
                "overlap_pct": round(D(intersection(comm, comp) * 100) / length(comm), 4)
                if length(comm) else D(0)}
+        row.update(idle_split(every, items, launches, gpu_sync[pid], call_sync))
         if delays:
             row.update({"delay_min_ns": delays[0], "delay_max_ns": delays[-1],
                         "delay_med_ns": median(delays), "delay_p95_ns": nearest_rank(delays, 95)})
         out[pid] = row
     return out
+
+
+IDLE_KEYS = ("idle_host_wait_ns", "idle_kernel_gap_ns", "idle_sync_ns", "idle_other_ns")
 
 
 def device_pid(label):
@@ -535,6 +574,17 @@ def cmd_gpu_time(paths):
                   "overlap, launch delays" % (short(path), len(want)),
                   ["%s: %s" % (pid, d) for pid in sorted(set(want) | set(got))
                    for d in diff(want.get(pid, {}), got.get(pid, {}))])
+        if x_events(events, KERNEL_CATS):
+            split = {pid: {k: v for k, v in row.items() if k.startswith("idle_")}
+                     for pid, row in got.items()}
+            sums_ok = all(sum(v for k, v in row.items() if k != "idle_ns") == row["idle_ns"]
+                          for row in split.values())
+            rep.check(want == got and sums_ok and bool(split),
+                      "%s: idle host wait / kernel gap / sync / other of %d devices add up to "
+                      "idle (%s)" % (short(path), len(split), "; ".join(
+                          "%s: %s" % (pid, " ".join(str(row[k]) for k in IDLE_KEYS))
+                          for pid, row in sorted(split.items()))),
+                      ["%s: %s" % (pid, row) for pid, row in sorted(split.items())])
     return rep
 
 

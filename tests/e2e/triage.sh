@@ -2,8 +2,10 @@
 # End-to-end: kernel triage (issue 4) against numbers that tests/e2e/triage.py
 # computes from the same JSON with Python: per-kernel percentiles, --memory,
 # --by stream/rank/op/shape and --per-rank, the built-in categories and
-# gpu-time (busy as a union, overlap, launch delays) on the corpus Kineto traces; the LLaMA unitrace schema against unitrace's own
-# compiled form of it; and the option checks of the triage commands.
+# gpu-time (busy as a union, idle split into host wait / kernel gap / sync /
+# other, overlap, launch delays) on the corpus Kineto traces; the LLaMA
+# unitrace schema against unitrace's own compiled form of it; and the option
+# checks of the triage commands.
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 

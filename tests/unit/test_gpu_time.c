@@ -9,8 +9,10 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
-enum { RANK, DEVICE, SPAN, BUSY, IDLE, BUSY_PCT, COMPUTE, COMM, MEMORY, OVERLAP, KERNELS,
-       LAUNCHES, DMIN, DMED, DAVG, DP95, DMAX, SHORT };
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { RANK, DEVICE, SPAN, BUSY, IDLE, BUSY_PCT, HOST_WAIT, KERNEL_GAP, SYNC, OTHER, COMPUTE,
+       COMM, MEMORY, OVERLAP, KERNELS, LAUNCHES, DMIN, DMED, DAVG, DP95, DMAX, SHORT };
 
 struct gev {
 	const char *pid, *tid, *cat, *name;
@@ -21,6 +23,29 @@ struct gev {
 static uint32_t intern(struct trex_builder *b, const char *s)
 {
 	return trex_builder_intern(b, s, strlen(s));
+}
+
+static double num(const struct trex_table *t, size_t r, size_t c)
+{
+	return trex_table_cell(t, r, c)->number;
+}
+
+static int64_t count(const struct trex_table *t, size_t r, size_t c)
+{
+	return trex_table_cell(t, r, c)->count;
+}
+
+/* Every row of every test: the idle classes add up to Idle exactly. */
+static void check_idle_sums(const struct trex_table *t)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		double sum = num(t, r, HOST_WAIT) + num(t, r, KERNEL_GAP) + num(t, r, SYNC) +
+		             num(t, r, OTHER);
+
+		cr_assert_eq(sum, num(t, r, IDLE), "row %zu: idle classes %.0f, idle %.0f", r, sum,
+		             num(t, r, IDLE));
+		cr_assert_eq(num(t, r, IDLE), num(t, r, SPAN) - num(t, r, BUSY));
+	}
 }
 
 static void gpu_time(const struct gev *ev, size_t n, struct trex_table *t)
@@ -52,16 +77,7 @@ static void gpu_time(const struct gev *ev, size_t n, struct trex_table *t)
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
 	cr_assert_eq(trex_gpu_time_table(idx, t, &err), TREX_OK, "%s", err.message);
 	trex_index_free(idx);
-}
-
-static double num(const struct trex_table *t, size_t r, size_t c)
-{
-	return trex_table_cell(t, r, c)->number;
-}
-
-static int64_t count(const struct trex_table *t, size_t r, size_t c)
-{
-	return trex_table_cell(t, r, c)->count;
+	check_idle_sums(t);
 }
 
 Test(gpu_time, busy_is_the_union_not_the_sum)
@@ -92,6 +108,7 @@ Test(gpu_time, busy_is_the_union_not_the_sum)
 	cr_assert_eq(num(&t, 0, OVERLAP), 0);
 	cr_assert_eq(count(&t, 0, KERNELS), 3);
 	cr_assert_eq(count(&t, 0, LAUNCHES), 0);
+	cr_assert_eq(num(&t, 0, OTHER), 50, "no correlation: other");
 	trex_table_free(&t);
 }
 
@@ -182,5 +199,150 @@ Test(gpu_time, one_row_per_device)
 
 	gpu_time(cpu, 1, &t);
 	cr_assert_eq(t.nrows, 0);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, idle_gap_of_each_class)
+{
+	/* Launches and sync calls on CPU thread 100 (pid 1), work on GPU 0
+	 * stream 7, a Stream Wait Event on its stream 24. Gaps of the union:
+	 *   [200, 210)        10: next K2 launched at 50 <= 200, < 30 us -> kernel gap
+	 *   [300, 450)       150: next K3 launched at 400 > 300           -> host wait
+	 *   [500, 100500) 100000: K4 launched at 420 <= 500, >= 30 us; the
+	 *                         Stream Wait Event [1000, 1002) is inside -> sync
+	 *   [100600, 200600) 100000: next K5 has no correlation           -> other
+	 *   [200700, 300700) 100000: K6 launched at 430, >= 30 us;
+	 *                         cudaStreamSynchronize [200000, 300800) covers it -> sync
+	 *   [300800, 400800) 100000: K7 launched at 440, >= 30 us;
+	 *                         cudaDeviceSynchronize [350000, 500000) only
+	 *                         overlaps it                               -> other
+	 * Span 400900 - 100 = 400800, busy 100+90+50+100+100+100+100 = 640,
+	 * idle 400160 = 150 + 10 + 200000 + 200000. */
+	const struct gev ev[] = {
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 0, 10, 1},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 50, 10, 2},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 400, 10, 3},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 420, 10, 4},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 430, 10, 6},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 440, 5, 7},
+	    {"1", "100", "cuda_runtime", "cudaStreamSynchronize", 200000, 100800, 0},
+	    {"1", "100", "cuda_runtime", "cudaDeviceSynchronize", 350000, 150000, 0},
+	    {"0", "7", "kernel", "k1", 100, 100, 1},
+	    {"0", "7", "kernel", "k2", 210, 90, 2},
+	    {"0", "7", "kernel", "k3", 450, 50, 3},
+	    {"0", "7", "kernel", "k4", 100500, 100, 4},
+	    {"0", "7", "kernel", "k5", 200600, 100, 0},
+	    {"0", "7", "kernel", "k6", 300700, 100, 6},
+	    {"0", "7", "kernel", "k7", 400800, 100, 7},
+	    {"0", "24", "cuda_sync", "Stream Wait Event", 1000, 2, 0},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, ARRAY_SIZE(ev), &t);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_str_eq(t.cols[HOST_WAIT].key, "idle_host_wait_ns");
+	cr_assert_str_eq(t.cols[KERNEL_GAP].key, "idle_kernel_gap_ns");
+	cr_assert_str_eq(t.cols[SYNC].key, "idle_sync_ns");
+	cr_assert_str_eq(t.cols[OTHER].key, "idle_other_ns");
+	cr_assert_eq(num(&t, 0, SPAN), 400800);
+	cr_assert_eq(num(&t, 0, BUSY), 640);
+	cr_assert_eq(num(&t, 0, IDLE), 400160);
+	cr_assert_eq(num(&t, 0, HOST_WAIT), 150);
+	cr_assert_eq(num(&t, 0, KERNEL_GAP), 10);
+	cr_assert_eq(num(&t, 0, SYNC), 200000);
+	cr_assert_eq(num(&t, 0, OTHER), 200000);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, idle_kernel_gap_threshold)
+{
+	/* The kernel gap is shorter than 30 us; a launch starting exactly as
+	 * the GPU goes idle is not host wait (HTA: ts_runtime > prev_end).
+	 *   [200, 30200)    30000: launched at 20, not < 30000     -> other
+	 *   [30300, 60299)  29999: launched at 40                  -> kernel gap
+	 *   [60400, 60500)    100: launched at 60400 = gap start   -> kernel gap
+	 * Span 60500, busy 100+100+101+100 = 401, idle 60099. */
+	const struct gev ev[] = {
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 0, 10, 1},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 20, 10, 2},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 40, 10, 3},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 60400, 10, 4},
+	    {"0", "7", "kernel", "k", 100, 100, 1},
+	    {"0", "7", "kernel", "k", 30200, 100, 2},
+	    {"0", "7", "kernel", "k", 60299, 101, 3},
+	    {"0", "7", "kernel", "k", 60500, 100, 4},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, ARRAY_SIZE(ev), &t);
+	cr_assert_eq(num(&t, 0, IDLE), 60099);
+	cr_assert_eq(num(&t, 0, HOST_WAIT), 0);
+	cr_assert_eq(num(&t, 0, KERNEL_GAP), 30099);
+	cr_assert_eq(num(&t, 0, SYNC), 0);
+	cr_assert_eq(num(&t, 0, OTHER), 30000);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, idle_gaps_of_the_device_union)
+{
+	/* Streams 7 and 8 of GPU 0; gaps are those of the union, the previous
+	 * work's end is the device's, and the next work is everything
+	 * starting at the gap's end (its earliest launch counts):
+	 *   union [100, 400) [600, 800) [1000, 1100) [1150, 1200)
+	 *   [400, 600)   200: K3 launched at 350 <= 400 (stream 7 alone ended
+	 *                     at 300, which per stream would be host wait) -> kernel gap
+	 *   [800, 1000)  200: K5 launched at 900 > 800, K6 no launch     -> host wait
+	 *   [1100, 1150)  50: K7 launched at 920, K8 at 1120: earliest 920 -> kernel gap
+	 * Span 1100, busy 300+200+100+50 = 650, idle 450. */
+	const struct gev ev[] = {
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 0, 10, 1},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 20, 10, 2},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 350, 10, 3},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 900, 10, 5},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 920, 10, 7},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 1120, 10, 8},
+	    {"0", "7", "kernel", "k1", 100, 200, 1},
+	    {"0", "8", "kernel", "k2", 150, 250, 2},
+	    {"0", "7", "kernel", "k3", 600, 100, 3},
+	    {"0", "8", "kernel", "k4", 650, 150, 0},
+	    {"0", "8", "kernel", "k5", 1000, 100, 5},
+	    {"0", "7", "kernel", "k6", 1000, 50, 0},
+	    {"0", "7", "kernel", "k7", 1150, 50, 7},
+	    {"0", "8", "kernel", "k8", 1150, 10, 8},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, ARRAY_SIZE(ev), &t);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, SPAN), 1100);
+	cr_assert_eq(num(&t, 0, BUSY), 650);
+	cr_assert_eq(num(&t, 0, IDLE), 450);
+	cr_assert_eq(num(&t, 0, HOST_WAIT), 200);
+	cr_assert_eq(num(&t, 0, KERNEL_GAP), 250);
+	cr_assert_eq(num(&t, 0, SYNC), 0);
+	cr_assert_eq(num(&t, 0, OTHER), 0);
+	trex_table_free(&t);
+}
+
+Test(gpu_time, idle_sync_of_its_own_device_and_file)
+{
+	/* GPU 0 and GPU 1, no launches. A Context Sync on GPU 1 spans GPU 0's
+	 * gap [10, 100) but belongs to the other device: GPU 0's gap is other,
+	 * GPU 1's gap [30, 200) holds it: sync. */
+	const struct gev ev[] = {
+	    {"0", "7", "kernel", "a", 0, 10, 0},
+	    {"0", "7", "kernel", "b", 100, 10, 0},
+	    {"1", "7", "kernel", "c", 20, 10, 0},
+	    {"1", "7", "kernel", "d", 200, 10, 0},
+	    {"1", "9", "cuda_sync", "Context Sync", 50, 60, 0},
+	};
+	struct trex_table t;
+
+	gpu_time(ev, ARRAY_SIZE(ev), &t);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_eq(num(&t, 0, OTHER), 90);
+	cr_assert_eq(num(&t, 0, SYNC), 0);
+	cr_assert_eq(num(&t, 1, SYNC), 170);
+	cr_assert_eq(num(&t, 1, OTHER), 0);
 	trex_table_free(&t);
 }

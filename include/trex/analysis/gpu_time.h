@@ -1,5 +1,6 @@
-/* GPU time accounting per device (HTA's temporal breakdown, comm/comp
- * overlap and kernel launch statistics, hta-analyses.md #4, #6, #7). */
+/* GPU time accounting per device (HTA's temporal breakdown, idle time
+ * breakdown, comm/comp overlap and kernel launch statistics,
+ * hta-analyses.md #4, #5, #6, #7). */
 #ifndef TREX_ANALYSIS_GPU_TIME_H
 #define TREX_ANALYSIS_GPU_TIME_H
 
@@ -15,6 +16,35 @@
  *   span_ns      first start to last end of the device's GPU work
  *   busy_ns      length of the union of its intervals (never their sum)
  *   idle_ns      span - busy;  busy_pct = busy / span * 100
+ *   idle_host_wait_ns, idle_kernel_gap_ns, idle_sync_ns, idle_other_ns:
+ *                idle_ns split by gap. A gap runs from the end of one
+ *                span of the busy union to the start of the next; the
+ *                work starting at the gap's end is its "next work", and
+ *                its launch is the earliest start of their correlated
+ *                runtime launch calls (trex_index_correlated). Each gap
+ *                goes whole to the first class that applies:
+ *                host wait   a launch exists and started after the gap
+ *                            began (HTA: ts_runtime > prev_end_ts): the
+ *                            GPU waited for the CPU to enqueue work;
+ *                kernel gap  a launch exists, started at or before the
+ *                            gap began, and the gap is shorter than
+ *                            30 us (HTA consecutive_kernel_delay = 30 in
+ *                            its unit, us): launch overhead between
+ *                            back-to-back work already enqueued;
+ *                sync        a cuda_sync slice (Stream/Context/Event Sync,
+ *                            Stream Wait Event) on a track of the device
+ *                            reaches inside the gap (ts < gap end and
+ *                            end > gap start), or a runtime call named
+ *                            cudaStreamSynchronize, cudaDeviceSynchronize
+ *                            or cudaEventSynchronize of the same file
+ *                            covers it (ts <= gap start, end >= gap end);
+ *                other       the rest, including every gap whose next
+ *                            work has no correlated launch and no sync.
+ *                Host wait and kernel gap are HTA's classes over the
+ *                device union instead of per stream (HTA also counts
+ *                short gaps without a launch as kernel wait; here they
+ *                are other); sync + other is HTA's "other". The four
+ *                always add up to idle_ns exactly.
  *   compute_ns, comm_ns, memory_ns: union length of each class
  *   overlap_pct  |union(comm) & union(compute)| / union(comm) * 100
  *                (0 without communication)
