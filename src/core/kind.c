@@ -84,6 +84,24 @@ static enum trex_kind unitrace_kind(const char *name)
 	return TREX_KIND_KERNEL;
 }
 
+bool trex_kind_category_rule(size_t i, const char **cat, enum trex_kind *kind)
+{
+	if (i >= sizeof cat_rules / sizeof cat_rules[0])
+		return false;
+	*cat = cat_rules[i].cat;
+	*kind = cat_rules[i].kind;
+	return true;
+}
+
+bool trex_kind_name_rule(size_t i, const char **prefix, enum trex_kind *kind)
+{
+	if (i >= sizeof unitrace_name_rules / sizeof unitrace_name_rules[0])
+		return false;
+	*prefix = unitrace_name_rules[i].prefix;
+	*kind = unitrace_name_rules[i].kind;
+	return true;
+}
+
 bool trex_kind_needs_name(const char *cat)
 {
 	return cat && strcmp(cat, unitrace_gpu_cat) == 0;

@@ -1,6 +1,9 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "trex/core/kind.h"
 
@@ -61,4 +64,36 @@ Test(kind, gpu_flags_and_labels)
 	cr_assert_not(trex_kind_is_gpu((enum trex_kind)999));
 	cr_assert_str_eq(trex_kind_label(TREX_KIND_MEMCPY), "memcpy");
 	cr_assert_str_eq(trex_kind_label((enum trex_kind)999), "?");
+}
+
+/* The man page's GPU WORK section must list every rule of the table, so
+ * the documentation cannot drift from the code. */
+Test(kind, man_page_lists_every_rule)
+{
+	const char *srcdir = getenv("TREX_SRCDIR");
+	if (!srcdir)
+		cr_skip_test("TREX_SRCDIR not set (run through make check)");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/man/trex.1.in", srcdir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "cannot open %s", path);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	const char *section = strstr(text, ".SH GPU WORK");
+	cr_assert_not_null(section);
+	const char *end = strstr(section + 1, "\n.SH ");
+	size_t len = end ? (size_t)(end - section) : strlen(section);
+	const char *name;
+	enum trex_kind kind;
+	for (size_t i = 0; trex_kind_category_rule(i, &name, &kind); i++) {
+		char needle[128];
+		snprintf(needle, sizeof needle, "%s", name);
+		cr_assert_not_null(memmem(section, len, needle, strlen(needle)),
+				   "category %s is not in GPU WORK", name);
+	}
+	for (size_t i = 0; trex_kind_name_rule(i, &name, &kind); i++)
+		cr_assert_not_null(memmem(section, len, name, strlen(name)),
+				   "gpu_op prefix %s is not in GPU WORK", name);
 }

@@ -37,6 +37,11 @@ enum trex_kind trex_kind_of(const char *cat, const char *name);
  * kinds per category must then classify per name.) */
 bool trex_kind_needs_name(const char *cat);
 bool trex_kind_is_gpu(enum trex_kind kind);
+
+/* The rules themselves, for documentation and its tests: the i-th
+ * category rule / unitrace gpu_op name-prefix rule; false past the end. */
+bool trex_kind_category_rule(size_t i, const char **cat, enum trex_kind *kind);
+bool trex_kind_name_rule(size_t i, const char **prefix, enum trex_kind *kind);
 const char *trex_kind_label(enum trex_kind kind);
 
 #endif
