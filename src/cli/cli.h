@@ -13,6 +13,7 @@
 #include "trex/core/status.h"
 #include "trex/export/atomic_file.h"
 #include "trex/export/table_write.h"
+#include "trex/ui/theme.h"
 
 /* X(ID, "name", "summary"): the subcommands, for the parser and --help. */
 #define CLI_COMMAND_INFO(X)                                                                        \
@@ -55,6 +56,16 @@ enum cli_command {
 	  "exit 2 when input data was lost (truncated or corrupt input)")                          \
 	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \
 	X(DEMO, "demo", 0, NULL, "use the built-in demo trace instead of files")                   \
+	X(KEYS, "keys", 0, "FILE",                                                                 \
+	  "UI: key bindings (default: $TREX_KEYS or $XDG_CONFIG_HOME/trex/keys)")                  \
+	X(THEME, "theme", 0, "FILE|NAME",                                                          \
+	  "UI: colour theme file, or an installed theme (dark, light, mono, high-contrast)")       \
+	X(COLOR, "color", 0, "WHEN", "UI: colours auto (default; off with NO_COLOR), always, never") \
+	X(ASCII, "ascii", 0, NULL, "UI: ASCII glyphs only (default in a non-UTF-8 locale)")       \
+	X(SCRIPT, "script", 0, "KEYS",                                                             \
+	  "UI: key names separated by spaces, pressed before reading the terminal")                \
+	X(DUMP_SCREEN, "dump-screen", 0, "FILE",                                                   \
+	  "UI: after --script, write the screen as text to FILE and quit (no terminal needed)")    \
 	X(HELP, "help", 'h', NULL, "show this help and exit")                                      \
 	X(VERSION, "version", 'V', NULL, "show the version and exit")
 
@@ -75,6 +86,10 @@ struct cli_opts {
 	bool unitrace_json;    /* categories --format unitrace-json (format is then JSON) */
 	const char *schema;    /* categories --schema */
 	bool force, strict, quiet, demo, help, version;
+	/* the interactive UI (no command, on a terminal or with --dump-screen) */
+	const char *keys, *theme, *script, *dump_screen;
+	enum trex_color_mode color;
+	bool ascii, ui_option;
 	char **inputs; /* FILE arguments as given (lists, globs) */
 	size_t input_count;
 };

@@ -123,6 +123,33 @@ static enum trex_status parse_threads(const char *s, const char *what, unsigned 
 	return TREX_OK;
 }
 
+static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                       struct trex_error *err)
+{
+	o->ui_option = true;
+	switch (id) {
+	case CLI_OPT_KEYS:
+		o->keys = arg;
+		return TREX_OK;
+	case CLI_OPT_THEME:
+		o->theme = arg;
+		return TREX_OK;
+	case CLI_OPT_COLOR:
+		if (!trex_color_mode_parse(arg, &o->color))
+			return usage(err, "--color: expected auto, always or never, not '%s'", arg);
+		return TREX_OK;
+	case CLI_OPT_SCRIPT:
+		o->script = arg;
+		return TREX_OK;
+	case CLI_OPT_DUMP_SCREEN:
+		o->dump_screen = arg;
+		return TREX_OK;
+	default:
+		o->ui_option = false;
+		return TREX_OK;
+	}
+}
+
 static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, enum cli_option id,
                                     const char *arg, struct trex_error *err)
 {
@@ -152,7 +179,7 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 		ps->threads_set = true;
 		return parse_threads(arg, "--threads", &o->threads, err);
 	default:
-		return TREX_OK;
+		return apply_ui_value(o, id, arg, err);
 	}
 }
 
@@ -177,6 +204,9 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 		break;
 	case CLI_OPT_DEMO:
 		o->demo = true;
+		break;
+	case CLI_OPT_ASCII:
+		o->ascii = o->ui_option = true;
 		break;
 	case CLI_OPT_HELP:
 		o->help = true;
@@ -261,6 +291,9 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return usage(err, "--per-rank needs --by name");
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
+	if (o->ui_option && o->command != CLI_CMD_DEFAULT)
+		return usage(err, "--keys, --theme, --color, --ascii, --script and --dump-screen are "
+		                  "for the interactive interface (no command)");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
 		return usage(err, "no input: give FILE... or --demo");
 	return TREX_OK;

@@ -2,11 +2,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "trex/analysis/categories.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
+#include "trex/ui/app.h"
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report it */
 
@@ -29,6 +32,42 @@ static enum trex_status dispatch(const struct cli_opts *o, const struct trex_ind
 		st = cmd_info(o, idx, out, err);
 		return st == TREX_OK ? cmd_kernels(o, idx, out, err) : st;
 	}
+}
+
+/* No command opens the interactive interface when stdin and stdout are a
+ * terminal (or a screen dump is asked for); otherwise the reports. */
+static bool wants_ui(const struct cli_opts *o)
+{
+	if (o->command != CLI_CMD_DEFAULT || o->output)
+		return false;
+	return o->dump_screen || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+}
+
+/* "a.json", "a.json, b.json" or "demo trace" for the title bar. */
+static void ui_title(const struct cli_opts *o, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	snprintf(buf, size, "%s", o->demo ? "demo trace" : "");
+	for (size_t i = 0; !o->demo && i < o->input_count && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", o->inputs[i]);
+}
+
+static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
+{
+	struct trex_index *idx = NULL;
+	char title[512];
+	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
+	                          o->dump_screen, title};
+	enum trex_status st;
+
+	ui_title(o, title, sizeof(title));
+	st = cli_load(o, &idx, err);
+	if (st == TREX_OK)
+		st = trex_ui_run(idx, &uo, err);
+	if (idx)
+		trex_index_free(idx);
+	return st;
 }
 
 /* The schema and the output first (a bad schema or an existing file fail
@@ -90,7 +129,7 @@ int main(int argc, char **argv)
 		exit(fflush(stdout) == 0 ? EXIT_SUCCESS : 2);
 	}
 	if (st == TREX_OK)
-		st = run(&o, &err);
+		st = wants_ui(&o) ? run_ui(&o, &err) : run(&o, &err);
 	if (st == TREX_OK)
 		exit(EXIT_SUCCESS);
 	print_error(&err);

@@ -6,13 +6,15 @@
  *   trex_check_config unbound FILE...    actions no line of the files binds
  *   trex_check_config actions | roles    every action / role name
  *   trex_check_config man-actions        the action table as man(7) text
- *   trex_check_config man-roles          the role table as man(7) text */
+ *   trex_check_config man-roles          the role table as man(7) text
+ *   trex_check_config man-ui             the working UI keys (default keymap) as man(7) text */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "trex/ui/action.h"
+#include "trex/ui/app.h"
 #include "trex/ui/keymap.h"
 #include "trex/ui/theme.h"
 
@@ -102,6 +104,37 @@ static void man_actions(void)
 	}
 }
 
+/* The actions the interface implements, with their default timeline keys. */
+static int man_ui(void)
+{
+	struct trex_keymap *km = trex_keymap_new();
+	char keys[128];
+
+	if (!km || trex_keymap_load_builtin(km, print_error, NULL))
+		return 2;
+	for (int g = 0; g < TREX_ACTION_GROUP_COUNT; g++) {
+		bool titled = false;
+
+		for (int a = 1; a < TREX_ACTION_COUNT; a++) {
+			if ((int)trex_action_group((enum trex_action)a) != g ||
+			    !trex_ui_action_supported((enum trex_action)a) ||
+			    trex_keymap_describe(km, TREX_KEYMAP_TIMELINE, (enum trex_action)a, keys,
+			                         sizeof(keys)) <= 0)
+				continue;
+			if (!titled)
+				printf(".SS %s\n", trex_action_group_title((enum trex_action_group)g));
+			titled = true;
+			printf(".TP\n.B ");
+			man_name(keys);
+			printf("\n%s (", trex_action_help((enum trex_action)a));
+			man_name(trex_action_name((enum trex_action)a));
+			printf(")\n");
+		}
+	}
+	trex_keymap_free(km);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -132,11 +165,13 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (strcmp(cmd, "man-ui") == 0)
+		return man_ui();
 	if (strcmp(cmd, "man-actions") == 0) {
 		man_actions();
 		return 0;
 	}
 	fprintf(stderr, "usage: trex_check_config keys|theme|unbound FILE... | actions | roles "
-	                "| man-actions | man-roles\n");
+	                "| man-actions | man-roles | man-ui\n");
 	return 2;
 }

@@ -1,0 +1,34 @@
+/* The interactive UI: runs the timeline of a loaded index on the terminal
+ * until the user quits. The CLI's only way into the UI. */
+#ifndef TREX_UI_APP_H
+#define TREX_UI_APP_H
+
+#include <stdbool.h>
+
+#include "trex/core/index.h"
+#include "trex/core/status.h"
+#include "trex/ui/action.h"
+#include "trex/ui/theme.h"
+
+struct trex_ui_opts {
+	const char *keys;  /* --keys FILE, else the user's keys file if any */
+	const char *theme; /* --theme FILE|NAME, NULL: $TREX_THEME / user file / built-in */
+	enum trex_color_mode color;
+	bool ascii;
+	const char *script;      /* --script: key names separated by spaces, fed first */
+	const char *dump_screen; /* --dump-screen FILE: write the screen after the script, quit */
+	const char *title;       /* the file(s) shown in the title bar */
+};
+
+/* Does the interface implement action (in the timeline or everywhere)?
+ * Only these are dispatched, shown on the help screen and in trex(1). */
+bool trex_ui_action_supported(enum trex_action action);
+
+/* Loads keys and theme (problems go to stderr as "FILE:LINE: message",
+ * before the screen starts), then runs the UI. USAGE for a bad --script key
+ * or an unknown theme name, IO when the terminal cannot be used or the dump
+ * cannot be written. */
+enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_opts *o,
+                             struct trex_error *err);
+
+#endif

@@ -1,0 +1,49 @@
+/* The terminal: the only process-wide state of the UI. Starts and stops
+ * curses (always restored: on return, exit and fatal signals), keeps stderr
+ * in a temporary file while curses owns the screen, decides UTF-8 or ASCII
+ * glyphs and the colour depth, and maps theme roles to curses attributes. */
+#ifndef TREX_UI_TERM_H
+#define TREX_UI_TERM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trex/core/status.h"
+#include "trex/ui/theme.h"
+
+#define TREX_TERM_PAIRS_MAX 128
+
+struct trex_term_opts {
+	enum trex_color_mode color;
+	bool ascii;    /* --ascii: no Unicode glyphs even in a UTF-8 locale */
+	bool headless; /* no terminal: draw on /dev/null (--dump-screen without a tty) */
+};
+
+struct trex_term {
+	bool active;
+	bool utf8; /* draw Unicode glyphs */
+	int depth; /* colour depth: 0, 8, 16 or 256 */
+	struct trex_theme theme;
+	int npairs;
+	short pair_fg[TREX_TERM_PAIRS_MAX], pair_bg[TREX_TERM_PAIRS_MAX];
+	void *screen;   /* SCREEN * */
+	FILE *in, *out; /* what newterm reads and writes; closed at stop when headless */
+	int saved_stderr;
+	FILE *err_tmp;
+};
+
+/* Starts curses with theme (copied). NOT_SUPPORTED-like errors (no
+ * terminal description) come back as IO with a message. */
+enum trex_status trex_term_start(struct trex_term *t, const struct trex_term_opts *o,
+                                 const struct trex_theme *theme, struct trex_error *err);
+/* Restores the terminal and replays what was written to stderr meanwhile.
+ * Safe to call twice. */
+void trex_term_stop(struct trex_term *t);
+
+/* The curses attributes (colour pair included) for text in role. */
+unsigned long trex_term_attr(struct trex_term *t, enum trex_role role);
+/* For block glyphs of a bar in role: the ink is the role's bar colour (its
+ * background), on the default background. */
+unsigned long trex_term_bar_attr(struct trex_term *t, enum trex_role role);
+
+#endif

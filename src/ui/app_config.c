@@ -1,0 +1,132 @@
+#include "config.h"
+
+#include "app_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TREX_PKGDATADIR
+#define TREX_PKGDATADIR "/usr/local/share/trex"
+#endif
+
+static void print_problem(void *user, const char *text)
+{
+	(void)user;
+	fprintf(stderr, "trex: %s\n", text);
+}
+
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The user's file for leaf, when there is one: explicit (option or env)
+ * paths are loaded even when missing, so that the problem is reported. */
+static const char *user_file(char *buf, size_t size, const char *leaf, const char *env)
+{
+	const char *explicit_path = getenv(env);
+	const char *path = trex_config_user_path(buf, size, leaf, explicit_path,
+	                                         getenv("XDG_CONFIG_HOME"), getenv("HOME"));
+
+	if (!path)
+		return NULL;
+	if (explicit_path && *explicit_path)
+		return path;
+	return readable(path) ? path : NULL;
+}
+
+enum trex_status app_load_keys(struct trex_keymap *km, const char *option, struct trex_error *err)
+{
+	char buf[4096];
+	const char *path = option;
+
+	trex_keymap_load_builtin(km, print_problem, NULL);
+	if (!path)
+		path = user_file(buf, sizeof(buf), "keys", "TREX_KEYS");
+	if (!path)
+		return TREX_OK;
+	if (option && !readable(option))
+		return trex_error_set(err, TREX_USAGE, option, -1, "--keys: cannot read the file");
+	trex_keymap_load_file(km, path, print_problem, NULL);
+	return TREX_OK;
+}
+
+/* FILE, or NAME: `dark` (built in) or $(pkgdatadir)/themes/NAME.theme. */
+static enum trex_status theme_option_path(const char *option, char *buf, size_t size,
+                                          const char **path, struct trex_error *err)
+{
+	*path = NULL;
+	if (strchr(option, '/') || readable(option)) {
+		if (!readable(option))
+			return trex_error_set(err, TREX_USAGE, option, -1,
+			                      "--theme: cannot read the file");
+		*path = option;
+		return TREX_OK;
+	}
+	if (strcmp(option, "dark") == 0)
+		return TREX_OK;
+	snprintf(buf, size, "%s/themes/%s.theme", TREX_PKGDATADIR, option);
+	if (!readable(buf))
+		return trex_error_set(err, TREX_USAGE, NULL, -1,
+		                      "--theme: no theme file or installed theme called '%s'",
+		                      option);
+	*path = buf;
+	return TREX_OK;
+}
+
+enum trex_status app_load_theme(struct trex_theme *theme, const char *option,
+                                struct trex_error *err)
+{
+	char buf[4096];
+	const char *path = NULL;
+
+	trex_theme_init(theme);
+	trex_theme_load_builtin(theme, print_problem, NULL);
+	if (option) {
+		enum trex_status st = theme_option_path(option, buf, sizeof(buf), &path, err);
+
+		if (st != TREX_OK)
+			return st;
+	} else {
+		path = user_file(buf, sizeof(buf), "theme", "TREX_THEME");
+	}
+	if (path)
+		trex_theme_load_file(theme, path, print_problem, NULL);
+	return TREX_OK;
+}
+
+enum trex_status app_parse_script(const char *script, trex_key **keys, size_t *n,
+                                  struct trex_error *err)
+{
+	char *copy, *save = NULL;
+	size_t cap = 0;
+
+	*keys = NULL;
+	*n = 0;
+	if (!script)
+		return TREX_OK;
+	if (!(copy = strdup(script)))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		trex_key k, *v;
+
+		if (!trex_key_parse(w, &k)) {
+			trex_error_set(err, TREX_USAGE, NULL, -1, "--script: unknown key name '%s'",
+			               w);
+			free(copy);
+			free(*keys);
+			*keys = NULL;
+			return TREX_USAGE;
+		}
+		if (!(v = trex_grow(*keys, &cap, *n + 1, sizeof(*v), 16))) {
+			free(copy);
+			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+		}
+		*keys = v;
+		v[(*n)++] = k;
+	}
+	free(copy);
+	return TREX_OK;
+}

@@ -1,0 +1,107 @@
+# Helpers for the screen tests (sourced after tests/e2e/lib.sh): the real
+# trex in a private tmux server, with a pinned environment.
+#
+#   screen_start W H ARGS...   a shell in a W x H window runs "trex ARGS"
+#   screen_keys KEY...         tmux send-keys
+#   screen_wait TEXT           until the pane shows TEXT (5 s), else false
+#   screen_text                the pane as text
+#   screen_dump W H FILE ARGS  trex --dump-screen FILE at W x H without tmux
+
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not found"
+
+SCREEN_N=0
+SCREEN_SOCK=trex-screen-$$-0
+SCREEN_HOME=$TEST_TMP/home
+mkdir -p "$SCREEN_HOME"
+trap 'tmux -L "$SCREEN_SOCK" kill-server >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+tm() {
+	tmux -L "$SCREEN_SOCK" -f /dev/null "$@"
+}
+
+# The environment every run gets (extra VAR=value words may follow).
+screen_env() {
+	printf '%s ' env -i "PATH=$PATH" "HOME=$SCREEN_HOME" TERM=xterm-256color \
+		LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC PS1=shell-prompt: "$@"
+}
+
+# screen_start W H [VAR=value...] -- ARGS...
+screen_start() {
+	w=$1 h=$2
+	shift 2
+	envs=
+	while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
+		envs="$envs $1"
+		shift
+	done
+	[ "$#" -gt 0 ] && shift
+	# a fresh server per session: no race with the previous one going away
+	tm kill-server >/dev/null 2>&1
+	SCREEN_N=$((SCREEN_N + 1))
+	SCREEN_SOCK=trex-screen-$$-$SCREEN_N
+	# shellcheck disable=SC2086
+	tm new-session -d -s t -x "$w" -y "$h" "$(screen_env $envs) sh" || return 1
+	screen_wait 'shell-prompt:' || return 1
+	tm send-keys -t t "'$TREX' -q $* ; echo EXIT=\$?" Enter
+}
+
+screen_keys() {
+	tm send-keys -t t "$@"
+}
+
+screen_text() {
+	tm capture-pane -t t -p
+}
+
+screen_wait() {
+	waits=0
+	while [ "$waits" -lt 100 ]; do
+		screen_text | grep -F -q -- "$1" && return 0
+		sleep 0.1
+		waits=$((waits + 1))
+	done
+	return 1
+}
+
+# screen_page_to TEXT: presses Space (page down) until TEXT shows (6 pages).
+screen_page_to() {
+	pages=0
+	while [ "$pages" -lt 6 ]; do
+		screen_text | grep -E -q -- "$1" && return 0
+		tm send-keys -t t Space
+		screen_settle
+		pages=$((pages + 1))
+	done
+	screen_text | grep -E -q -- "$1"
+}
+
+# Waits until the pane stops changing (0.15 s without a change, 5 s at most).
+screen_settle() {
+	prev= tries=0
+	while [ "$tries" -lt 33 ]; do
+		cur=$(screen_text)
+		[ "$cur" = "$prev" ] && return 0
+		prev=$cur
+		sleep 0.15
+		tries=$((tries + 1))
+	done
+}
+
+screen_dump() {
+	w=$1 h=$2 out=$3
+	shift 3
+	# shellcheck disable=SC2046
+	$(screen_env LINES="$h" COLUMNS="$w") "$TREX" -q --dump-screen "$out" "$@" </dev/null >/dev/null 2>&1
+}
+
+# check_screen DESCRIPTION COMMAND...: check, with the pane as diagnostics on failure.
+check_screen() {
+	desc=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		screen_text | sed 's/^/#   |/'
+	fi
+}

@@ -1,0 +1,228 @@
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
+#include "trex/ui/layout.h"
+
+/* ---- rectangles ---------------------------------------------------------------------- */
+
+static bool inside(const struct trex_rect *r, int cols, int rows)
+{
+	return r->y >= 0 && r->x >= 0 && r->h > 0 && r->w > 0 && r->y + r->h <= rows &&
+	       r->x + r->w <= cols;
+}
+
+static bool overlaps(const struct trex_rect *a, const struct trex_rect *b)
+{
+	return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+Test(layout, rectangles_inside_and_disjoint_for_many_sizes)
+{
+	for (int cols = TREX_UI_MIN_COLS; cols <= 300; cols += 7) {
+		for (int rows = TREX_UI_MIN_ROWS; rows <= 120; rows += 5) {
+			struct trex_layout l;
+			const struct trex_rect *r[] = {&l.header, &l.axis_label, &l.axis,
+			                               &l.names,  &l.timeline,   &l.status};
+
+			trex_layout_compute(cols, rows, &l);
+			cr_assert(!l.too_small);
+			for (size_t i = 0; i < 6; i++) {
+				cr_assert(inside(r[i], cols, rows), "rect %zu at %dx%d", i, cols,
+				          rows);
+				for (size_t j = i + 1; j < 6; j++)
+					cr_assert(!overlaps(r[i], r[j]), "%zu/%zu at %dx%d", i, j,
+					          cols, rows);
+			}
+			cr_assert_eq(l.names.h, l.timeline.h);
+			cr_assert_eq(l.axis.x, l.timeline.x);
+			cr_assert_eq(l.axis.w, l.timeline.w);
+			cr_assert_eq(l.status.y + l.status.h, rows);
+		}
+	}
+}
+
+Test(layout, too_small_below_the_minimum)
+{
+	struct trex_layout l;
+
+	trex_layout_compute(TREX_UI_MIN_COLS - 1, 40, &l);
+	cr_assert(l.too_small);
+	trex_layout_compute(80, TREX_UI_MIN_ROWS - 1, &l);
+	cr_assert(l.too_small);
+	trex_layout_compute(0, 0, &l);
+	cr_assert(l.too_small);
+	trex_layout_compute(TREX_UI_MIN_COLS, TREX_UI_MIN_ROWS, &l);
+	cr_assert(!l.too_small);
+	cr_assert_eq(l.names.h, TREX_UI_MIN_ROWS - 4);
+}
+
+/* ---- time <-> columns ------------------------------------------------------------------ */
+
+Test(layout, eighths_and_columns)
+{
+	struct trex_tmap m = {1000, 800, 10}; /* 80 ns per cell, 10 ns per eighth */
+
+	cr_assert_eq(trex_tmap_eighth(&m, 1000), 0);
+	cr_assert_eq(trex_tmap_eighth(&m, 1009), 0);
+	cr_assert_eq(trex_tmap_eighth(&m, 1010), 1);
+	cr_assert_eq(trex_tmap_eighth(&m, 999), -1);
+	cr_assert_eq(trex_tmap_col(&m, 1079), 0);
+	cr_assert_eq(trex_tmap_col(&m, 1080), 1);
+	cr_assert_eq(trex_tmap_col(&m, 920), -1);
+	cr_assert_eq(trex_tmap_col(&m, 1800), 10);
+	cr_assert_eq(trex_tmap_time(&m, 8), 1080);
+
+	int64_t lo, hi;
+	trex_tmap_cell(&m, 3, &lo, &hi);
+	cr_assert_eq(lo, 1240);
+	cr_assert_eq(hi, 1320);
+}
+
+Test(layout, cells_never_empty_when_zoomed_in_past_one_ns)
+{
+	struct trex_tmap m = {0, 5, 80};
+
+	for (int c = 0; c < 80; c++) {
+		int64_t lo, hi;
+
+		trex_tmap_cell(&m, c, &lo, &hi);
+		cr_assert_gt(hi, lo);
+	}
+}
+
+Test(layout, huge_times_do_not_overflow)
+{
+	struct trex_tmap m = {INT64_MAX / 2, 1LL << 60, 200};
+
+	cr_assert_eq(trex_tmap_col(&m, INT64_MAX / 2 + (1LL << 59)), 100);
+	cr_assert_eq(trex_tmap_time(&m, 800), INT64_MAX / 2 + (1LL << 59));
+	cr_assert_eq(trex_tmap_col(&m, m.t0), 0);
+}
+
+/* ---- axis ------------------------------------------------------------------------------ */
+
+Test(layout, axis_steps_are_1_2_5_and_labels_fit)
+{
+	struct trex_tmap m = {0, 56200000, 62}; /* 56.2 ms over 62 cells */
+	struct trex_axis ax;
+	char buf[32];
+
+	trex_axis_choose(&m, 10, &ax);
+	cr_assert_eq(ax.step, 10000000); /* 10 ms: 9.06 ms would be too tight */
+	cr_assert_eq(ax.unit, 1000000);
+	trex_axis_label(&ax, 20000000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "20ms");
+
+	m.span = 1000;
+	trex_axis_choose(&m, 10, &ax);
+	cr_assert_eq(ax.step, 200);
+	trex_axis_label(&ax, 400, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "400ns");
+
+	m.span = 3000000000LL;
+	m.cols = 100;
+	trex_axis_choose(&m, 10, &ax);
+	cr_assert_eq(ax.step, 500000000);
+	trex_axis_label(&ax, 1500000000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1500ms");
+	m.span = 30000000000LL;
+	trex_axis_choose(&m, 10, &ax);
+	cr_assert_eq(ax.step, 5000000000LL);
+	trex_axis_label(&ax, 10000000000LL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "10s");
+}
+
+Test(layout, format_ns_three_digits)
+{
+	char buf[32];
+
+	trex_format_ns(0, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "0 ns");
+	trex_format_ns(999, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "999 ns");
+	trex_format_ns(1234, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.23 us");
+	trex_format_ns(56200000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "56.2 ms");
+	trex_format_ns(123456789012LL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "123 s");
+	trex_format_ns(-1500, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "-1.50 us");
+}
+
+/* ---- glyphs ---------------------------------------------------------------------------- */
+
+Test(layout, single_slice_glyphs)
+{
+	struct trex_glyph g;
+
+	g = trex_glyph_single(0, 80, 3); /* covers the cell */
+	cr_assert_eq(g.kind, TREX_GLYPH_FULL);
+	g = trex_glyph_single(0, 27, 3); /* ends 3/8 into cell 3 */
+	cr_assert_eq(g.kind, TREX_GLYPH_LEFT);
+	cr_assert_eq(g.n, 3);
+	g = trex_glyph_single(26, 80, 3); /* starts 2/8 in: the right 6/8 */
+	cr_assert_eq(g.kind, TREX_GLYPH_RIGHT);
+	cr_assert_eq(g.n, 6);
+	g = trex_glyph_single(25, 26, 3); /* one eighth inside */
+	cr_assert_eq(g.kind, TREX_GLYPH_SHADE);
+	cr_assert_eq(g.n, 1);
+	g = trex_glyph_single(40, 48, 3);
+	cr_assert_eq(g.kind, TREX_GLYPH_EMPTY);
+}
+
+Test(layout, busy_glyphs)
+{
+	cr_assert_eq(trex_glyph_busy(0, 100).kind, TREX_GLYPH_EMPTY);
+	cr_assert_eq(trex_glyph_busy(100, 100).kind, TREX_GLYPH_FULL);
+	cr_assert_eq(trex_glyph_busy(10, 100).n, 1);
+	cr_assert_eq(trex_glyph_busy(50, 100).n, 2);
+	cr_assert_eq(trex_glyph_busy(80, 100).n, 3);
+}
+
+/* ---- cells of a lane --------------------------------------------------------------------- */
+
+static struct trex_index *load(const char *json)
+{
+	struct trex_load_opts opts;
+	struct trex_source *src;
+	struct trex_index *idx;
+	struct trex_error err;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.threads = 1;
+	cr_assert_eq(trex_source_open_memory("m", json, strlen(json), false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK);
+	return idx;
+}
+
+Test(layout, lane_cells_count_and_busy_time)
+{
+	/* ts/dur in us: [1, 2) [2, 3) [5, 9) us */
+	struct trex_index *idx =
+	    load("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+	         "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+	         "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":4}]");
+	const struct trex_lane *lane = trex_index_lane(idx, 0);
+	struct trex_cell cell;
+
+	cr_assert_eq(lane->count, 3);
+	trex_lane_cell(idx, lane, 0, 1000, &cell); /* before a: a ends at 2000 */
+	cr_assert_eq(cell.count, 0);
+	trex_lane_cell(idx, lane, 1500, 2500, &cell); /* half of a, half of b */
+	cr_assert_eq(cell.count, 2);
+	cr_assert_eq(cell.busy, 1000);
+	trex_lane_cell(idx, lane, 2000, 3000, &cell); /* a ends at 2000: only b */
+	cr_assert_eq(cell.count, 1);
+	cr_assert_eq(cell.first, lane->first + 1);
+	trex_lane_cell(idx, lane, 3000, 5000, &cell); /* the gap */
+	cr_assert_eq(cell.count, 0);
+	trex_lane_cell(idx, lane, 0, 10000, &cell);
+	cr_assert_eq(cell.count, 3);
+	cr_assert_eq(cell.busy, 6000);
+	trex_index_free(idx);
+}
