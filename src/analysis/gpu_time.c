@@ -14,7 +14,6 @@
 #include "trex/core/strtab.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define LINKS_MAX 16
 #define KIND_BY_NAME 0xff
 /* HTA's consecutive_kernel_delay default: 30 in its trace unit, microseconds
  * (hta-analyses.md #5). */
@@ -114,18 +113,6 @@ static enum work_class kernel_class(struct ctx *c, uint32_t name)
 	return (enum work_class)(c->name_cls[name] - 1);
 }
 
-static uint32_t launch_of(struct ctx *c, uint32_t slice)
-{
-	uint32_t links[LINKS_MAX];
-	size_t n = trex_index_correlated(c->idx, slice, links, LINKS_MAX);
-
-	for (size_t i = 0; i < n && i < LINKS_MAX; i++) {
-		if (kind_of(c, trex_index_slice(c->idx, links[i])) == TREX_KIND_RUNTIME)
-			return links[i];
-	}
-	return TREX_NONE;
-}
-
 static bool push(struct ctx *c, const struct item *it)
 {
 	struct item *v = trex_grow(c->v, &c->cap, c->n + 1, sizeof(*v), 1024);
@@ -189,7 +176,7 @@ static bool collect(struct ctx *c)
 		it.cls = (uint8_t)(k == TREX_KIND_KERNEL ? kernel_class(c, s->name) : W_MEMORY);
 		it.ts = s->ts;
 		it.end = s->ts + s->dur;
-		rt = launch_of(c, i);
+		rt = trex_index_launch_of(c->idx, i);
 		if (rt != TREX_NONE) {
 			const struct trex_slice *r = trex_index_slice(c->idx, rt);
 

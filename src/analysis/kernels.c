@@ -162,19 +162,6 @@ static bool counted(struct ctx *c, const struct trex_slice *s)
 	       (c->opts->memory && (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET));
 }
 
-/* The correlated runtime launch of a GPU slice, TREX_NONE if none. */
-static uint32_t launch_of(struct ctx *c, uint32_t slice)
-{
-	uint32_t links[LINKS_MAX];
-	size_t n = trex_index_correlated(c->idx, slice, links, LINKS_MAX);
-
-	for (size_t i = 0; i < n && i < LINKS_MAX; i++) {
-		if (kind_of(c, trex_index_slice(c->idx, links[i])) == TREX_KIND_RUNTIME)
-			return links[i];
-	}
-	return TREX_NONE;
-}
-
 static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
 {
 	uint32_t links[LINKS_MAX];
@@ -193,7 +180,7 @@ static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
 /* Name id of the CPU op that launched a kernel, TREX_NONE if unknown. */
 static uint32_t launching_op(struct ctx *c, uint32_t slice)
 {
-	uint32_t rt = launch_of(c, slice), op = TREX_NONE;
+	uint32_t rt = trex_index_launch_of(c->idx, slice), op = TREX_NONE;
 
 	for (uint32_t p = rt == TREX_NONE ? TREX_NONE : trex_index_parent(c->idx, rt);
 	     p != TREX_NONE && op == TREX_NONE; p = trex_index_parent(c->idx, p)) {
@@ -214,7 +201,7 @@ static uint32_t shape_of(struct ctx *c, uint32_t slice, const struct trex_slice 
 
 	if (s->shape)
 		return s->shape;
-	rt = launch_of(c, slice);
+	rt = trex_index_launch_of(c->idx, slice);
 	return rt == TREX_NONE ? 0 : trex_index_slice(c->idx, rt)->shape;
 }
 

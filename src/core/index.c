@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "trex/core/kind.h"
 #include "trex/load/source.h"
 
 /* ---- accessors ------------------------------------------------------------------ */
@@ -503,4 +504,19 @@ enum trex_status trex_index_args_text(const struct trex_index *idx, uint32_t fil
 	*out = b.p;
 	*len = b.len;
 	return TREX_OK;
+}
+
+uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice)
+{
+	uint32_t links[16];
+	size_t n = trex_index_correlated(idx, slice, links, 16);
+
+	for (size_t i = 0; i < n && i < 16; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, links[i]);
+
+		if (s && trex_kind_of(trex_index_str(idx, s->cat), trex_index_str(idx, s->name)) ==
+		    TREX_KIND_RUNTIME)
+			return links[i];
+	}
+	return TREX_NONE;
 }

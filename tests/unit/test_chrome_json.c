@@ -139,6 +139,8 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 	uint32_t kid = (uint32_t)(k - trex_index_slice(idx, 0));
 	uint32_t other[4];
 	cr_assert_eq(trex_index_correlated(idx, kid, other, 4), 1);
+	cr_assert_eq(trex_index_launch_of(idx, kid), other[0], "the launch, by correlation");
+	cr_assert_eq(trex_index_launch_of(idx, other[0]), TREX_NONE, "a launch has no launch");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, other[0])->name),
 			 "cudaLaunchKernel");
 	char *args;

@@ -298,6 +298,11 @@ size_t trex_index_correlated(const struct trex_index *idx, uint32_t slice,
 size_t trex_index_same_ext_id(const struct trex_index *idx, uint32_t slice,
 			      uint32_t *out, size_t max);
 
+/* The runtime call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel,
+ * cudaMemcpyAsync, ...) that launched a GPU slice, found through its
+ * correlation id; TREX_NONE if none. */
+uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice);
+
 /* Flows leaving or entering a slice: writes flow ids, returns the total. */
 size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice,
 			   uint32_t *out, size_t max);
