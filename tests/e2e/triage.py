@@ -18,11 +18,17 @@ decimal.Decimal and microseconds become integer nanoseconds.
 """
 import collections
 import decimal
-import gzip
 import json
 import os
 import subprocess
 import sys
+
+# One exact reading of the traces for every e2e check: the loader and the
+# µs -> ns conversion live in expected.py.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from expected import NotExact as Inexact  # noqa: E402
+from expected import decoded_bytes, events_of, parse_doc  # noqa: E402
+from expected import to_ns as ns  # noqa: E402
 
 D = decimal.Decimal
 TREX = os.environ.get("TREX", "trex")
@@ -52,29 +58,11 @@ def short(path):
 
 
 def load(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    doc = json.loads(data.decode("utf-8", "replace"), parse_float=D)
-    events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
+    doc = parse_doc(decoded_bytes(path))
     rank = None
     if isinstance(doc, dict) and isinstance(doc.get("distributedInfo"), dict):
         rank = doc["distributedInfo"].get("rank")
-    return [e for e in events if isinstance(e, dict)], rank
-
-
-class Inexact(Exception):
-    pass
-
-
-def ns(value):
-    if isinstance(value, bool) or not isinstance(value, (int, D)):
-        raise Inexact("not a number: %r" % (value,))
-    v = D(value) * 1000
-    if v != v.to_integral_value():
-        raise Inexact("sub-nanosecond time %s us" % value)
-    return int(v)
+    return [e for e in events_of(doc) if isinstance(e, dict)], rank
 
 
 def x_events(events, cats):
