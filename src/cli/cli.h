@@ -43,7 +43,7 @@ enum cli_command {
 	  "output format: text (default), csv or json; info: text or json; "                       \
 	  "categories: also unitrace-json")                                                        \
 	X(SCHEMA, "schema", 0, "FILE",                                                             \
-	  "categories: unitrace category schema (INI) or trex rules file")                         \
+	  "categories (command and view): unitrace category schema (INI) or trex rules file")     \
 	X(BY, "by", 0, "KEY",                                                                      \
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
@@ -62,8 +62,9 @@ enum cli_command {
 	  "UI: colour theme file, or an installed theme (dark, light, mono, high-contrast)")       \
 	X(COLOR, "color", 0, "WHEN", "UI: colours auto (default; off with NO_COLOR), always, never") \
 	X(ASCII, "ascii", 0, NULL, "UI: ASCII glyphs only (default in a non-UTF-8 locale)")       \
+	X(NO_MOUSE, "no-mouse", 0, NULL, "UI: leave the mouse to the terminal (text selection)")   \
 	X(SCRIPT, "script", 0, "KEYS",                                                             \
-	  "UI: key names separated by spaces, pressed before reading the terminal")                \
+	  "UI: key names (and click:Y,X ...) separated by spaces, pressed before the terminal")   \
 	X(DUMP_SCREEN, "dump-screen", 0, "FILE",                                                   \
 	  "UI: after --script, write the screen as text to FILE and quit (no terminal needed)")    \
 	X(HELP, "help", 'h', NULL, "show this help and exit")                                      \
@@ -89,7 +90,7 @@ struct cli_opts {
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
 	enum trex_color_mode color;
-	bool ascii, ui_option;
+	bool ascii, no_mouse, ui_option;
 	char **inputs; /* FILE arguments as given (lists, globs) */
 	size_t input_count;
 };

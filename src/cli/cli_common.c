@@ -208,6 +208,9 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 	case CLI_OPT_ASCII:
 		o->ascii = o->ui_option = true;
 		break;
+	case CLI_OPT_NO_MOUSE:
+		o->no_mouse = o->ui_option = true;
+		break;
 	case CLI_OPT_HELP:
 		o->help = true;
 		break;
@@ -285,14 +288,15 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return usage(err, "--by, --memory and --per-rank apply to 'trex kernels' only");
 	if (o->unitrace_json && o->command != CLI_CMD_CATEGORIES)
 		return usage(err, "--format unitrace-json applies to 'trex categories' only");
-	if (o->schema && o->command != CLI_CMD_CATEGORIES)
-		return usage(err, "--schema applies to 'trex categories' only");
+	if (o->schema && o->command != CLI_CMD_CATEGORIES && o->command != CLI_CMD_DEFAULT)
+		return usage(err, "--schema applies to 'trex categories' and the interface only");
 	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME)
 		return usage(err, "--per-rank needs --by name");
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
 	if (o->ui_option && o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--keys, --theme, --color, --ascii, --script and --dump-screen are "
+		return usage(err, "--keys, --theme, --color, --ascii, --no-mouse, --script and "
+		                  "--dump-screen are "
 		                  "for the interactive interface (no command)");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
 		return usage(err, "no input: give FILE... or --demo");

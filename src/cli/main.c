@@ -57,16 +57,21 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 {
 	struct trex_index *idx = NULL;
 	char title[512];
+	struct trex_catset *set = NULL;
 	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
-	                          o->dump_screen, title};
+	                          o->dump_screen, title, o->no_mouse, NULL};
 	enum trex_status st;
 
 	ui_title(o, title, sizeof(title));
-	st = cli_load(o, &idx, err);
+	st = cmd_categories_schema(o, &set, err);
+	uo.catset = set;
+	if (st == TREX_OK)
+		st = cli_load(o, &idx, err);
 	if (st == TREX_OK)
 		st = trex_ui_run(idx, &uo, err);
 	if (idx)
 		trex_index_free(idx);
+	trex_catset_free(set);
 	return st;
 }
 
@@ -79,6 +84,11 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	struct trex_catset *set = NULL;
 	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
+
+	if (st == TREX_OK && o->schema && o->command == CLI_CMD_DEFAULT)
+		st = trex_error_set(err, TREX_USAGE, NULL, -1,
+		                    "--schema without a command is for the interactive interface "
+		                    "(needs a terminal or --dump-screen)");
 
 	if (st == TREX_OK)
 		st = cli_output_open(o, &out, err);

@@ -3,6 +3,8 @@
 #include "trex/ui/app.h"
 
 #include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +15,72 @@
 #include "trex/ui/term.h"
 #include "trex/ui/view.h"
 
-#define VIEW_STACK_MAX 4
+#define VIEW_STACK_MAX 8
 #define READ_ERRORS_MAX 100 /* consecutive read errors before giving up (input gone) */
 #define KEY_RESIZE_CODE (TREX_KEY_FUNC | (trex_key)KEY_RESIZE)
+#define KEY_MOUSE_CODE (TREX_KEY_FUNC | (trex_key)KEY_MOUSE)
+
+/* The top-level views, each with its own stack of drilled-in views (the
+ * kernel instances, help), so that jumping to the timeline and back keeps
+ * where the user was. */
+enum app_root { ROOT_TIMELINE, ROOT_KERNELS, ROOT_CATEGORIES, ROOT_GPU_TIME, ROOT_COUNT };
+
+struct view_stack {
+	struct trex_view *v[VIEW_STACK_MAX];
+	int depth;
+};
 
 struct app {
 	struct trex_ui_ctx ctx;
 	struct trex_term term;
 	struct trex_keymap *km;
-	struct trex_view *stack[VIEW_STACK_MAX];
-	int depth;
+	struct view_stack roots[ROOT_COUNT];
+	enum app_root cur, prev;
 	bool quit;
-	trex_key *script;
+	struct app_input *script;
 	size_t script_n, script_pos;
 	int read_errors;
+	struct app_input mouse; /* the last mouse event read */
 };
+
+static struct view_stack *stack(struct app *a)
+{
+	return &a->roots[a->cur];
+}
 
 static struct trex_view *top(struct app *a)
 {
-	return a->stack[a->depth - 1];
+	return stack(a)->v[stack(a)->depth - 1];
+}
+
+/* ---- what views ask for ---------------------------------------------------------- */
+
+void trex_ui_message(struct trex_ui_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+	va_end(ap);
+}
+
+void trex_ui_prompt(struct trex_ui_ctx *ctx, struct trex_view *v,
+                    const struct trex_prompt_spec *spec)
+{
+	trex_prompt_open(&ctx->prompt, v, spec);
+}
+
+void trex_ui_push_view(struct trex_ui_ctx *ctx, struct trex_view *view)
+{
+	if (ctx->request.kind == TREX_UI_REQ_PUSH_VIEW && ctx->request.view)
+		ctx->request.view->ops->free(ctx->request.view);
+	ctx->request = (struct trex_ui_request){TREX_UI_REQ_PUSH_VIEW, view, 0};
+}
+
+void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice)
+{
+	trex_ui_push_view(ctx, NULL);
+	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_SLICE, NULL, slice};
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -41,8 +90,10 @@ static trex_key read_key(struct app *a)
 	wint_t wc;
 	int r;
 
-	if (a->script_pos < a->script_n)
-		return a->script[a->script_pos++];
+	if (a->script_pos < a->script_n) {
+		a->mouse = a->script[a->script_pos++];
+		return a->mouse.key;
+	}
 	r = wget_wch(stdscr, &wc);
 	if (r == ERR) {
 		if (++a->read_errors >= READ_ERRORS_MAX)
@@ -50,23 +101,142 @@ static trex_key read_key(struct app *a)
 		return 0;
 	}
 	a->read_errors = 0;
+	if (r == KEY_CODE_YES && wc == KEY_MOUSE) {
+		MEVENT ev;
+
+		if (getmouse(&ev) != OK)
+			return 0;
+		a->mouse = (struct app_input){KEY_MOUSE_CODE, ev.y, ev.x, (unsigned long)ev.bstate};
+		return KEY_MOUSE_CODE;
+	}
 	if (r == KEY_CODE_YES)
 		return TREX_KEY_FUNC | (trex_key)wc;
 	return (trex_key)wc;
 }
 
+/* ---- views ------------------------------------------------------------------------ */
+
+static struct trex_view *root_new(struct app *a, enum app_root r)
+{
+	switch (r) {
+	case ROOT_TIMELINE:
+		return trex_timeline_view_new(&a->ctx);
+	case ROOT_KERNELS:
+		return trex_kernels_view_new(&a->ctx);
+	case ROOT_CATEGORIES:
+		return trex_categories_view_new(&a->ctx);
+	case ROOT_GPU_TIME:
+		return trex_gpu_time_view_new(&a->ctx);
+	default:
+		return NULL;
+	}
+}
+
+/* Makes r the current top-level view, creating it on first use. */
+static bool switch_root(struct app *a, enum app_root r)
+{
+	struct view_stack *s;
+
+	if ((unsigned)r >= ROOT_COUNT)
+		return false;
+	s = &a->roots[r];
+	if (s->depth == 0) {
+		if (!(s->v[0] = root_new(a, r))) {
+			if (!a->ctx.msg[0])
+				trex_ui_message(&a->ctx, "out of memory");
+			return false;
+		}
+		s->depth = 1;
+	}
+	if (r != a->cur)
+		a->prev = a->cur;
+	a->cur = r;
+	return true;
+}
+
+static bool push_view(struct app *a, struct trex_view *v)
+{
+	if (stack(a)->depth >= VIEW_STACK_MAX) {
+		v->ops->free(v);
+		trex_ui_message(&a->ctx, "too many views open; close one with q");
+		return false;
+	}
+	stack(a)->v[stack(a)->depth++] = v;
+	return true;
+}
+
+/* Closes the top view; a top-level view closes into the timeline, which
+ * quits. */
+static void pop_view(struct app *a)
+{
+	struct view_stack *s = stack(a);
+
+	if (s->depth > 1) {
+		s->depth--;
+		s->v[s->depth]->ops->free(s->v[s->depth]);
+	} else if (a->cur != ROOT_TIMELINE) {
+		switch_root(a, ROOT_TIMELINE);
+	} else {
+		a->quit = true;
+	}
+}
+
+/* Back: out of a drilled-in view, else to the previous top-level view. */
+static void go_back(struct app *a)
+{
+	if (stack(a)->depth > 1 || a->prev == a->cur)
+		pop_view(a);
+	else
+		switch_root(a, a->prev);
+}
+
+static bool is_help(const struct trex_view *v)
+{
+	return strcmp(v->ops->name, "help") == 0;
+}
+
+static void show_slice(struct app *a, uint32_t slice)
+{
+	struct view_stack *tl = &a->roots[ROOT_TIMELINE];
+
+	while (tl->depth > 1) {
+		tl->depth--;
+		tl->v[tl->depth]->ops->free(tl->v[tl->depth]);
+	}
+	switch_root(a, ROOT_TIMELINE);
+	if (!trex_timeline_show_slice(tl->v[0], slice))
+		trex_ui_message(&a->ctx, "cannot show that slice in the timeline");
+}
+
+static void run_request(struct app *a)
+{
+	struct trex_ui_request r = a->ctx.request;
+
+	a->ctx.request = (struct trex_ui_request){TREX_UI_REQ_NONE, NULL, 0};
+	if (r.kind == TREX_UI_REQ_PUSH_VIEW && r.view)
+		push_view(a, r.view);
+	else if (r.kind == TREX_UI_REQ_SHOW_SLICE)
+		show_slice(a, r.slice);
+}
+
 /* ---- app-level actions ----------------------------------------------------------- */
 
-static bool app_supports(const struct app *a, enum trex_action act)
+static bool app_supports(enum trex_action act)
 {
 	switch (act) {
 	case TREX_ACTION_QUIT:
 	case TREX_ACTION_VIEW_CLOSE:
 	case TREX_ACTION_HELP:
 	case TREX_ACTION_REDRAW:
-		return true;
+	case TREX_ACTION_OPEN_TIMELINE:
+	case TREX_ACTION_OPEN_KERNELS:
+	case TREX_ACTION_OPEN_CATEGORIES:
+	case TREX_ACTION_OPEN_GPU_TIME:
+	case TREX_ACTION_TOGGLE_TIMELINE:
 	case TREX_ACTION_BACK:
-		return a->depth > 1;
+		return true;
+	case TREX_ACTION_SUSPEND:
+		return true;
 	default:
 		return false;
 	}
@@ -74,20 +244,9 @@ static bool app_supports(const struct app *a, enum trex_action act)
 
 bool trex_ui_action_supported(enum trex_action action)
 {
-	struct app top_level = {.depth = 1};
-
 	return action > TREX_ACTION_NONE && action < TREX_ACTION_COUNT &&
-	       (trex_timeline_supports(action) || app_supports(&top_level, action));
-}
-
-static void pop_view(struct app *a)
-{
-	if (a->depth <= 1) {
-		a->quit = true;
-		return;
-	}
-	a->depth--;
-	a->stack[a->depth]->ops->free(a->stack[a->depth]);
+	       (trex_timeline_supports(action) || trex_table_view_supports(action) ||
+	        app_supports(action));
 }
 
 static void toggle_help(struct app *a)
@@ -95,19 +254,33 @@ static void toggle_help(struct app *a)
 	struct trex_view *v = top(a), *help;
 	bool supported[TREX_ACTION_COUNT];
 
-	if (a->depth > 1) {
+	if (is_help(v)) {
 		pop_view(a);
 		return;
 	}
 	for (int i = 0; i < TREX_ACTION_COUNT; i++)
 		supported[i] = i > 0 && (v->ops->supports((enum trex_action)i) ||
-		                         app_supports(a, (enum trex_action)i));
+		                         app_supports((enum trex_action)i));
 	help = trex_help_view_new(&a->ctx, v->ops->keymap, supported);
 	if (!help) {
-		snprintf(a->ctx.msg, sizeof(a->ctx.msg), "out of memory");
+		trex_ui_message(&a->ctx, "out of memory");
 		return;
 	}
-	a->stack[a->depth++] = help;
+	push_view(a, help);
+}
+
+/* C-z: give the terminal back, stop; fg resumes here. */
+static void suspend(struct app *a)
+{
+	if (a->script_n) {
+		trex_ui_message(&a->ctx, "not suspended in a scripted run");
+		return;
+	}
+	def_prog_mode();
+	endwin();
+	raise(SIGTSTP);
+	reset_prog_mode();
+	clearok(curscr, TRUE);
 }
 
 static void app_dispatch(struct app *a, enum trex_action act)
@@ -117,8 +290,10 @@ static void app_dispatch(struct app *a, enum trex_action act)
 		a->quit = true;
 		break;
 	case TREX_ACTION_VIEW_CLOSE:
-	case TREX_ACTION_BACK:
 		pop_view(a);
+		break;
+	case TREX_ACTION_BACK:
+		go_back(a);
 		break;
 	case TREX_ACTION_HELP:
 		toggle_help(a);
@@ -126,9 +301,50 @@ static void app_dispatch(struct app *a, enum trex_action act)
 	case TREX_ACTION_REDRAW:
 		clearok(curscr, TRUE);
 		break;
+	case TREX_ACTION_OPEN_TIMELINE:
+		switch_root(a, ROOT_TIMELINE);
+		break;
+	case TREX_ACTION_OPEN_KERNELS:
+		switch_root(a, ROOT_KERNELS);
+		break;
+	case TREX_ACTION_OPEN_CATEGORIES:
+		switch_root(a, ROOT_CATEGORIES);
+		break;
+	case TREX_ACTION_OPEN_GPU_TIME:
+		switch_root(a, ROOT_GPU_TIME);
+		break;
+	case TREX_ACTION_TOGGLE_TIMELINE:
+		switch_root(a, a->cur == ROOT_TIMELINE ? ROOT_KERNELS : ROOT_TIMELINE);
+		break;
+	case TREX_ACTION_SUSPEND:
+		suspend(a);
+		break;
 	default:
 		break;
 	}
+}
+
+/* A key while the prompt is open: edit, then tell the view that opened it. */
+static void prompt_key(struct app *a, trex_key key)
+{
+	struct trex_prompt *p = &a->ctx.prompt;
+	struct trex_view *owner = p->owner;
+	enum trex_prompt_result r = trex_prompt_key(p, key);
+
+	if (r == TREX_PROMPT_CHANGED && p->spec.on_change)
+		p->spec.on_change(owner, p->text);
+	else if (r == TREX_PROMPT_SUBMIT && p->spec.on_submit)
+		p->spec.on_submit(owner, p->text);
+	else if (r == TREX_PROMPT_CANCEL && p->spec.on_cancel)
+		p->spec.on_cancel(owner);
+}
+
+static void mouse_event(struct app *a)
+{
+	struct trex_view *v = top(a);
+
+	if (v->ops->mouse)
+		v->ops->mouse(v, a->mouse.y, a->mouse.x, a->mouse.bstate);
 }
 
 /* A key: the top view's keymap names the action; the view handles it if
@@ -136,9 +352,21 @@ static void app_dispatch(struct app *a, enum trex_action act)
 static void handle_key(struct app *a, trex_key key, bool too_small)
 {
 	struct trex_view *v = top(a);
-	enum trex_action act = trex_keymap_lookup(a->km, v->ops->keymap, key);
+	enum trex_action act;
 
+	if (a->ctx.prompt.active) {
+		prompt_key(a, key);
+		run_request(a);
+		return;
+	}
 	a->ctx.msg[0] = '\0';
+	if (key == KEY_MOUSE_CODE) {
+		if (!too_small)
+			mouse_event(a);
+		run_request(a);
+		return;
+	}
+	act = trex_keymap_lookup(a->km, v->ops->keymap, key);
 	if (act == TREX_ACTION_NONE)
 		return;
 	if (too_small) {
@@ -148,8 +376,9 @@ static void handle_key(struct app *a, trex_key key, bool too_small)
 	}
 	if (v->ops->supports(act))
 		v->ops->dispatch(v, act);
-	else if (app_supports(a, act))
+	else if (app_supports(act))
 		app_dispatch(a, act);
+	run_request(a);
 }
 
 /* ---- drawing ---------------------------------------------------------------------- */
@@ -170,18 +399,73 @@ static void draw_too_small(struct app *a, int cols, int rows)
 	}
 }
 
+/* Display columns of the UTF-8 text [from, to). */
+static int text_cols(const char *from, const char *to)
+{
+	mbstate_t ps;
+	int cols = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	while (from < to) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, from, (size_t)(to - from), &ps);
+		int w = 1;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&ps, 0, sizeof(ps));
+			n = 1;
+		} else if (wcwidth(wc) >= 0) {
+			w = wcwidth(wc);
+		}
+		cols += w;
+		from += n;
+	}
+	return cols;
+}
+
+/* The open prompt over the last status row: label, then the text scrolled
+ * so that the cursor stays visible; the terminal cursor shows where typing goes. */
+static void draw_prompt(struct app *a, const struct trex_layout *lay)
+{
+	const struct trex_prompt *p = &a->ctx.prompt;
+	int y = lay->status.y + lay->status.h - 1, w = lay->status.w;
+	const char *text = p->text, *cursor = p->text + p->cursor;
+	unsigned long attr = trex_term_attr(&a->term, TREX_ROLE_PROMPT);
+	int label_w, avail;
+
+	wattrset(stdscr, (int)attr);
+	trex_draw_fill(stdscr, y, 0, w, attr);
+	label_w = trex_draw_text(stdscr, &a->term, y, 0, p->spec.label, w / 2);
+	avail = w - label_w - 1;
+	if (avail < 1)
+		avail = 1;
+	while (text < cursor && text_cols(text, cursor) > avail) {
+		text++; /* drop whole characters from the left until the cursor fits */
+		while (((unsigned char)*text & 0xc0) == 0x80)
+			text++;
+	}
+	trex_draw_text(stdscr, &a->term, y, label_w, text, avail);
+	move(y, label_w + text_cols(text, cursor));
+}
+
 static bool draw(struct app *a)
 {
 	struct trex_layout lay;
 	int rows, cols;
+	bool prompt = a->ctx.prompt.active;
 
 	getmaxyx(stdscr, rows, cols);
 	trex_layout_compute(cols, rows, &lay);
 	werase(stdscr);
-	if (lay.too_small)
+	if (lay.too_small) {
 		draw_too_small(a, cols, rows);
-	else
+		prompt = false;
+	} else {
 		top(a)->ops->draw(top(a), stdscr, &lay);
+		if (prompt)
+			draw_prompt(a, &lay);
+	}
+	curs_set(prompt ? 1 : 0);
 	wattrset(stdscr, A_NORMAL);
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -243,10 +527,17 @@ static enum trex_status loop(struct app *a, const struct trex_ui_opts *o, struct
 
 static void app_free(struct app *a)
 {
-	while (a->depth > 0) {
-		a->depth--;
-		a->stack[a->depth]->ops->free(a->stack[a->depth]);
+	for (int r = 0; r < ROOT_COUNT; r++) {
+		struct view_stack *st = &a->roots[r];
+
+		while (st->depth > 0) {
+			st->depth--;
+			st->v[st->depth]->ops->free(st->v[st->depth]);
+		}
 	}
+	if (a->ctx.request.view)
+		a->ctx.request.view->ops->free(a->ctx.request.view);
+	trex_prompt_free(&a->ctx.prompt);
 	trex_keymap_free(a->km);
 	free(a->script);
 }
@@ -271,7 +562,7 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 {
 	struct app a;
 	struct trex_theme theme;
-	struct trex_term_opts to = {o->color, o->ascii, false};
+	struct trex_term_opts to = {o->color, o->ascii, false, !o->no_mouse};
 	enum trex_status st;
 
 	memset(&a, 0, sizeof(a));
@@ -283,14 +574,17 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 		app_free(&a);
 		return st;
 	}
-	a.ctx = (struct trex_ui_ctx){&a.term, idx, a.km, o->title ? o->title : "", ""};
-	a.stack[0] = trex_timeline_view_new(&a.ctx);
-	if (a.stack[0]) {
-		a.depth = 1;
+	a.ctx.term = &a.term;
+	a.ctx.idx = idx;
+	a.ctx.km = a.km;
+	a.ctx.title = o->title ? o->title : "";
+	a.ctx.catset = o->catset;
+	trex_prompt_init(&a.ctx.prompt);
+	a.cur = a.prev = ROOT_TIMELINE;
+	if (switch_root(&a, ROOT_TIMELINE))
 		st = loop(&a, o, err);
-	} else {
+	else
 		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	}
 	app_free(&a);
 	trex_term_stop(&a.term);
 	return st;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curses.h>
+
 #ifndef TREX_PKGDATADIR
 #define TREX_PKGDATADIR "/usr/local/share/trex"
 #endif
@@ -97,35 +99,86 @@ enum trex_status app_load_theme(struct trex_theme *theme, const char *option,
 	return TREX_OK;
 }
 
-enum trex_status app_parse_script(const char *script, trex_key **keys, size_t *n,
+static const struct {
+	const char *name;
+	unsigned long bstate;
+} mouse_words[] = {
+    {"click", BUTTON1_RELEASED},
+    {"rclick", BUTTON3_RELEASED},
+    {"wheel-up", BUTTON4_PRESSED},
+    {"wheel-down", BUTTON5_PRESSED},
+};
+
+/* `[S-|C-]NAME:Y,X` -> a mouse input; false if w is not one. */
+static bool parse_mouse_word(const char *w, struct app_input *in)
+{
+	unsigned long mods = 0;
+	const char *colon = strchr(w, ':');
+	int y, x, used = 0;
+
+	for (;; w += 2) {
+		if (strncmp(w, "S-", 2) == 0)
+			mods |= BUTTON_SHIFT;
+		else if (strncmp(w, "C-", 2) == 0)
+			mods |= BUTTON_CTRL;
+		else
+			break;
+	}
+	if (!colon || sscanf(colon + 1, "%d,%d%n", &y, &x, &used) != 2 || colon[1 + used] ||
+	    y < 0 || x < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(mouse_words) / sizeof(mouse_words[0]); i++)
+		if (strlen(mouse_words[i].name) == (size_t)(colon - w) &&
+		    strncmp(w, mouse_words[i].name, (size_t)(colon - w)) == 0) {
+			*in = (struct app_input){TREX_KEY_FUNC | (trex_key)KEY_MOUSE, y, x,
+			                         mouse_words[i].bstate | mods};
+			return true;
+		}
+	return false;
+}
+
+static bool parse_input_word(const char *w, struct app_input *in)
+{
+	trex_key k;
+
+	if (strchr(w, ':') && strlen(w) > 1 && parse_mouse_word(w, in))
+		return true;
+	if (!trex_key_parse(w, &k))
+		return false;
+	*in = (struct app_input){k, 0, 0, 0};
+	return true;
+}
+
+enum trex_status app_parse_script(const char *script, struct app_input **inputs, size_t *n,
                                   struct trex_error *err)
 {
 	char *copy, *save = NULL;
 	size_t cap = 0;
 
-	*keys = NULL;
+	*inputs = NULL;
 	*n = 0;
 	if (!script)
 		return TREX_OK;
 	if (!(copy = strdup(script)))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		trex_key k, *v;
+		struct app_input in, *v;
 
-		if (!trex_key_parse(w, &k)) {
+		if (!parse_input_word(w, &in)) {
 			trex_error_set(err, TREX_USAGE, NULL, -1, "--script: unknown key name '%s'",
 			               w);
 			free(copy);
-			free(*keys);
-			*keys = NULL;
+			free(*inputs);
+			*inputs = NULL;
+			*n = 0;
 			return TREX_USAGE;
 		}
-		if (!(v = trex_grow(*keys, &cap, *n + 1, sizeof(*v), 16))) {
+		if (!(v = trex_grow(*inputs, &cap, *n + 1, sizeof(*v), 16))) {
 			free(copy);
 			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 		}
-		*keys = v;
-		v[(*n)++] = k;
+		*inputs = v;
+		v[(*n)++] = in;
 	}
 	free(copy);
 	return TREX_OK;

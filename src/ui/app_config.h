@@ -17,8 +17,19 @@ enum trex_status app_load_keys(struct trex_keymap *km, const char *option, struc
  * theme file if present. */
 enum trex_status app_load_theme(struct trex_theme *theme, const char *option,
                                 struct trex_error *err);
-/* --script: key names separated by blanks -> malloc'd keys (NULL, 0 for none). */
-enum trex_status app_parse_script(const char *script, trex_key **keys, size_t *n,
+/* One input: a key, or (key == TREX_KEY_FUNC | KEY_MOUSE) a mouse event at
+ * screen (y, x) with ncurses button state bstate. */
+struct app_input {
+	trex_key key;
+	int y, x;
+	unsigned long bstate;
+};
+
+/* --script: words separated by blanks -> malloc'd inputs (NULL, 0 for
+ * none). A word is a key name (trex_key_parse) or a mouse event
+ * `[S-|C-]click|rclick|wheel-up|wheel-down:Y,X` (0-based screen row and
+ * column; S- Shift, C- Ctrl held). */
+enum trex_status app_parse_script(const char *script, struct app_input **inputs, size_t *n,
                                   struct trex_error *err);
 
 #endif

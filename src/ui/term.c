@@ -158,7 +158,12 @@ enum trex_status trex_term_start(struct trex_term *t, const struct trex_term_opt
 	t->active = true;
 	active_term = t;
 	handlers_install();
-	stderr_capture(t);
+	/* headless (--dump-screen without a terminal): nothing covers stderr,
+	 * and a sanitizer's report must not wait for a replay that never comes */
+	if (!o->headless)
+		stderr_capture(t);
+	else
+		t->saved_stderr = -1;
 	cbreak();
 	noecho();
 	nonl();
@@ -166,6 +171,13 @@ enum trex_status trex_term_start(struct trex_term *t, const struct trex_term_opt
 	set_escdelay(25);
 	curs_set(0);
 	colors_start(t, o->color);
+	if (o->mouse && !o->headless) {
+		/* releases, not presses, and no click interval: no delay (htop) */
+		mousemask(BUTTON1_RELEASED | BUTTON3_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED |
+		              BUTTON_SHIFT | BUTTON_CTRL | BUTTON_ALT,
+		          NULL);
+		mouseinterval(0);
+	}
 	return TREX_OK;
 }
 

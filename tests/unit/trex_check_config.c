@@ -17,6 +17,7 @@
 #include "trex/ui/app.h"
 #include "trex/ui/keymap.h"
 #include "trex/ui/theme.h"
+#include "trex/ui/view.h"
 
 static void print_error(void *user, const char *text)
 {
@@ -104,11 +105,32 @@ static void man_actions(void)
 	}
 }
 
-/* The actions the interface implements, with their default timeline keys. */
+/* The default keys of action a where it works: the timeline's, the
+ * tables', both ("KEYS (timeline); KEYS (tables)" when they differ), or
+ * the generic ones for actions of the whole interface. */
+static int action_keys(const struct trex_keymap *km, enum trex_action a, char *buf, size_t size)
+{
+	char tl[128] = "", tb[128] = "";
+	bool in_tl = trex_timeline_supports(a), in_tb = trex_table_view_supports(a);
+
+	if (!in_tl && !in_tb)
+		return trex_keymap_describe(km, TREX_KEYMAP_GENERIC, a, buf, size);
+	if (in_tl)
+		trex_keymap_describe(km, TREX_KEYMAP_TIMELINE, a, tl, sizeof(tl));
+	if (in_tb)
+		trex_keymap_describe(km, TREX_KEYMAP_TABLE, a, tb, sizeof(tb));
+	if (!*tb || strcmp(tl, tb) == 0)
+		return snprintf(buf, size, "%s", tl);
+	if (!*tl)
+		return snprintf(buf, size, "%s", tb);
+	return snprintf(buf, size, "%s (timeline); %s (tables)", tl, tb);
+}
+
+/* The actions the interface implements, with their default keys. */
 static int man_ui(void)
 {
 	struct trex_keymap *km = trex_keymap_new();
-	char keys[128];
+	char keys[300];
 
 	if (!km || trex_keymap_load_builtin(km, print_error, NULL))
 		return 2;
@@ -118,8 +140,7 @@ static int man_ui(void)
 		for (int a = 1; a < TREX_ACTION_COUNT; a++) {
 			if ((int)trex_action_group((enum trex_action)a) != g ||
 			    !trex_ui_action_supported((enum trex_action)a) ||
-			    trex_keymap_describe(km, TREX_KEYMAP_TIMELINE, (enum trex_action)a, keys,
-			                         sizeof(keys)) <= 0)
+			    action_keys(km, (enum trex_action)a, keys, sizeof(keys)) <= 0)
 				continue;
 			if (!titled)
 				printf(".SS %s\n", trex_action_group_title((enum trex_action_group)g));

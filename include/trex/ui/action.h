@@ -10,7 +10,7 @@
 	X(MOVE, "move", "Moving around")                                                           \
 	X(VIEW, "view", "Views and panes")                                                         \
 	X(SEARCH, "search", "Searching and filtering")                                             \
-	X(SORT, "sort", "Sorting tables")                                                          \
+	X(SORT, "sort", "Tables: sorting and grouping")                                             \
 	X(ZOOM, "zoom", "Timeline: zooming and panning")                                           \
 	X(SELECT, "select", "Timeline: selecting")                                                 \
 	X(MISC, "misc", "Miscellaneous")
@@ -38,6 +38,7 @@
 	X(VIEW, OPEN_STALLS, "open-stalls", "Show the stalls table")                               \
 	X(VIEW, OPEN_CATEGORIES, "open-categories", "Show the categories breakdown")               \
 	X(VIEW, OPEN_SOURCES, "open-sources", "Show the sources table")                            \
+	X(VIEW, OPEN_GPU_TIME, "open-gpu-time", "Show the GPU time accounting")                    \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
 	X(VIEW, DETAILS, "details", "Show or hide the details pane")                               \
 	X(SEARCH, SEARCH, "search", "Search forward (incremental)")                                \
@@ -51,6 +52,8 @@
 	X(SORT, SORT_MENU, "sort-menu", "Choose the sort column from a list")                      \
 	X(SORT, COLUMNS, "columns", "Choose the columns shown")                                    \
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
+	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
+	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
 	X(ZOOM, ZOOM_IN, "zoom-in", "Zoom in around the cursor time")                              \
 	X(ZOOM, ZOOM_OUT, "zoom-out", "Zoom out around the cursor time")                           \
 	X(ZOOM, PAN_LEFT, "pan-left", "Pan the timeline left")                                     \

@@ -10,6 +10,8 @@
 #include "trex/ui/action.h"
 #include "trex/ui/theme.h"
 
+struct trex_catset;
+
 struct trex_ui_opts {
 	const char *keys;  /* --keys FILE, else the user's keys file if any */
 	const char *theme; /* --theme FILE|NAME, NULL: $TREX_THEME / user file / built-in */
@@ -18,6 +20,8 @@ struct trex_ui_opts {
 	const char *script;      /* --script: key names separated by spaces, fed first */
 	const char *dump_screen; /* --dump-screen FILE: write the screen after the script, quit */
 	const char *title;       /* the file(s) shown in the title bar */
+	bool no_mouse;           /* --no-mouse: leave the mouse to the terminal */
+	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

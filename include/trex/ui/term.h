@@ -17,6 +17,7 @@ struct trex_term_opts {
 	enum trex_color_mode color;
 	bool ascii;    /* --ascii: no Unicode glyphs even in a UTF-8 locale */
 	bool headless; /* no terminal: draw on /dev/null (--dump-screen without a tty) */
+	bool mouse;    /* report clicks and the wheel (off: the terminal keeps the mouse) */
 };
 
 struct trex_term {

@@ -13,18 +13,49 @@
 #include "trex/ui/action.h"
 #include "trex/ui/keymap.h"
 #include "trex/ui/layout.h"
+#include "trex/ui/prompt.h"
 #include "trex/ui/term.h"
 
 #define TREX_UI_MSG_MAX 256
 
-/* What views share: the terminal, the model, the keys, the status message. */
+struct trex_catset; /* analysis/categories.h */
+
+/* What a view asks the app to do once its action returns. */
+enum trex_ui_request_kind {
+	TREX_UI_REQ_NONE,
+	TREX_UI_REQ_PUSH_VIEW,  /* push request.view on top (drill-in: instances) */
+	TREX_UI_REQ_SHOW_SLICE, /* go to the timeline and select request.slice */
+};
+
+struct trex_ui_request {
+	enum trex_ui_request_kind kind;
+	struct trex_view *view; /* PUSH_VIEW: owned by the app from then on */
+	uint32_t slice;         /* SHOW_SLICE */
+};
+
+/* What views share: the terminal, the model, the keys, the status message,
+ * the prompt and the pending request. */
 struct trex_ui_ctx {
 	struct trex_term *term;
 	const struct trex_index *idx;
 	const struct trex_keymap *km;
 	const char *title;         /* the file(s) shown */
 	char msg[TREX_UI_MSG_MAX]; /* one-shot status message, "" when none */
+	const struct trex_catset *catset; /* --schema rules, NULL: the built-in ones */
+	struct trex_prompt prompt; /* drawn over the last row while active */
+	struct trex_ui_request request;
 };
+
+/* Opens the bottom-line prompt for view v (keys go to it until Enter/Esc). */
+void trex_ui_prompt(struct trex_ui_ctx *ctx, struct trex_view *v,
+                    const struct trex_prompt_spec *spec);
+/* Asks the app to push view (taking ownership) / show slice in the
+ * timeline, once the current action returns. */
+void trex_ui_push_view(struct trex_ui_ctx *ctx, struct trex_view *view);
+void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice);
+/* Sets the one-shot status message (printf-style). */
+void trex_ui_message(struct trex_ui_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 enum trex_handled { TREX_IGNORED, TREX_HANDLED };
 
@@ -40,6 +71,8 @@ struct trex_view_ops {
 	/* Draws the whole screen (status line included) for layout lay. */
 	void (*draw)(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
 	void (*free)(struct trex_view *v);
+	/* A mouse event at screen (y, x) with ncurses bstate; NULL: ignored. */
+	enum trex_handled (*mouse)(struct trex_view *v, int y, int x, unsigned long bstate);
 };
 
 struct trex_view {
@@ -54,6 +87,17 @@ struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx);
 
 /* The actions the timeline implements. */
 bool trex_timeline_supports(enum trex_action action);
+/* Selects slice in timeline view v (the bottom view), scrolls its track into
+ * view and centres it in time; false if slice is not a slice id. */
+bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
+
+/* The triage tables (issue 4): kernels, categories, GPU time. NULL with
+ * ctx->msg set when the table cannot be computed or memory runs out. */
+struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx);
+struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx);
+struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx);
+/* The actions the table views implement. */
+bool trex_table_view_supports(enum trex_action action);
 
 /* The bindings of keymap for the actions marked in supported[TREX_ACTION_COUNT]. */
 struct trex_view *trex_help_view_new(struct trex_ui_ctx *ctx, enum trex_keymap_id keymap,
