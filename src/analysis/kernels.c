@@ -138,9 +138,12 @@ struct ctx {
 	uint32_t *file_rank; /* file id -> rank slot */
 	int64_t *ranks;      /* rank slot -> rank, ascending */
 	uint32_t nranks;
+	struct trex_kernel_members *members; /* NULL: not wanted */
+	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
+	uint32_t *track_file; /* by op: file of each track (correlation ids are per file) */
 };
 
-static enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
+static enum trex_kind kind_slow(struct ctx *c, const struct trex_slice *s)
 {
 	uint8_t *k = &c->cat_kind[s->cat];
 	const char *cat;
@@ -152,6 +155,14 @@ static enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
 	if (*k == KIND_BY_NAME)
 		return trex_kind_of(trex_index_str(c->idx, s->cat), trex_index_str(c->idx, s->name));
 	return (enum trex_kind)(*k - 1);
+}
+
+/* Called for every slice by some groupings: the cached case stays inline. */
+static inline enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
+{
+	uint8_t k = c->cat_kind[s->cat];
+
+	return k != 0 && k != KIND_BY_NAME ? (enum trex_kind)(k - 1) : kind_slow(c, s);
 }
 
 static bool counted(struct ctx *c, const struct trex_slice *s)
@@ -177,16 +188,96 @@ static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
 	return TREX_NONE;
 }
 
-/* Name id of the CPU op that launched a kernel, TREX_NONE if unknown. */
-static uint32_t launching_op(struct ctx *c, uint32_t slice)
-{
-	uint32_t rt = trex_index_launch_of(c->idx, slice), op = TREX_NONE;
 
-	for (uint32_t p = rt == TREX_NONE ? TREX_NONE : trex_index_parent(c->idx, rt);
-	     p != TREX_NONE && op == TREX_NONE; p = trex_index_parent(c->idx, p)) {
-		if (kind_of(c, trex_index_slice(c->idx, p)) == TREX_KIND_CPU_OP)
-			op = p;
+/* (file, correlation id) + 1 (0: none) and a slice or sample index. */
+struct link_kv {
+	uint64_t key;
+	uint32_t val;
+};
+
+static uint64_t corr_key(struct ctx *c, const struct trex_slice *s)
+{
+	if (!(s->flags & TREX_SLICE_HAS_CORR))
+		return 0;
+	return ((uint64_t)c->track_file[s->track] << 32 | s->corr) + 1;
+}
+
+struct link_vec {
+	struct link_kv *v;
+	size_t n, cap;
+};
+
+/* Lane d's slices against lane d - 1 of the same track: a slice's parent is
+ * the latest one above starting no later than it (trex_index_parent), found
+ * by walking both lanes once instead of a binary search per kernel. */
+static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane,
+                           const struct trex_lane *up, struct link_vec *rt)
+{
+	uint32_t j = up ? up->first : 0, end = up ? up->first + up->count : 0;
+
+	for (uint32_t i = lane->first; i < lane->first + lane->count; i++) {
+		const struct trex_slice *s = trex_index_slice(c->idx, i);
+		enum trex_kind k = kind_of(c, s);
+		uint32_t parent = TREX_NONE;
+
+		while (j + 1 < end && trex_index_slice(c->idx, j + 1)->ts <= s->ts)
+			j++;
+		if (j < end && trex_index_slice(c->idx, j)->ts <= s->ts)
+			parent = j;
+		c->anc_op[i] = k == TREX_KIND_CPU_OP  ? i
+		               : parent == TREX_NONE ? TREX_NONE
+		                                     : c->anc_op[parent];
+		if (k == TREX_KIND_RUNTIME && (s->flags & TREX_SLICE_HAS_CORR)) {
+			struct link_kv *v = trex_grow(rt->v, &rt->cap, rt->n + 1, sizeof(*v), 1024);
+
+			if (!v)
+				return false;
+			rt->v = v;
+			rt->v[rt->n++] = (struct link_kv){corr_key(c, s), i};
+		}
 	}
+	return true;
+}
+
+/* The innermost CPU op over every slice of the CPU threads (c->anc_op)
+ * and their runtime launches with a correlation id, in slice id order
+ * (lanes hold consecutive ids, track by track). GPU and counter tracks hold
+ * neither and are skipped. */
+static enum trex_status ancestor_ops(struct ctx *c, struct link_vec *rt)
+{
+	const struct trex_index *idx = c->idx;
+	uint32_t n = trex_index_slice_count(idx), ntracks = trex_index_track_count(idx);
+
+	c->anc_op = malloc((n ? n : 1) * sizeof(*c->anc_op));
+	c->track_file = malloc((ntracks ? ntracks : 1) * sizeof(*c->track_file));
+	if (!c->anc_op || !c->track_file)
+		return TREX_NOMEM;
+	for (uint32_t t = 0; t < ntracks; t++)
+		c->track_file[t] = trex_index_track_file(idx, t);
+	for (uint32_t i = 0; i < n; i++)
+		c->anc_op[i] = TREX_NONE;
+	for (uint32_t t = 0; t < ntracks; t++) {
+		const struct trex_track *tr = trex_index_track(idx, t);
+
+		if (tr->kind == TREX_TRACK_GPU || tr->kind == TREX_TRACK_COUNTER)
+			continue;
+		for (uint32_t d = 0; d < tr->lane_count; d++) {
+			if (!lane_ancestors(c, trex_index_lane(idx, tr->first_lane + d),
+			                    d ? trex_index_lane(idx, tr->first_lane + d - 1) : NULL,
+			                    rt))
+				return TREX_NOMEM;
+		}
+	}
+	return TREX_OK;
+}
+
+/* Name id of the CPU op that launched a kernel (its runtime launch rt,
+ * TREX_NONE if none), TREX_NONE if unknown: the innermost CPU op enclosing
+ * rt, else one sharing rt's or the kernel's External id. */
+static uint32_t launching_op(struct ctx *c, uint32_t slice, uint32_t rt)
+{
+	uint32_t op = rt == TREX_NONE ? TREX_NONE : c->anc_op[rt];
+
 	if (op == TREX_NONE)
 		op = cpu_op_by_ext_id(c, rt);
 	if (op == TREX_NONE)
@@ -217,8 +308,7 @@ static void sample_key(struct ctx *c, uint32_t id, const struct trex_slice *s, s
 		out->key[2] = s->track;
 		break;
 	case TREX_KERNELS_BY_OP:
-		out->key[0] = launching_op(c, id);
-		break;
+		break; /* assign_ops, for all samples at once */
 	case TREX_KERNELS_BY_STREAM:
 		out->key[0] = s->track;
 		break;
@@ -261,6 +351,86 @@ static int cmp_i64(int64_t a, int64_t b)
 	return (a > b) - (a < b);
 }
 
+/* ---- launching ops: runtime launches joined to kernels by sorting ----------------------- */
+
+/* Stable LSD radix sort on key, 16 bits a pass, only the bits in use. */
+static void sort_links(struct link_kv *v, struct link_kv *tmp, size_t n)
+{
+	uint64_t bits = 0;
+	struct link_kv *src = v, *dst = tmp;
+	size_t *count = malloc(65537 * sizeof(*count));
+
+	for (size_t i = 0; i < n; i++)
+		bits |= v[i].key;
+	for (unsigned shift = 0; count && shift < 64 && (bits >> shift); shift += 16) {
+		memset(count, 0, 65537 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((src[i].key >> shift) & 0xffff) + 1]++;
+		for (size_t d = 0; d < 65536; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i].key >> shift) & 0xffff]++] = src[i];
+		struct link_kv *swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (!count) { /* no memory for the counts: a slower, still stable, insertion */
+		for (size_t i = 1; i < n; i++) {
+			struct link_kv x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1].key > x.key; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(count);
+}
+
+/* Each kernel's launching op into its key: kernels and runtime launches
+ * sorted by (file, correlation id) and merged, instead of a binary search
+ * in the index per kernel (random access dominated at millions). */
+static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
+{
+	struct link_vec links = {0};
+	size_t most = sv->n, j = 0, nrt;
+	struct link_kv *rt, *k = malloc((most ? most : 1) * sizeof(*k)), *tmp = NULL;
+	enum trex_status st = k ? ancestor_ops(c, &links) : TREX_NOMEM;
+
+	rt = links.v;
+	nrt = links.n;
+	most = nrt > most ? nrt : most;
+	if (st == TREX_OK)
+		tmp = malloc((most ? most : 1) * sizeof(*tmp));
+	if (!tmp) {
+		free(k);
+		free(rt);
+		return TREX_NOMEM;
+	}
+	/* stable: among launches sharing a key, the lowest slice id stays first */
+	sort_links(rt, tmp, nrt);
+	for (size_t i = 0; i < sv->n; i++)
+		k[i] = (struct link_kv){corr_key(c, trex_index_slice(c->idx, sv->v[i].slice)),
+		                        (uint32_t)i};
+	sort_links(k, tmp, sv->n);
+	free(tmp);
+	for (size_t i = 0; i < sv->n; i++) {
+		struct sample *smp = &sv->v[k[i].val];
+		uint32_t launch = TREX_NONE;
+
+		while (j < nrt && rt[j].key < k[i].key)
+			j++;
+		if (k[i].key && j < nrt && rt[j].key == k[i].key)
+			launch = rt[j].val;
+		smp->key[0] = launching_op(c, smp->slice, launch);
+	}
+	free(k);
+	free(rt);
+	return TREX_OK;
+}
+
 /* Distinct ranks, ascending, and each file's slot among them. */
 static enum trex_status rank_slots(struct ctx *c)
 {
@@ -300,18 +470,179 @@ static int cmp_key(const struct sample *x, const struct sample *y)
 	return 0;
 }
 
-static int cmp_sample(const void *a, const void *b)
-{
-	const struct sample *x = a, *y = b;
-	int c = cmp_key(x, y);
+/* ---- grouping: a hash of the keys, then counting and radix sorts ------------------------ */
 
-	return c ? c : cmp_i64(x->dur, y->dur);
+/* Group ids of samples by key through an open-addressing hash (qsort of
+ * millions of samples took most of the time); rep[g] is the first sample
+ * of group g. */
+struct key_map {
+	uint32_t *slot; /* group id + 1, 0: empty */
+	size_t cap;     /* a power of two */
+	uint32_t *rep;
+	size_t n, rep_cap;
+};
+
+static size_t key_hash(const uint32_t k[3], size_t mask)
+{
+	uint64_t h = k[0] * 0x9e3779b97f4a7c15ull;
+
+	h = (h ^ (h >> 29) ^ k[1]) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 31) ^ k[2]) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ (h >> 32)) & mask;
+}
+
+static bool map_rehash(struct key_map *m, const struct sample *v, size_t cap)
+{
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return false;
+	for (size_t g = 0; g < m->n; g++) {
+		size_t i = key_hash(v[m->rep[g]].key, cap - 1);
+
+		while (slot[i])
+			i = (i + 1) & (cap - 1);
+		slot[i] = (uint32_t)g + 1;
+	}
+	free(m->slot);
+	m->slot = slot;
+	m->cap = cap;
+	return true;
+}
+
+/* The group id of sample s (index si), made when its key is new. */
+static bool map_group(struct key_map *m, const struct sample *v, size_t si, uint32_t *gid)
+{
+	size_t i;
+	uint32_t *rep;
+
+	if ((m->n + 1) * 2 > m->cap && !map_rehash(m, v, m->cap ? m->cap * 2 : 1024))
+		return false;
+	for (i = key_hash(v[si].key, m->cap - 1); m->slot[i]; i = (i + 1) & (m->cap - 1)) {
+		if (cmp_key(&v[m->rep[m->slot[i] - 1]], &v[si]) == 0) {
+			*gid = m->slot[i] - 1;
+			return true;
+		}
+	}
+	rep = trex_grow(m->rep, &m->rep_cap, m->n + 1, sizeof(*rep), 256);
+	if (!rep)
+		return false;
+	m->rep = rep;
+	m->rep[m->n] = (uint32_t)si;
+	m->slot[i] = (uint32_t)m->n + 1;
+	*gid = (uint32_t)m->n++;
+	return true;
+}
+
+static int cmp_i64p(const void *a, const void *b)
+{
+	return cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
+}
+
+/* Ascending durations: LSD radix sort on the bytes in use (durations are
+ * >= 0), insertion sort for short runs, qsort if a value is negative. */
+static void sort_durations(int64_t *v, int64_t *tmp, size_t n)
+{
+	uint64_t bits = 0;
+	int64_t *src = v, *dst = tmp;
+
+	if (n < 48) {
+		for (size_t i = 1; i < n; i++) {
+			int64_t x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < 0) {
+			qsort(v, n, sizeof(*v), cmp_i64p);
+			return;
+		}
+		bits |= (uint64_t)v[i];
+	}
+	for (unsigned shift = 0; shift < 64 && (bits >> shift); shift += 8) {
+		size_t count[257] = {0};
+
+		for (size_t i = 0; i < n; i++)
+			count[(((uint64_t)src[i] >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			dst[count[((uint64_t)src[i] >> shift) & 0xff]++] = src[i];
+		int64_t *swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* The samples of each group together (in their original, slice id, order)
+ * in *grouped, their durations sorted per group in *durs, and first[g] ..
+ * first[g + 1] the range of group g. */
+struct grouping {
+	struct sample *grouped;
+	int64_t *durs;
+	size_t *first;
+	size_t ng;
+};
+
+static void grouping_free(struct grouping *gr)
+{
+	free(gr->grouped);
+	free(gr->durs);
+	free(gr->first);
+}
+
+static enum trex_status group_samples(const struct sample *v, size_t n, struct grouping *gr)
+{
+	struct key_map m = {0};
+	uint32_t *gid = malloc((n ? n : 1) * sizeof(*gid));
+	int64_t *tmp = NULL;
+	enum trex_status st = TREX_NOMEM;
+
+	for (size_t i = 0; gid && i < n; i++) {
+		if (!map_group(&m, v, i, &gid[i]))
+			goto out;
+	}
+	gr->ng = m.n;
+	gr->first = calloc(m.n + 1, sizeof(*gr->first));
+	gr->grouped = malloc((n ? n : 1) * sizeof(*gr->grouped));
+	gr->durs = malloc((n ? n : 1) * sizeof(*gr->durs));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!gid || !gr->first || !gr->grouped || !gr->durs || !tmp)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		gr->first[gid[i] + 1]++;
+	for (size_t g = 0; g < m.n; g++)
+		gr->first[g + 1] += gr->first[g];
+	for (size_t i = n; i-- > 0;) /* backwards: ends at each group's start */
+		gr->grouped[--gr->first[gid[i] + 1]] = v[i];
+	/* first[g + 1] now holds group g's start: shift it to first[g] */
+	memmove(gr->first, gr->first + 1, m.n * sizeof(*gr->first));
+	gr->first[m.n] = n;
+	for (size_t i = 0; i < n; i++)
+		gr->durs[i] = gr->grouped[i].dur;
+	for (size_t g = 0; g < m.n; g++)
+		sort_durations(gr->durs + gr->first[g], tmp, gr->first[g + 1] - gr->first[g]);
+	st = TREX_OK;
+out:
+	free(gid);
+	free(tmp);
+	free(m.slot);
+	free(m.rep);
+	return st;
 }
 
 /* ---- statistics ------------------------------------------------------------------------- */
 
 struct group {
-	const struct sample *v; /* its samples, sorted by duration */
+	const struct sample *v; /* its samples, in slice id order */
+	const int64_t *dur;     /* their durations, sorted */
 	uint64_t n;
 	__int128 sum;
 	double med, sd;
@@ -321,7 +652,7 @@ struct group {
 /* Sample standard deviation (n - 1) of sorted values. Exact integer
  * moments where they fit in 128 bits (Q = n*sum(x^2) - sum(x)^2 = n*M2),
  * else a two-pass sum of squared deviations in long double. */
-static double sample_stddev(const struct sample *v, uint64_t n, __int128 sum)
+static double sample_stddev(const int64_t *v, uint64_t n, __int128 sum)
 {
 	__int128 sq = 0, nsq, sum2;
 	bool overflow = false;
@@ -330,7 +661,7 @@ static double sample_stddev(const struct sample *v, uint64_t n, __int128 sum)
 	if (n < 2)
 		return 0;
 	for (uint64_t i = 0; i < n && !overflow; i++)
-		overflow = __builtin_add_overflow(sq, (__int128)v[i].dur * v[i].dur, &sq);
+		overflow = __builtin_add_overflow(sq, (__int128)v[i] * v[i], &sq);
 	if (!overflow && !__builtin_mul_overflow(sq, (__int128)n, &nsq) &&
 	    !__builtin_mul_overflow(sum, sum, &sum2)) {
 		m2 = (long double)(nsq - sum2) / (long double)n;
@@ -339,52 +670,46 @@ static double sample_stddev(const struct sample *v, uint64_t n, __int128 sum)
 
 		m2 = 0;
 		for (uint64_t i = 0; i < n; i++)
-			m2 += ((long double)v[i].dur - mean) * ((long double)v[i].dur - mean);
+			m2 += ((long double)v[i] - mean) * ((long double)v[i] - mean);
 	}
 	return (double)sqrtl(m2 / (long double)(n - 1));
 }
 
 /* Nearest-rank percentile of n >= 1 sorted values: the ceil(p*n/100)-th. */
-static int64_t percentile(const struct sample *v, uint64_t n, unsigned p)
+static int64_t percentile(const int64_t *v, uint64_t n, unsigned p)
 {
 	uint64_t rank = (n * p + 99) / 100;
 
-	return v[rank ? rank - 1 : 0].dur;
+	return v[rank ? rank - 1 : 0];
 }
 
-static void group_stats(const struct sample *v, uint64_t n, struct group *g)
+static void group_stats(const struct sample *v, const int64_t *dur, uint64_t n, struct group *g)
 {
 	g->v = v;
+	g->dur = dur;
 	g->n = n;
 	g->sum = 0;
 	for (uint64_t i = 0; i < n; i++)
-		g->sum += v[i].dur;
+		g->sum += dur[i];
 	if (n % 2)
-		g->med = (double)v[n / 2].dur;
+		g->med = (double)dur[n / 2];
 	else
-		g->med = (double)(((__int128)v[n / 2 - 1].dur + v[n / 2].dur)) / 2.0;
-	g->sd = sample_stddev(v, n, g->sum);
+		g->med = (double)(((__int128)dur[n / 2 - 1] + dur[n / 2])) / 2.0;
+	g->sd = sample_stddev(dur, n, g->sum);
 }
 
-/* Groups sorted samples; *out is malloc'd. */
-static enum trex_status make_groups(const struct sample *v, size_t n, struct group **out,
-                                    size_t *count)
+/* One struct group per group of gr; *out is malloc'd. */
+static enum trex_status make_groups(const struct grouping *gr, struct group **out, size_t *count)
 {
-	size_t distinct = n ? 1 : 0, ng = 0;
-	struct group *g;
+	struct group *g = malloc((gr->ng ? gr->ng : 1) * sizeof(*g));
 
-	for (size_t i = 1; i < n; i++)
-		distinct += cmp_key(&v[i], &v[i - 1]) != 0;
-	g = malloc((distinct ? distinct : 1) * sizeof(*g));
 	if (!g)
 		return TREX_NOMEM;
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && cmp_key(&v[j], &v[i]) == 0; j++)
-			;
-		group_stats(v + i, j - i, &g[ng++]);
-	}
+	for (size_t i = 0; i < gr->ng; i++)
+		group_stats(gr->grouped + gr->first[i], gr->durs + gr->first[i],
+		            gr->first[i + 1] - gr->first[i], &g[i]);
 	*out = g;
-	*count = ng;
+	*count = gr->ng;
 	return TREX_OK;
 }
 
@@ -527,11 +852,11 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
 	cell[COL_N].count = (int64_t)g->n;
 	cell[COL_AVG].number = (double)((long double)g->sum / (long double)g->n);
 	cell[COL_MED].number = g->med;
-	cell[COL_MIN].number = (double)g->v[0].dur;
-	cell[COL_MAX].number = (double)g->v[g->n - 1].dur;
+	cell[COL_MIN].number = (double)g->dur[0];
+	cell[COL_MAX].number = (double)g->dur[g->n - 1];
 	cell[COL_SD].number = g->sd;
-	cell[COL_P95].number = (double)percentile(g->v, g->n, 95);
-	cell[COL_P99].number = (double)percentile(g->v, g->n, 99);
+	cell[COL_P95].number = (double)percentile(g->dur, g->n, 95);
+	cell[COL_P99].number = (double)percentile(g->dur, g->n, 99);
 	if (per_rank) {
 		for (uint64_t i = 0; i < g->n; i++)
 			cell[k + g->v[i].rank].number += (double)g->v[i].dur;
@@ -542,6 +867,31 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
 			st = label_cell(c, g, *l, t, &cell[k++], err);
 	}
 	return st;
+}
+
+/* The slice ids of each group, in row order (ascending: samples keep the
+ * slice id order within a group). */
+static enum trex_status fill_members(struct trex_kernel_members *m, const struct group *g,
+                                     size_t ng)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < ng; i++)
+		total += (size_t)g[i].n;
+	m->ids = malloc((total ? total : 1) * sizeof(*m->ids));
+	m->first = malloc((ng + 1) * sizeof(*m->first));
+	if (!m->ids || !m->first)
+		return TREX_NOMEM;
+	m->nrows = ng;
+	m->first[0] = 0;
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t *out = m->ids + m->first[i];
+
+		for (uint64_t j = 0; j < g[i].n; j++)
+			out[j] = g[i].v[j].slice;
+		m->first[i + 1] = m->first[i] + (size_t)g[i].n;
+	}
+	return TREX_OK;
 }
 
 static enum trex_status fill_table(struct ctx *c, struct trex_table *t, struct group *g,
@@ -557,12 +907,15 @@ static enum trex_status fill_table(struct ctx *c, struct trex_table *t, struct g
 	qsort(g, ng, sizeof(*g), cmp_group);
 	for (size_t i = 0; i < ng && st == TREX_OK; i++)
 		st = emit_row(c, t, &g[i], grand, err);
+	if (st == TREX_OK && c->members)
+		st = fill_members(c->members, g, ng);
 	return st;
 }
 
 static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex_error *err)
 {
 	struct sample_vec sv = {NULL, 0, 0};
+	struct grouping gr = {0};
 	struct group *g = NULL;
 	size_t ng = 0;
 	enum trex_status st = rank_slots(c);
@@ -571,13 +924,16 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 		st = build_columns(c, t) ? TREX_OK : TREX_NOMEM;
 	if (st == TREX_OK)
 		st = collect(c, &sv);
-	if (st == TREX_OK && sv.n)
-		qsort(sv.v, sv.n, sizeof(*sv.v), cmp_sample);
+	if (st == TREX_OK && c->opts->group == TREX_KERNELS_BY_OP)
+		st = assign_ops(c, &sv);
 	if (st == TREX_OK)
-		st = make_groups(sv.v, sv.n, &g, &ng);
+		st = group_samples(sv.v, sv.n, &gr);
+	free(sv.v);
+	if (st == TREX_OK)
+		st = make_groups(&gr, &g, &ng);
 	if (st == TREX_OK)
 		st = fill_table(c, t, g, ng, err);
-	free(sv.v);
+	grouping_free(&gr);
 	free(g);
 	return st;
 }
@@ -586,9 +942,30 @@ enum trex_status trex_kernels_table(const struct trex_index *idx,
                                     const struct trex_kernel_opts *opts, struct trex_table *t,
                                     struct trex_error *err)
 {
+	return trex_kernels_table_members(idx, opts, t, NULL, err);
+}
+
+void trex_kernel_members_free(struct trex_kernel_members *m)
+{
+	if (!m)
+		return;
+	free(m->ids);
+	free(m->first);
+	*m = (struct trex_kernel_members){0};
+}
+
+enum trex_status trex_kernels_table_members(const struct trex_index *idx,
+                                            const struct trex_kernel_opts *opts,
+                                            struct trex_table *t,
+                                            struct trex_kernel_members *members,
+                                            struct trex_error *err)
+{
 	static const struct trex_kernel_opts defaults = {TREX_KERNELS_BY_NAME, false, false, false};
-	struct ctx c = {.idx = idx, .opts = opts ? opts : &defaults};
+	struct ctx c = {.idx = idx, .opts = opts ? opts : &defaults, .members = members};
 	enum trex_status st;
+
+	if (members)
+		*members = (struct trex_kernel_members){0};
 
 	trex_table_init(t, "kernels", stat_cols, NSTAT);
 	if ((size_t)c.opts->group >= TREX_KERNELS_BY_COUNT)
@@ -598,11 +975,114 @@ enum trex_status trex_kernels_table(const struct trex_index *idx,
 	free(c.cat_kind);
 	free(c.file_rank);
 	free(c.ranks);
+	free(c.anc_op);
+	free(c.track_file);
 	if (st != TREX_OK) {
 		trex_table_free(t);
+		trex_kernel_members_free(members);
 		if (st == TREX_NOMEM)
 			return trex_error_set(err, st, NULL, -1, "kernel summary: out of memory");
 		return st;
+	}
+	return TREX_OK;
+}
+
+/* ---- instances ---------------------------------------------------------------------------- */
+
+static const struct trex_column instance_cols[] = {
+    {"start_ns", "Start", TREX_COL_DURATION, false},
+    {"dur_ns", "Duration", TREX_COL_DURATION, true},
+    {"rank", "Rank", TREX_COL_COUNT, false},
+    {"device", "Device", TREX_COL_TEXT, false},
+    {"stream", "Stream", TREX_COL_TEXT, false},
+    {"shape", "Shape", TREX_COL_TEXT, false},
+    {"name", "Name", TREX_COL_TEXT, false},
+};
+enum { I_START, I_DUR, I_RANK, I_DEVICE, I_STREAM, I_SHAPE, I_NAME };
+
+static int cmp_instance(const struct trex_index *idx, uint32_t a, uint32_t b)
+{
+	const struct trex_slice *x = trex_index_slice(idx, a), *y = trex_index_slice(idx, b);
+
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* Bottom-up merge sort: qsort has no context argument in C17. */
+static void sort_instances(const struct trex_index *idx, uint32_t *v, uint32_t *tmp, size_t n)
+{
+	uint32_t *src = v, *dst = tmp;
+
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+
+			while (i < mid && j < hi)
+				dst[o++] = cmp_instance(idx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		uint32_t *swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+static const char *table_text(struct trex_table *t, const char *s)
+{
+	return trex_table_strdup(t, s, strlen(s));
+}
+
+static enum trex_status instance_row(const struct trex_index *idx, uint32_t id,
+                                     struct trex_table *t)
+{
+	const struct trex_slice *s = trex_index_slice(idx, id);
+	const struct trex_track *tr = trex_index_track(idx, s->track);
+	union trex_cell *cell = trex_table_add_row(t);
+	uint32_t rt = trex_index_launch_of(idx, id);
+	uint32_t shape = s->shape || rt == TREX_NONE ? s->shape : trex_index_slice(idx, rt)->shape;
+	char buf[512];
+
+	if (!cell)
+		return TREX_NOMEM;
+	cell[I_START].number = (double)(s->ts - trex_index_start(idx));
+	cell[I_DUR].number = (double)s->dur;
+	cell[I_RANK].count = trex_index_file(idx, trex_index_track_file(idx, s->track))->rank;
+	cell[I_DEVICE].text = table_text(t, trex_process_label(idx, tr->process, buf, sizeof(buf)));
+	cell[I_STREAM].text = table_text(t, trex_track_label(idx, s->track, buf, sizeof(buf)));
+	cell[I_SHAPE].text = table_text(t, trex_index_str(idx, shape));
+	cell[I_NAME].text = table_text(t, trex_index_str(idx, s->name));
+	for (int c = I_DEVICE; c <= I_NAME; c++) {
+		if (!cell[c].text)
+			return TREX_NOMEM;
+	}
+	return TREX_OK;
+}
+
+enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids,
+                                             size_t n, struct trex_table *t,
+                                             struct trex_error *err)
+{
+	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	enum trex_status st = tmp ? TREX_OK : TREX_NOMEM;
+
+	trex_table_init(t, "instances", instance_cols, ARRAY_LEN(instance_cols));
+	if (tmp)
+		sort_instances(idx, ids, tmp, n);
+	free(tmp);
+	for (size_t i = 0; i < n && st == TREX_OK; i++)
+		st = instance_row(idx, ids[i], t);
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return trex_error_set(err, st, NULL, -1, "kernel instances: out of memory");
 	}
 	return TREX_OK;
 }

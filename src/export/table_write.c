@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "trex/export/atomic_file.h"
 
 #define CELL_BUF 64  /* any non-text cell fits */
 #define COL_GAP "  " /* between text columns */
@@ -186,15 +189,19 @@ static size_t text_put(FILE *out, const char *s)
 	return width;
 }
 
-static const char *text_cell(const struct trex_table *t, size_t r, size_t c, char *buf, size_t size)
+const char *trex_table_cell_text_as(const struct trex_column *col, const union trex_cell *cell,
+                                    char *buf, size_t size)
 {
-	const union trex_cell *cell = trex_table_cell(t, r, c);
-
-	if (t->cols[c].type == TREX_COL_TEXT)
+	if (col->type == TREX_COL_TEXT)
 		return cell->text ? cell->text : "";
-	if (!format_cell(&t->cols[c], cell, TREX_FMT_TEXT, buf, size))
+	if (!format_cell(col, cell, TREX_FMT_TEXT, buf, size))
 		snprintf(buf, size, "-");
 	return buf;
+}
+
+static const char *text_cell(const struct trex_table *t, size_t r, size_t c, char *buf, size_t size)
+{
+	return trex_table_cell_text_as(&t->cols[c], trex_table_cell(t, r, c), buf, size);
 }
 
 static void pad(FILE *out, size_t n)
@@ -217,13 +224,27 @@ static void text_put_cell(FILE *out, const char *s, bool left, size_t width, boo
 		pad(out, fill);
 }
 
-static void text_widths(const struct trex_table *t, size_t *width)
+/* The rows written: all of them in order, or a selection (a view's sorted,
+ * filtered permutation). */
+struct row_sel {
+	const size_t *rows; /* NULL: 0 .. n - 1 */
+	size_t n;
+};
+
+static size_t row_at(const struct row_sel *sel, size_t i)
+{
+	return sel->rows ? sel->rows[i] : i;
+}
+
+static void text_widths(const struct trex_table *t, const struct row_sel *sel, size_t *width)
 {
 	char buf[CELL_BUF];
 
 	for (size_t c = 0; c < t->ncols; c++)
 		width[c] = text_put(NULL, t->cols[c].title);
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t i = 0; i < sel->n; i++) {
+		size_t r = row_at(sel, i);
+
 		for (size_t c = 0; c < t->ncols; c++) {
 			size_t w = text_put(NULL, text_cell(t, r, c, buf, sizeof(buf)));
 
@@ -250,11 +271,12 @@ static void text_rule(FILE *out, const struct trex_table *t, const size_t *width
 	putc('\n', out);
 }
 
-static void text_write(FILE *out, const struct trex_table *t, size_t *width)
+static void text_write(FILE *out, const struct trex_table *t, const struct row_sel *sel,
+                       size_t *width)
 {
 	char buf[CELL_BUF];
 
-	text_widths(t, width);
+	text_widths(t, sel, width);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs(COL_GAP, out);
@@ -263,7 +285,9 @@ static void text_write(FILE *out, const struct trex_table *t, size_t *width)
 	}
 	putc('\n', out);
 	text_rule(out, t, width);
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t i = 0; i < sel->n; i++) {
+		size_t r = row_at(sel, i);
+
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = text_cell(t, r, c, buf, sizeof(buf));
 			bool last = c + 1 == t->ncols;
@@ -295,7 +319,7 @@ static void csv_put(FILE *out, const char *s)
 	putc('"', out);
 }
 
-static void csv_write(FILE *out, const struct trex_table *t)
+static void csv_write(FILE *out, const struct trex_table *t, const struct row_sel *sel)
 {
 	char buf[CELL_BUF];
 
@@ -305,9 +329,9 @@ static void csv_write(FILE *out, const struct trex_table *t)
 		csv_put(out, t->cols[c].key);
 	}
 	putc('\n', out);
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t i = 0; i < sel->n; i++) {
 		for (size_t c = 0; c < t->ncols; c++) {
-			const union trex_cell *cell = trex_table_cell(t, r, c);
+			const union trex_cell *cell = trex_table_cell(t, row_at(sel, i), c);
 
 			if (c)
 				putc(',', out);
@@ -367,7 +391,7 @@ static void json_put_value(FILE *out, const struct trex_column *col, const union
 		fputs("null", out);
 }
 
-static void json_write(FILE *out, const struct trex_table *t)
+static void json_write(FILE *out, const struct trex_table *t, const struct row_sel *sel)
 {
 	fputs("{\"table\": ", out);
 	json_put_string(out, t->name ? t->name : "");
@@ -378,18 +402,18 @@ static void json_write(FILE *out, const struct trex_table *t)
 		json_put_string(out, t->cols[c].key);
 	}
 	fputs("], \"rows\": [", out);
-	for (size_t r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n  {" : "\n  {", out);
+	for (size_t i = 0; i < sel->n; i++) {
+		fputs(i ? ",\n  {" : "\n  {", out);
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				fputs(", ", out);
 			json_put_string(out, t->cols[c].key);
 			fputs(": ", out);
-			json_put_value(out, &t->cols[c], trex_table_cell(t, r, c));
+			json_put_value(out, &t->cols[c], trex_table_cell(t, row_at(sel, i), c));
 		}
 		putc('}', out);
 	}
-	fputs(t->nrows ? "\n]}\n" : "]}\n", out);
+	fputs(sel->n ? "\n]}\n" : "]}\n", out);
 }
 
 /* ---- entry point ------------------------------------------------------------------- */
@@ -397,19 +421,60 @@ static void json_write(FILE *out, const struct trex_table *t)
 enum trex_status trex_table_write(FILE *out, const struct trex_table *t, enum trex_table_format fmt,
                                   struct trex_error *err)
 {
+	return trex_table_write_rows(out, t, NULL, t->nrows, fmt, err);
+}
+
+enum trex_status trex_table_write_rows(FILE *out, const struct trex_table *t, const size_t *rows,
+                                       size_t nrows, enum trex_table_format fmt,
+                                       struct trex_error *err)
+{
+	struct row_sel sel = {rows, nrows};
+
 	if (fmt == TREX_FMT_TEXT) {
 		size_t *width = calloc(t->ncols ? t->ncols : 1, sizeof(*width));
 
 		if (!width)
 			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-		text_write(out, t, width);
+		text_write(out, t, &sel, width);
 		free(width);
 	} else if (fmt == TREX_FMT_CSV) {
-		csv_write(out, t);
+		csv_write(out, t, &sel);
 	} else {
-		json_write(out, t);
+		json_write(out, t, &sel);
 	}
 	if (fflush(out) != 0 || ferror(out))
 		return trex_error_set(err, TREX_IO, NULL, -1, "write error: %s", strerror(errno));
 	return TREX_OK;
+}
+
+enum trex_table_format trex_table_format_for_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/');
+
+	if (!dot || (slash && dot < slash))
+		return TREX_FMT_TEXT;
+	if (strcasecmp(dot, ".csv") == 0)
+		return TREX_FMT_CSV;
+	if (strcasecmp(dot, ".json") == 0)
+		return TREX_FMT_JSON;
+	return TREX_FMT_TEXT;
+}
+
+enum trex_status trex_table_export(const char *path, bool force, const struct trex_table *t,
+                                   const size_t *rows, size_t nrows, enum trex_table_format fmt,
+                                   struct trex_error *err)
+{
+	struct trex_atomic_file *af;
+	FILE *f;
+	enum trex_status st = trex_atomic_open(path, force, &af, &f, err);
+
+	if (st != TREX_OK)
+		return st;
+	st = trex_table_write_rows(f, t, rows, nrows, fmt, err);
+	if (st != TREX_OK) {
+		trex_atomic_abort(af);
+		return st;
+	}
+	return trex_atomic_commit(af, err);
 }

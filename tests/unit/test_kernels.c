@@ -551,3 +551,99 @@ Test(kernels, group_names_parse)
 	cr_assert_not(trex_kernel_group_parse("Name", &g));
 	cr_assert_str_eq(trex_kernel_group_name(TREX_KERNELS_BY_STREAM), "stream");
 }
+
+/* ---- members and instances (drilling in from the kernels view) ---------------------- */
+
+Test(kernels, members_list_each_rows_slices)
+{
+	/* One stream, slice ids in event order: A 0 2 4 (total 65), B 1 3 (total 70),
+	 * then a cpu_op (id 5) that is no kernel. Rows: B, A. */
+	const struct kev ev[] = {
+	    {"kernel", "A", NULL, 30}, {"kernel", "B", NULL, 50}, {"kernel", "A", NULL, 15},
+	    {"kernel", "B", NULL, 20}, {"kernel", "A", NULL, 20}, {"cpu_op", "A", NULL, 99},
+	};
+	struct trex_index *idx = index_of(ev, 6);
+	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false};
+	struct trex_kernel_members m;
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_kernels_table_members(idx, &opts, &t, &m, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_eq(m.nrows, 2);
+	cr_assert_str_eq(name(&t, 0), "B");
+	cr_assert_eq(m.first[0], 0);
+	cr_assert_eq(m.first[1], 2);
+	cr_assert_eq(m.first[2], 5);
+	cr_expect_eq(m.ids[0], 1);
+	cr_expect_eq(m.ids[1], 3);
+	cr_expect_eq(m.ids[2], 0);
+	cr_expect_eq(m.ids[3], 2);
+	cr_expect_eq(m.ids[4], 4);
+	trex_table_free(&t);
+	trex_kernel_members_free(&m);
+	cr_expect_null(m.ids);
+	trex_index_free(idx);
+}
+
+Test(kernels, members_follow_every_grouping)
+{
+	const struct kev ev[] = {
+	    {"kernel", "A", "grid=[1,1,1]", 30}, {"kernel", "A", "grid=[2,1,1]", 50},
+	    {"kernel", "B", "grid=[1,1,1]", 15},
+	};
+	struct trex_index *idx = index_of(ev, 3);
+
+	for (int g = 0; g < TREX_KERNELS_BY_COUNT; g++) {
+		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false};
+		struct trex_kernel_members m;
+		struct trex_table t;
+		struct trex_error err;
+
+		cr_assert_eq(trex_kernels_table_members(idx, &opts, &t, &m, &err), TREX_OK);
+		cr_assert_eq(m.nrows, t.nrows);
+		for (size_t r = 0; r < t.nrows; r++)
+			cr_expect_eq((int64_t)(m.first[r + 1] - m.first[r]),
+			             trex_table_cell(&t, r, N)->count, "group %d row %zu", g, r);
+		cr_expect_eq(m.first[t.nrows], 3);
+		trex_table_free(&t);
+		trex_kernel_members_free(&m);
+	}
+	trex_index_free(idx);
+}
+
+Test(kernels, instances_sorted_by_duration_with_labels)
+{
+	/* A at ts 1000 (30), B at 1040, A at 1100 (15), A at 1125 (30):
+	 * by duration descending, ties by start: ids 0, 3, 2. */
+	const struct kev ev[] = {
+	    {"kernel", "A", "grid=[1,1,1]", 30}, {"kernel", "B", NULL, 50},
+	    {"kernel", "A", NULL, 15},           {"kernel", "A", NULL, 30},
+	};
+	struct trex_index *idx = index_of(ev, 4);
+	uint32_t ids[] = {2, 3, 0};
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_kernel_instances_table(idx, ids, 3, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_eq(t.ncols, 7);
+	cr_assert_str_eq(t.cols[0].key, "start_ns");
+	cr_assert_str_eq(t.cols[1].key, "dur_ns");
+	cr_expect_eq(ids[0], 0);
+	cr_expect_eq(ids[1], 3);
+	cr_expect_eq(ids[2], 2);
+	cr_expect_eq(num(&t, 0, 0), 0);
+	cr_expect_eq(num(&t, 0, 1), 30);
+	cr_expect_eq(num(&t, 1, 0), 125);
+	cr_expect_eq(num(&t, 2, 0), 100);
+	cr_expect_eq(num(&t, 2, 1), 15);
+	cr_expect_eq(trex_table_cell(&t, 0, 2)->count, 0);
+	cr_expect_str_eq(text(&t, 0, 3), "0");
+	cr_expect_str_eq(text(&t, 0, 4), "stream 7");
+	cr_expect_str_eq(text(&t, 0, 5), "grid=[1,1,1]");
+	cr_expect_str_eq(text(&t, 1, 5), "");
+	cr_expect_str_eq(name(&t, 2), "A");
+	trex_table_free(&t);
+	trex_index_free(idx);
+}

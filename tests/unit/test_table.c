@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
@@ -275,5 +276,126 @@ Test(table_write, write_error_is_reported)
 	cr_assert_eq(trex_table_write(f, &t, TREX_FMT_CSV, &err), TREX_IO);
 	cr_assert_eq(err.status, TREX_IO);
 	fclose(f);
+	trex_table_free(&t);
+}
+
+/* ---- a view's selection of rows, and exporting it to a file ------------------------- */
+
+static char *render_rows(const struct trex_table *t, const size_t *rows, size_t n,
+                         enum trex_table_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct trex_error err;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(trex_table_write_rows(f, t, rows, n, fmt, &err), TREX_OK);
+	fclose(f);
+	return buf;
+}
+
+static void three_rows(struct trex_table *t)
+{
+	trex_table_init(t, "kernels", cols, 4);
+	add(t, 50, 500, 5, "a");
+	add(t, 30, 300, 3, "bb");
+	add(t, 20, 200, 2, "c");
+}
+
+Test(table_write, rows_selection_in_given_order)
+{
+	struct trex_table t;
+	size_t rows[] = {2, 0};
+	char *s;
+
+	three_rows(&t);
+	s = render_rows(&t, rows, 2, TREX_FMT_CSV);
+	cr_expect_str_eq(s, "time_pct,total_ns,instances,name\n20,200,2,c\n50,500,5,a\n");
+	free(s);
+	s = render_rows(&t, rows, 2, TREX_FMT_JSON);
+	cr_expect_str_eq(s, "{\"table\": \"kernels\", \"columns\": [\"time_pct\", \"total_ns\", "
+	                    "\"instances\", \"name\"], \"rows\": [\n"
+	                    "  {\"time_pct\": 20, \"total_ns\": 200, \"instances\": 2, \"name\": "
+	                    "\"c\"},\n"
+	                    "  {\"time_pct\": 50, \"total_ns\": 500, \"instances\": 5, \"name\": "
+	                    "\"a\"}\n]}\n");
+	free(s);
+	/* text widths come from the selected rows only ("bb" is left out) */
+	s = render_rows(&t, rows, 2, TREX_FMT_TEXT);
+	cr_expect_str_eq(s, "Time %   Total  Instances  Name\n"
+	                    "------  ------  ---------  ----\n"
+	                    " 20.00  200 ns          2  c\n"
+	                    " 50.00  500 ns          5  a\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, rows_null_is_every_row_and_zero_rows_is_header)
+{
+	struct trex_table t;
+	char *a, *b;
+
+	three_rows(&t);
+	a = render_rows(&t, NULL, t.nrows, TREX_FMT_CSV);
+	b = render(&t, TREX_FMT_CSV);
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
+	a = render_rows(&t, NULL, 0, TREX_FMT_CSV);
+	cr_expect_str_eq(a, "time_pct,total_ns,instances,name\n");
+	free(a);
+	trex_table_free(&t);
+}
+
+Test(table_write, format_for_path_uses_the_extension)
+{
+	cr_expect_eq(trex_table_format_for_path("k.csv"), TREX_FMT_CSV);
+	cr_expect_eq(trex_table_format_for_path("/tmp/K.CSV"), TREX_FMT_CSV);
+	cr_expect_eq(trex_table_format_for_path("out.json"), TREX_FMT_JSON);
+	cr_expect_eq(trex_table_format_for_path("out.txt"), TREX_FMT_TEXT);
+	cr_expect_eq(trex_table_format_for_path("out"), TREX_FMT_TEXT);
+	cr_expect_eq(trex_table_format_for_path("dir.csv/out"), TREX_FMT_TEXT);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 4096);
+
+	cr_assert_not_null(f);
+	cr_assert_not_null(buf);
+	cr_assert(fread(buf, 1, 4095, f) < 4095);
+	fclose(f);
+	return buf;
+}
+
+Test(table_write, export_writes_replaces_only_with_force)
+{
+	char dir[] = "/tmp/trex-export-XXXXXX", path[64];
+	struct trex_table t;
+	struct trex_error err;
+	size_t rows[] = {1};
+	char *s;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/k.csv", dir);
+	three_rows(&t);
+	cr_assert_eq(trex_table_export(path, false, &t, rows, 1, TREX_FMT_CSV, &err), TREX_OK);
+	s = slurp(path);
+	cr_expect_str_eq(s, "time_pct,total_ns,instances,name\n30,300,3,bb\n");
+	free(s);
+	cr_expect_eq(trex_table_export(path, false, &t, NULL, 3, TREX_FMT_CSV, &err), TREX_EXISTS);
+	s = slurp(path);
+	cr_expect_str_eq(s, "time_pct,total_ns,instances,name\n30,300,3,bb\n", "kept");
+	free(s);
+	cr_expect_eq(trex_table_export(path, true, &t, NULL, 0, TREX_FMT_CSV, &err), TREX_OK);
+	s = slurp(path);
+	cr_expect_str_eq(s, "time_pct,total_ns,instances,name\n");
+	free(s);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/missing/k.csv", dir);
+	cr_expect_eq(trex_table_export(path, false, &t, NULL, 3, TREX_FMT_CSV, &err), TREX_IO);
+	rmdir(dir);
 	trex_table_free(&t);
 }

@@ -62,6 +62,31 @@ enum trex_status trex_kernels_table(const struct trex_index *idx,
 				    const struct trex_kernel_opts *opts, struct trex_table *t,
 				    struct trex_error *err);
 
+/* The instances behind each row, for drilling in: row r's slice ids are
+ * ids[first[r]] .. ids[first[r + 1] - 1] (ascending ids). */
+struct trex_kernel_members {
+	uint32_t *ids;
+	size_t *first; /* nrows + 1 entries */
+	size_t nrows;
+};
+
+/* trex_kernels_table, also filling *members (zeroed on failure; free it
+ * with trex_kernel_members_free). */
+enum trex_status trex_kernels_table_members(const struct trex_index *idx,
+					    const struct trex_kernel_opts *opts,
+					    struct trex_table *t,
+					    struct trex_kernel_members *members,
+					    struct trex_error *err);
+void trex_kernel_members_free(struct trex_kernel_members *m);
+
+/* One row per slice of ids[0..n), which is reordered to match the rows:
+ * duration descending, ties by start, then id. Columns: start_ns (from the
+ * trace start, trex_index_start), dur_ns, rank, device, stream, shape (the
+ * kernel's, else its launch's), name. */
+enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids,
+					     size_t n, struct trex_table *t,
+					     struct trex_error *err);
+
 /* Labels shared by the triage analyses, written to buf (returned): a
  * device is its process name ("GPU 0"), else "pid N"; a stream is its
  * track name ("stream 7"), else its tid text. */

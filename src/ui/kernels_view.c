@@ -1,0 +1,208 @@
+/* The kernels table (trex_kernels_table) in a table view: B cycles the
+ * grouping, Enter lists a row's instances, Enter on an instance shows it
+ * in the timeline. */
+#include "config.h"
+
+#include "trex/ui/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_view.h"
+#include "trex/analysis/kernels.h"
+
+struct kernels_view {
+	struct table_view tv;
+	enum trex_kernel_group group;
+	struct trex_kernel_members members;
+};
+
+struct instances_view {
+	struct table_view tv;
+	uint32_t *ids; /* row r of the table is slice ids[r] */
+};
+
+/* ---- instances ------------------------------------------------------------------------- */
+
+static enum trex_handled instances_action(struct table_view *tv, enum trex_action a)
+{
+	struct instances_view *iv = (struct instances_view *)tv;
+	size_t r = table_view_selected(tv);
+
+	if (a == TREX_ACTION_ENTER) {
+		if (r == (size_t)-1)
+			trex_ui_message(tv->base.ctx, "no instance selected");
+		else
+			trex_ui_show_slice(tv->base.ctx, iv->ids[r]);
+		return TREX_HANDLED;
+	}
+	if (a == TREX_ACTION_CYCLE_GROUP) {
+		trex_ui_message(tv->base.ctx, "instances are not grouped; Esc goes back");
+		return TREX_HANDLED;
+	}
+	return TREX_IGNORED;
+}
+
+static void instances_free(struct table_view *tv)
+{
+	free(((struct instances_view *)tv)->ids);
+}
+
+static const struct table_view_hooks instances_hooks = {
+    .action = instances_action,
+    .free = instances_free,
+};
+
+static const struct trex_view_ops instances_ops = {
+    .name = "instances",
+    .keymap = TREX_KEYMAP_TABLE,
+    .supports = trex_table_view_supports,
+    .dispatch = table_view_dispatch,
+    .draw = table_view_draw,
+    .free = table_view_free,
+    .mouse = table_view_mouse,
+};
+
+/* The instances of ids[0..n) (copied), titled after their group. */
+static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids, size_t n,
+                                            const char *group)
+{
+	struct instances_view *iv = calloc(1, sizeof(*iv));
+	struct trex_table t;
+	struct trex_error err;
+	char title[256];
+
+	if (!iv || !(iv->ids = malloc((n ? n : 1) * sizeof(*iv->ids)))) {
+		free(iv);
+		trex_ui_message(ctx, "out of memory");
+		return NULL;
+	}
+	table_view_init(&iv->tv, ctx, &instances_ops, &instances_hooks);
+	memcpy(iv->ids, ids, n * sizeof(*ids));
+	if (trex_kernel_instances_table(ctx->idx, iv->ids, n, &t, &err) != TREX_OK) {
+		trex_ui_message(ctx, "%s", err.message);
+		table_view_free(&iv->tv.base);
+		return NULL;
+	}
+	snprintf(title, sizeof(title), "%zu instances of %s", n, group);
+	if (!table_view_set_table(&iv->tv, &t, title, "dur_ns", true)) {
+		table_view_free(&iv->tv.base);
+		return NULL;
+	}
+	return &iv->tv.base;
+}
+
+/* ---- kernels --------------------------------------------------------------------------- */
+
+/* (Re)computes the table for the current grouping; per-rank columns when
+ * grouped by name over several files. */
+static bool kernels_build(struct kernels_view *kv)
+{
+	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
+	struct trex_kernel_opts opts = {
+	    .group = kv->group,
+	    .per_rank = kv->group == TREX_KERNELS_BY_NAME && trex_index_file_count(ctx->idx) > 1,
+	};
+	struct trex_kernel_members m;
+	struct trex_table t;
+	struct trex_error err;
+	char title[96];
+
+	if (trex_kernels_table_members(ctx->idx, &opts, &t, &m, &err) != TREX_OK) {
+		trex_ui_message(ctx, "%s", err.message);
+		return false;
+	}
+	snprintf(title, sizeof(title), "kernels by %s", trex_kernel_group_name(kv->group));
+	if (!table_view_set_table(&kv->tv, &t, title, "total_ns", true)) {
+		trex_kernel_members_free(&m);
+		return false;
+	}
+	trex_kernel_members_free(&kv->members);
+	kv->members = m;
+	return true;
+}
+
+static void cycle_group(struct kernels_view *kv)
+{
+	enum trex_kernel_group old = kv->group;
+
+	kv->group = (enum trex_kernel_group)((kv->group + 1) % TREX_KERNELS_BY_COUNT);
+	if (!kernels_build(kv)) {
+		kv->group = old;
+		return;
+	}
+	trex_ui_message(kv->tv.base.ctx, "grouped by %s: %zu rows",
+	                trex_kernel_group_name(kv->group), kv->tv.table.nrows);
+}
+
+static void open_instances(struct kernels_view *kv)
+{
+	size_t r = table_view_selected(&kv->tv);
+	struct trex_view *v;
+	char group[160];
+
+	if (r == (size_t)-1 || r >= kv->members.nrows) {
+		trex_ui_message(kv->tv.base.ctx, "no row selected");
+		return;
+	}
+	snprintf(group, sizeof(group), "%s", table_view_name(&kv->tv, r));
+	if (kv->group == TREX_KERNELS_BY_RANK) /* no text column: the rank is the label */
+		snprintf(
+		    group, sizeof(group), "rank %lld",
+		    (long long)trex_table_cell(&kv->tv.table, r, kv->tv.table.ncols - 1)->count);
+	v = instances_view_new(kv->tv.base.ctx, kv->members.ids + kv->members.first[r],
+	                       kv->members.first[r + 1] - kv->members.first[r], group);
+	if (v)
+		trex_ui_push_view(kv->tv.base.ctx, v);
+}
+
+static enum trex_handled kernels_action(struct table_view *tv, enum trex_action a)
+{
+	struct kernels_view *kv = (struct kernels_view *)tv;
+
+	if (a == TREX_ACTION_ENTER)
+		open_instances(kv);
+	else if (a == TREX_ACTION_CYCLE_GROUP)
+		cycle_group(kv);
+	else
+		return TREX_IGNORED;
+	return TREX_HANDLED;
+}
+
+static void kernels_free(struct table_view *tv)
+{
+	trex_kernel_members_free(&((struct kernels_view *)tv)->members);
+}
+
+static const struct table_view_hooks kernels_hooks = {
+    .action = kernels_action,
+    .free = kernels_free,
+};
+
+static const struct trex_view_ops kernels_ops = {
+    .name = "kernels",
+    .keymap = TREX_KEYMAP_TABLE,
+    .supports = trex_table_view_supports,
+    .dispatch = table_view_dispatch,
+    .draw = table_view_draw,
+    .free = table_view_free,
+    .mouse = table_view_mouse,
+};
+
+struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
+{
+	struct kernels_view *kv = calloc(1, sizeof(*kv));
+
+	if (!kv) {
+		trex_ui_message(ctx, "out of memory");
+		return NULL;
+	}
+	table_view_init(&kv->tv, ctx, &kernels_ops, &kernels_hooks);
+	kv->group = TREX_KERNELS_BY_NAME;
+	if (!kernels_build(kv)) {
+		table_view_free(&kv->tv.base);
+		return NULL;
+	}
+	return &kv->tv.base;
+}

@@ -1,0 +1,1146 @@
+#include "config.h"
+
+#include "table_view.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "trex/export/table_write.h"
+
+#define COL_GAP 2
+#define CELL_BUF 64
+#define TEXT_COL_MAX 32      /* widest a label column (device, stream, shape) gets */
+#define NAME_MIN_SHARE 1 / 2 /* of the width kept for a last name column */
+#define NAME_MIN 12
+#define EXACT_WIDTH_CELLS 200000 /* above: widths from the column type, not every cell */
+#define WHEEL_ROWS 3
+#define HOT_PCT 10.0
+#define WARM_PCT 1.0
+#define NO_ROW ((size_t)-1)
+#define NARROW_COLS 70 /* below: a shorter status line */
+
+/* ---- rows: filter, then sort ------------------------------------------------------ */
+
+static size_t table_row_at(const struct table_view *tv, size_t pos)
+{
+	return pos < tv->nrows ? tv->rows[pos] : NO_ROW;
+}
+
+size_t table_view_selected(const struct table_view *tv)
+{
+	return table_row_at(tv, tv->sel);
+}
+
+/* Puts the selection on table row r if it is shown, else keeps the
+ * position (clamped). */
+static void select_row(struct table_view *tv, size_t r)
+{
+	for (size_t i = 0; r != NO_ROW && i < tv->nrows; i++) {
+		if (tv->rows[i] == r) {
+			tv->sel = i;
+			return;
+		}
+	}
+	if (tv->sel >= tv->nrows)
+		tv->sel = tv->nrows ? tv->nrows - 1 : 0;
+}
+
+/* Sorts the shown rows; the selection follows table row keep. */
+static bool order_rows(struct table_view *tv, size_t keep)
+{
+	if (tv->sort_col != TABLE_VIEW_NO_SORT &&
+	    trex_table_sort_rows(&tv->table, tv->sort_col, tv->sort_desc, tv->name_col, tv->rows,
+	                         tv->nrows) != TREX_OK) {
+		trex_ui_message(tv->base.ctx, "out of memory");
+		return false;
+	}
+	select_row(tv, keep);
+	return true;
+}
+
+static bool sort_rows(struct table_view *tv)
+{
+	return order_rows(tv, table_view_selected(tv));
+}
+
+/* All rows through the filter (full names), sorted; the selected row stays
+ * selected when it is still shown. */
+static bool rebuild_rows(struct table_view *tv)
+{
+	size_t keep = table_view_selected(tv);
+
+	tv->nrows = tv->table.nrows;
+	for (size_t i = 0; i < tv->nrows; i++)
+		tv->rows[i] = i;
+	if (tv->filter)
+		tv->nrows = trex_table_filter_rows(&tv->table, tv->name_col, tv->filter, tv->rows,
+		                                   tv->nrows, tv->rows);
+	return order_rows(tv, keep);
+}
+
+/* ---- names ------------------------------------------------------------------------- */
+
+/* Folded names, made on first use (in the table's arena); "..." for the
+ * ellipsis where the terminal cannot show U+2026. */
+static bool make_short_names(struct table_view *tv)
+{
+	struct trex_table *t = &tv->table;
+	char buf[1024];
+
+	if (tv->shortv || tv->name_col >= t->ncols)
+		return true;
+	tv->shortv = calloc(t->nrows ? t->nrows : 1, sizeof(*tv->shortv));
+	if (!tv->shortv)
+		return false;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *name = trex_table_cell(t, r, tv->name_col)->text;
+		char *p;
+
+		trex_name_shorten(name ? name : "", buf, sizeof(buf));
+		while (!tv->base.ctx->term->utf8 && (p = strstr(buf, "\xe2\x80\xa6")))
+			memset(p, '.', 3);
+		tv->shortv[r] = trex_table_strdup(t, buf, strlen(buf));
+		if (!tv->shortv[r])
+			return false;
+	}
+	return true;
+}
+
+const char *table_view_name(struct table_view *tv, size_t r)
+{
+	const char *s;
+
+	if (tv->name_col >= tv->table.ncols || r >= tv->table.nrows)
+		return "";
+	if (tv->short_names && tv->shortv)
+		return tv->shortv[r];
+	s = trex_table_cell(&tv->table, r, tv->name_col)->text;
+	return s ? s : "";
+}
+
+/* ---- setting the table --------------------------------------------------------------- */
+
+static size_t col_by_key(const struct trex_table *t, const char *key)
+{
+	for (size_t c = 0; key && c < t->ncols; c++) {
+		if (strcmp(t->cols[c].key, key) == 0)
+			return c;
+	}
+	return TABLE_VIEW_NO_SORT;
+}
+
+static enum trex_col_type cell_type(const struct table_view *tv, size_t r, size_t c)
+{
+	return tv->hooks->cell_type ? tv->hooks->cell_type(tv, r, c) : tv->table.cols[c].type;
+}
+
+/* The text of cell (r, c) as the CLI's text table writes it. */
+static const char *cell_text(const struct table_view *tv, size_t r, size_t c, char *buf,
+                             size_t size)
+{
+	struct trex_column col = tv->table.cols[c];
+
+	col.type = cell_type(tv, r, c);
+	return trex_table_cell_text_as(&col, trex_table_cell(&tv->table, r, c), buf, size);
+}
+
+static int digits(int64_t v)
+{
+	int n = v < 0 ? 2 : 1;
+
+	for (uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; u >= 10; u /= 10)
+		n++;
+	return n;
+}
+
+/* Widest cell of a column: exact for small tables, else a bound from the
+ * type so that a million instances do not cost a million formats. */
+static int column_width(const struct table_view *tv, size_t c, bool exact)
+{
+	const struct trex_table *t = &tv->table;
+	int w = (int)strlen(t->cols[c].title) + 1; /* + the sort mark */
+	char buf[CELL_BUF];
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		int cw;
+
+		if (exact || t->cols[c].type == TREX_COL_TEXT)
+			cw = (int)strlen(cell_text(tv, r, c, buf, sizeof(buf)));
+		else if (t->cols[c].type == TREX_COL_COUNT)
+			cw = digits(trex_table_cell(t, r, c)->count);
+		else
+			cw = t->cols[c].type == TREX_COL_PERCENT ? 6 : 10;
+		if (cw > w)
+			w = cw;
+		if (t->cols[c].type == TREX_COL_TEXT && w >= TEXT_COL_MAX)
+			return TEXT_COL_MAX;
+	}
+	return w;
+}
+
+static bool measure(struct table_view *tv)
+{
+	const struct trex_table *t = &tv->table;
+	size_t n = t->ncols ? t->ncols : 1;
+	bool exact = t->nrows * t->ncols <= EXACT_WIDTH_CELLS;
+
+	free(tv->width);
+	free(tv->col_x);
+	free(tv->col_w);
+	tv->width = calloc(n, sizeof(int));
+	tv->col_x = calloc(n, sizeof(int));
+	tv->col_w = calloc(n, sizeof(int));
+	if (!tv->width || !tv->col_x || !tv->col_w)
+		return false;
+	for (size_t c = 0; c < t->ncols; c++) {
+		tv->width[c] = c == tv->name_col ? 0 : column_width(tv, c, exact);
+		tv->col_x[c] = tv->col_w[c] = -1;
+	}
+	tv->name_max = (int)strlen(tv->name_col < t->ncols ? t->cols[tv->name_col].title : "") + 1;
+	for (size_t r = 0; tv->name_col < t->ncols && r < t->nrows; r++) {
+		const char *name = trex_table_cell(t, r, tv->name_col)->text;
+		int w = name ? (int)strlen(name) : 0;
+
+		tv->name_max = w > tv->name_max ? w : tv->name_max;
+	}
+	return true;
+}
+
+static size_t pct_column(const struct trex_table *t)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (t->cols[c].type == TREX_COL_PERCENT)
+			return c;
+	}
+	return t->ncols;
+}
+
+void table_view_init(struct table_view *tv, struct trex_ui_ctx *ctx,
+                     const struct trex_view_ops *ops, const struct table_view_hooks *hooks)
+{
+	static const struct table_view_hooks none = {0};
+
+	tv->base.ops = ops;
+	tv->base.ctx = ctx;
+	tv->hooks = hooks ? hooks : &none;
+	tv->sort_col = TABLE_VIEW_NO_SORT;
+}
+
+static void drop_table(struct table_view *tv)
+{
+	if (tv->has_table)
+		trex_table_free(&tv->table);
+	tv->has_table = false;
+	free(tv->shortv);
+	free(tv->rows);
+	free(tv->marked);
+	tv->shortv = NULL;
+	tv->rows = NULL;
+	tv->marked = NULL;
+	tv->nrows = tv->nmarked = 0;
+}
+
+bool table_view_set_table(struct table_view *tv, struct trex_table *t, const char *title,
+                          const char *sort_key, bool desc)
+{
+	const char *old_key = NULL;
+	size_t sc;
+
+	if (tv->has_table && tv->sort_col != TABLE_VIEW_NO_SORT)
+		old_key = tv->table.cols[tv->sort_col].key;
+	sc = col_by_key(t, old_key);
+	if (sc != TABLE_VIEW_NO_SORT) {
+		desc = tv->sort_desc;
+	} else {
+		sc = col_by_key(t, sort_key);
+	}
+	drop_table(tv);
+	tv->table = *t;
+	tv->has_table = true;
+	snprintf(tv->title, sizeof(tv->title), "%s", title);
+	tv->name_col = trex_table_name_col(&tv->table);
+	tv->pct_col = pct_column(&tv->table);
+	tv->sort_col = sc;
+	tv->sort_desc = desc;
+	tv->sel = tv->top = tv->hcol = 0;
+	tv->rows = malloc((t->nrows ? t->nrows : 1) * sizeof(*tv->rows));
+	if (!tv->rows || !measure(tv) || (tv->short_names && !make_short_names(tv)) ||
+	    !rebuild_rows(tv)) {
+		drop_table(tv);
+		trex_ui_message(tv->base.ctx, "out of memory");
+		return false;
+	}
+	tv->sel = 0;
+	return true;
+}
+
+/* ---- moving ------------------------------------------------------------------------ */
+
+static void move_sel(struct table_view *tv, long delta)
+{
+	long pos = (long)tv->sel + delta, last = (long)tv->nrows - 1;
+
+	if (pos > last)
+		pos = last;
+	if (pos < 0)
+		pos = 0;
+	tv->sel = (size_t)pos;
+}
+
+/* Keeps the selection inside the body. */
+static void follow_sel(struct table_view *tv)
+{
+	size_t h = tv->body_h > 0 ? (size_t)tv->body_h : 1;
+
+	if (tv->sel < tv->top)
+		tv->top = tv->sel;
+	if (tv->sel >= tv->top + h)
+		tv->top = tv->sel - h + 1;
+	if (tv->top + h > tv->nrows)
+		tv->top = tv->nrows > h ? tv->nrows - h : 0;
+}
+
+/* Columns that scroll sideways: all but a name column pinned at either end. */
+static bool scrolls(const struct table_view *tv, size_t c)
+{
+	return c != tv->name_col;
+}
+
+static size_t scroll_count(const struct table_view *tv)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < tv->table.ncols; c++)
+		n += scrolls(tv, c);
+	return n;
+}
+
+static bool move_action(struct table_view *tv, enum trex_action a)
+{
+	long page = tv->body_h > 1 ? tv->body_h - 1 : 1;
+
+	switch (a) {
+	case TREX_ACTION_MOVE_DOWN:
+		move_sel(tv, 1);
+		break;
+	case TREX_ACTION_MOVE_UP:
+		move_sel(tv, -1);
+		break;
+	case TREX_ACTION_PAGE_DOWN:
+		move_sel(tv, page);
+		break;
+	case TREX_ACTION_PAGE_UP:
+		move_sel(tv, -page);
+		break;
+	case TREX_ACTION_HALF_PAGE_DOWN:
+		move_sel(tv, (page + 1) / 2);
+		break;
+	case TREX_ACTION_HALF_PAGE_UP:
+		move_sel(tv, -(page + 1) / 2);
+		break;
+	case TREX_ACTION_MOVE_FIRST:
+		tv->sel = 0;
+		break;
+	case TREX_ACTION_MOVE_LAST:
+		move_sel(tv, (long)tv->nrows);
+		break;
+	case TREX_ACTION_SCROLL_LEFT:
+		tv->hcol -= tv->hcol > 0;
+		break;
+	case TREX_ACTION_SCROLL_RIGHT:
+		tv->hcol += tv->hcol + 1 < scroll_count(tv);
+		break;
+	default:
+		return false;
+	}
+	follow_sel(tv);
+	return true;
+}
+
+/* ---- sorting -------------------------------------------------------------------------- */
+
+static void sort_by(struct table_view *tv, size_t col, bool desc)
+{
+	tv->sort_col = col;
+	tv->sort_desc = desc;
+	tv->reveal_sort = true;
+	sort_rows(tv);
+	follow_sel(tv);
+}
+
+static void sort_step(struct table_view *tv, int dir)
+{
+	size_t n = tv->table.ncols, c;
+
+	if (!n)
+		return;
+	if (tv->sort_col == TABLE_VIEW_NO_SORT)
+		c = dir > 0 ? 0 : n - 1;
+	else
+		c = (tv->sort_col + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
+	sort_by(tv, c, tv->table.cols[c].default_desc);
+}
+
+/* A click on a header: sort by it, again: invert. */
+static void sort_click(struct table_view *tv, size_t c)
+{
+	if (c == tv->sort_col)
+		sort_by(tv, c, !tv->sort_desc);
+	else
+		sort_by(tv, c, tv->table.cols[c].default_desc);
+}
+
+static void sort_invert(struct table_view *tv)
+{
+	if (tv->sort_col == TABLE_VIEW_NO_SORT) {
+		trex_ui_message(tv->base.ctx, "no sort column yet: < and > choose one");
+		return;
+	}
+	sort_by(tv, tv->sort_col, !tv->sort_desc);
+}
+
+/* ---- filter and search ------------------------------------------------------------------- */
+
+static struct table_view *of(struct trex_view *v)
+{
+	return (struct table_view *)v;
+}
+
+/* Compiles text; on error keeps *cur, shows why, returns false. An empty
+ * text clears *cur. */
+static bool set_regex(struct table_view *tv, const char *what, const char *text,
+                      struct trex_regex **cur, char *cur_text)
+{
+	struct trex_regex *re = NULL;
+	struct trex_error err;
+
+	tv->error[0] = '\0';
+	if (*text && trex_regex_compile(text, &re, &err) != TREX_OK) {
+		snprintf(tv->error, sizeof(tv->error), "%s: %s", what, err.message);
+		trex_ui_message(tv->base.ctx, "%s", tv->error);
+		return false;
+	}
+	trex_regex_free(*cur);
+	*cur = re;
+	snprintf(cur_text, TREX_PROMPT_MAX, "%s", text);
+	return true;
+}
+
+static void filter_change(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+
+	if (set_regex(tv, "filter", text, &tv->filter, tv->filter_text)) {
+		tv->base.ctx->msg[0] = '\0';
+		rebuild_rows(tv);
+		follow_sel(tv);
+	}
+}
+
+static void filter_submit(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+
+	filter_change(v, text);
+	if (tv->error[0] && tv->filter)
+		trex_ui_message(tv->base.ctx, "%s (kept %s)", tv->error, tv->filter_text);
+	tv->error[0] = '\0';
+}
+
+static void filter_cancel(struct trex_view *v)
+{
+	struct table_view *tv = of(v);
+
+	tv->error[0] = '\0';
+	filter_change(v, "");
+}
+
+static bool name_matches(struct table_view *tv, const struct trex_regex *re, size_t pos)
+{
+	return trex_regex_match(re, table_view_name(tv, tv->rows[pos]));
+}
+
+/* The next shown row from pos (dir +1/-1, wrapping) whose name matches. */
+static bool find_match(struct table_view *tv, size_t pos, int dir, size_t *out)
+{
+	for (size_t i = 0; i < tv->nrows; i++) {
+		size_t p = (pos + tv->nrows + (dir > 0 ? i : tv->nrows - i)) % tv->nrows;
+
+		if (name_matches(tv, tv->search, p)) {
+			*out = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void search_change(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+	size_t pos;
+
+	if (!set_regex(tv, "search", text, &tv->search, tv->search_text))
+		return;
+	tv->base.ctx->msg[0] = '\0';
+	tv->sel = tv->search_origin < tv->nrows ? tv->search_origin : 0;
+	if (tv->search && tv->nrows && find_match(tv, tv->sel, 1, &pos))
+		tv->sel = pos;
+	follow_sel(tv);
+}
+
+static size_t count_matches(struct table_view *tv, size_t *index)
+{
+	size_t n = 0;
+
+	*index = 0;
+	for (size_t i = 0; tv->search && i < tv->nrows; i++) {
+		if (name_matches(tv, tv->search, i)) {
+			n++;
+			if (i == tv->sel)
+				*index = n;
+		}
+	}
+	return n;
+}
+
+static void search_submit(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+	size_t index, n;
+
+	search_change(v, text);
+	tv->error[0] = '\0';
+	n = count_matches(tv, &index);
+	if (tv->search && !n)
+		trex_ui_message(tv->base.ctx, "no match for /%s", tv->search_text);
+}
+
+static void search_cancel(struct trex_view *v)
+{
+	struct table_view *tv = of(v);
+
+	tv->error[0] = '\0';
+	set_regex(tv, "search", "", &tv->search, tv->search_text);
+	tv->sel = tv->search_origin < tv->nrows ? tv->search_origin : 0;
+	follow_sel(tv);
+}
+
+static void next_match(struct table_view *tv, int dir)
+{
+	size_t pos, index, n;
+
+	if (!tv->search) {
+		trex_ui_message(tv->base.ctx, "no search yet: / starts one");
+		return;
+	}
+	if (!tv->nrows ||
+	    !find_match(tv, tv->sel + (size_t)(dir > 0 ? 1 : tv->nrows - 1), dir, &pos)) {
+		trex_ui_message(tv->base.ctx, "no match for /%s", tv->search_text);
+		return;
+	}
+	if ((dir > 0 && pos <= tv->sel) || (dir < 0 && pos >= tv->sel))
+		trex_ui_message(tv->base.ctx, "search wrapped around");
+	tv->sel = pos;
+	follow_sel(tv);
+	n = count_matches(tv, &index);
+	if (!tv->base.ctx->msg[0])
+		trex_ui_message(tv->base.ctx, "/%s  %zu/%zu", tv->search_text, index, n);
+}
+
+static void open_filter(struct table_view *tv)
+{
+	struct trex_prompt_spec spec = {.label = "filter: ",
+	                                .initial = tv->filter_text,
+	                                .history = TREX_PROMPT_HISTORY_FILTER,
+	                                .on_change = filter_change,
+	                                .on_submit = filter_submit,
+	                                .on_cancel = filter_cancel};
+
+	tv->error[0] = '\0';
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+static void open_search(struct table_view *tv)
+{
+	struct trex_prompt_spec spec = {.label = "/",
+	                                .history = TREX_PROMPT_HISTORY_SEARCH,
+	                                .on_change = search_change,
+	                                .on_submit = search_submit,
+	                                .on_cancel = search_cancel};
+
+	tv->error[0] = '\0';
+	tv->search_origin = tv->sel;
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+static void clear_all(struct table_view *tv)
+{
+	set_regex(tv, "search", "", &tv->search, tv->search_text);
+	if (tv->filter) {
+		set_regex(tv, "filter", "", &tv->filter, tv->filter_text);
+		rebuild_rows(tv);
+		follow_sel(tv);
+	}
+}
+
+static void toggle_names(struct table_view *tv)
+{
+	if (!make_short_names(tv)) {
+		trex_ui_message(tv->base.ctx, "out of memory");
+		return;
+	}
+	/* no message: the names change in place, and the status line keeps
+	 * showing the selected one */
+	tv->short_names = !tv->short_names;
+}
+
+/* ---- export ---------------------------------------------------------------------------- */
+
+static void export_to(struct table_view *tv, const char *path, bool force);
+
+static void overwrite_answer(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+
+	if (text[0] == 'y' || text[0] == 'Y')
+		export_to(tv, tv->path, true);
+	else
+		trex_ui_message(tv->base.ctx, "not overwritten: %s", tv->path);
+}
+
+static void overwrite_cancel(struct trex_view *v)
+{
+	overwrite_answer(v, "n");
+}
+
+static void ask_overwrite(struct table_view *tv, const char *path)
+{
+	struct trex_prompt_spec spec = {.label = tv->label,
+	                                .history = TREX_PROMPT_HISTORY_OTHER,
+	                                .yes_no = true,
+	                                .on_submit = overwrite_answer,
+	                                .on_cancel = overwrite_cancel};
+
+	snprintf(tv->path, sizeof(tv->path), "%s", path);
+	snprintf(tv->label, sizeof(tv->label), "%s exists; overwrite? (y/n) ", tv->path);
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* Writes what is shown (full names, the current order and filter), or
+ * what the view's export hook names. */
+static void export_to(struct table_view *tv, const char *path, bool force)
+{
+	const struct trex_table *t = &tv->table;
+	const size_t *rows = tv->rows;
+	size_t n = tv->nrows;
+	struct trex_error err;
+	enum trex_status st;
+
+	if (tv->hooks->export_table)
+		t = tv->hooks->export_table(tv, &rows, &n);
+	st = trex_table_export(path, force, t, rows, n, trex_table_format_for_path(path), &err);
+	if (st == TREX_EXISTS && !force)
+		ask_overwrite(tv, path);
+	else if (st != TREX_OK)
+		trex_ui_message(tv->base.ctx, "export failed: %s", err.message);
+	else
+		trex_ui_message(tv->base.ctx, "wrote %zu rows to %s", n, path);
+}
+
+static void export_submit(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+	char path[TREX_PROMPT_MAX];
+	size_t len;
+
+	while (*text == ' ')
+		text++;
+	snprintf(path, sizeof(path), "%s", text);
+	len = strlen(path);
+	while (len && path[len - 1] == ' ')
+		path[--len] = '\0';
+	if (!len) {
+		trex_ui_message(tv->base.ctx, "export cancelled");
+		return;
+	}
+	export_to(tv, path, false);
+}
+
+static void open_export(struct table_view *tv)
+{
+	struct trex_prompt_spec spec = {.label = "export to: ",
+	                                .initial = tv->path,
+	                                .history = TREX_PROMPT_HISTORY_PATH,
+	                                .on_submit = export_submit};
+	const char *name = tv->table.name ? tv->table.name : "table";
+
+	snprintf(tv->path, sizeof(tv->path), "%s.csv", name);
+	for (char *p = tv->path; *p; p++) {
+		if (*p == '_' || *p == ' ' || *p == '/')
+			*p = '-';
+	}
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* ---- sort prompt and marks ---------------------------------------------------------------- */
+
+/* The column whose title or key starts with text (case-insensitive); an
+ * exact match wins. */
+static size_t col_by_prefix(const struct trex_table *t, const char *text)
+{
+	size_t len = strlen(text), found = TABLE_VIEW_NO_SORT;
+
+	for (size_t c = 0; len && c < t->ncols; c++) {
+		if (strcasecmp(t->cols[c].title, text) == 0 ||
+		    strcasecmp(t->cols[c].key, text) == 0)
+			return c;
+		if (found == TABLE_VIEW_NO_SORT && (strncasecmp(t->cols[c].title, text, len) == 0 ||
+		                                    strncasecmp(t->cols[c].key, text, len) == 0))
+			found = c;
+	}
+	return found;
+}
+
+static void sort_submit(struct trex_view *v, const char *text)
+{
+	struct table_view *tv = of(v);
+	size_t c;
+
+	while (*text == ' ')
+		text++;
+	c = col_by_prefix(&tv->table, text);
+	if (c == TABLE_VIEW_NO_SORT) {
+		char cols[TREX_UI_MSG_MAX];
+		size_t len = 0;
+
+		cols[0] = '\0';
+		for (size_t i = 0; i < tv->table.ncols && len < sizeof(cols); i++)
+			len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s",
+			                        i ? ", " : "", tv->table.cols[i].title);
+		trex_ui_message(v->ctx, "no column \"%s\"; columns: %s", text, cols);
+		return;
+	}
+	sort_by(tv, c, tv->table.cols[c].default_desc);
+}
+
+/* F6: a column by name (title or key, a prefix is enough), as there is no
+ * popup menu; a wrong name lists them. */
+static void open_sort_prompt(struct table_view *tv)
+{
+	struct trex_prompt_spec spec = {.label = "sort by column: ",
+	                                .history = TREX_PROMPT_HISTORY_OTHER,
+	                                .on_submit = sort_submit};
+
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* Space: marks the selected row (a * and the mark colour), then moves down,
+ * so that rows can be kept in sight across sorts and filters. */
+static void mark_row(struct table_view *tv)
+{
+	size_t r = table_view_selected(tv);
+
+	if (r == NO_ROW)
+		return;
+	if (!tv->marked && !(tv->marked = calloc(tv->table.nrows, sizeof(*tv->marked)))) {
+		trex_ui_message(tv->base.ctx, "out of memory");
+		return;
+	}
+	tv->marked[r] = !tv->marked[r];
+	tv->nmarked += tv->marked[r] ? 1 : (size_t)-1;
+	move_sel(tv, 1);
+	follow_sel(tv);
+}
+
+/* ---- dispatch ---------------------------------------------------------------------------- */
+
+bool trex_table_view_supports(enum trex_action a)
+{
+	switch (a) {
+	case TREX_ACTION_MOVE_DOWN:
+	case TREX_ACTION_MOVE_UP:
+	case TREX_ACTION_PAGE_DOWN:
+	case TREX_ACTION_PAGE_UP:
+	case TREX_ACTION_HALF_PAGE_DOWN:
+	case TREX_ACTION_HALF_PAGE_UP:
+	case TREX_ACTION_MOVE_FIRST:
+	case TREX_ACTION_MOVE_LAST:
+	case TREX_ACTION_SCROLL_LEFT:
+	case TREX_ACTION_SCROLL_RIGHT:
+	case TREX_ACTION_ENTER:
+	case TREX_ACTION_SEARCH:
+	case TREX_ACTION_NEXT_MATCH:
+	case TREX_ACTION_PREV_MATCH:
+	case TREX_ACTION_FILTER:
+	case TREX_ACTION_CLEAR:
+	case TREX_ACTION_SORT_NEXT:
+	case TREX_ACTION_SORT_PREV:
+	case TREX_ACTION_SORT_INVERT:
+	case TREX_ACTION_TOGGLE_NAMES:
+	case TREX_ACTION_CYCLE_GROUP:
+	case TREX_ACTION_EXPORT_TABLE:
+	case TREX_ACTION_SORT_MENU:
+	case TREX_ACTION_MARK_ROW:
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
+{
+	struct table_view *tv = of(v);
+
+	if (tv->hooks->action && tv->hooks->action(tv, a) == TREX_HANDLED)
+		return TREX_HANDLED;
+	if (move_action(tv, a))
+		return TREX_HANDLED;
+	switch (a) {
+	case TREX_ACTION_SORT_NEXT:
+		sort_step(tv, 1);
+		break;
+	case TREX_ACTION_SORT_PREV:
+		sort_step(tv, -1);
+		break;
+	case TREX_ACTION_SORT_INVERT:
+		sort_invert(tv);
+		break;
+	case TREX_ACTION_FILTER:
+		open_filter(tv);
+		break;
+	case TREX_ACTION_SEARCH:
+		open_search(tv);
+		break;
+	case TREX_ACTION_NEXT_MATCH:
+		next_match(tv, 1);
+		break;
+	case TREX_ACTION_PREV_MATCH:
+		next_match(tv, -1);
+		break;
+	case TREX_ACTION_CLEAR:
+		clear_all(tv);
+		break;
+	case TREX_ACTION_TOGGLE_NAMES:
+		toggle_names(tv);
+		break;
+	case TREX_ACTION_EXPORT_TABLE:
+		open_export(tv);
+		break;
+	case TREX_ACTION_SORT_MENU:
+		open_sort_prompt(tv);
+		break;
+	case TREX_ACTION_MARK_ROW:
+		mark_row(tv);
+		break;
+	case TREX_ACTION_ENTER:
+		trex_ui_message(v->ctx, "nothing to open in the %s table", v->ops->name);
+		break;
+	case TREX_ACTION_CYCLE_GROUP:
+		trex_ui_message(v->ctx, "the %s table has no other grouping", v->ops->name);
+		break;
+	default:
+		return TREX_IGNORED;
+	}
+	return TREX_HANDLED;
+}
+
+/* ---- drawing ------------------------------------------------------------------------------ */
+
+static bool right_aligned(enum trex_col_type type)
+{
+	return type != TREX_COL_TEXT;
+}
+
+/* Where each column goes this time: a name column first is pinned at the
+ * left, a name column last takes what is left on the right (at least
+ * NAME_MIN_SHARE of the width); the others scroll, hcol of them hidden. */
+static void place_columns(struct table_view *tv, int width)
+{
+	const struct trex_table *t = &tv->table;
+	bool name_first = tv->name_col == 0 && t->ncols > 0;
+	bool name_last = tv->name_col < t->ncols && !name_first;
+	int x = 0, reserve = 0;
+	size_t skipped = 0;
+
+	for (size_t c = 0; c < t->ncols; c++)
+		tv->col_x[c] = tv->col_w[c] = -1;
+	if (name_first) {
+		int w = (int)strlen(t->cols[0].title) + 1;
+
+		for (size_t i = tv->top; i < tv->top + (size_t)tv->body_h && i < tv->nrows; i++) {
+			int nw = (int)strlen(table_view_name(tv, tv->rows[i]));
+
+			w = nw > w ? nw : w;
+		}
+		w = w > width / 2 ? width / 2 : w;
+		tv->col_x[0] = 0;
+		tv->col_w[0] = w;
+		x = w + COL_GAP;
+	} else if (name_last) {
+		reserve = width * NAME_MIN_SHARE;
+		reserve = reserve < NAME_MIN ? NAME_MIN : reserve;
+		/* short names (categories) leave room for more columns */
+		reserve = tv->name_max < reserve
+		              ? (tv->name_max > NAME_MIN ? tv->name_max : NAME_MIN)
+		              : reserve;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (!scrolls(tv, c))
+			continue;
+		if (skipped++ < tv->hcol)
+			continue;
+		if (x + tv->width[c] > width - reserve)
+			break;
+		tv->col_x[c] = x;
+		tv->col_w[c] = tv->width[c];
+		x += tv->width[c] + COL_GAP;
+	}
+	if (name_last && x < width) {
+		tv->col_x[tv->name_col] = x;
+		tv->col_w[tv->name_col] = width - x;
+	}
+}
+
+static void draw_title(struct table_view *tv, WINDOW *win, const struct trex_rect *r)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	char line[512];
+
+	trex_draw_fill(win, r->y, r->x, r->w, trex_term_attr(term, TREX_ROLE_TITLE));
+	snprintf(line, sizeof(line), " trex: %s%s%s", tv->title, tv->base.ctx->title ? " - " : "",
+	         tv->base.ctx->title ? tv->base.ctx->title : "");
+	trex_draw_text(win, term, r->y, r->x, line, r->w);
+}
+
+/* Text of len columns in a cell of width w: right-aligned or left, clipped. */
+static void put_cell(WINDOW *win, struct trex_term *term, int y, int x, int w, const char *s,
+                     int len, bool right)
+{
+	if (right && len < w)
+		x += w - len;
+	trex_draw_text(win, term, y, x, s, w);
+}
+
+/* ▼ descending, ▲ ascending; v and ^ without UTF-8. */
+static const char *sort_mark(const struct table_view *tv)
+{
+	if (tv->base.ctx->term->utf8)
+		return tv->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2";
+	return tv->sort_desc ? "v" : "^";
+}
+
+static void draw_headers(struct table_view *tv, WINDOW *win, int y, int x0)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	const struct trex_table *t = &tv->table;
+
+	for (size_t c = 0; c < t->ncols; c++) {
+		bool sorted = c == tv->sort_col;
+		char title[128];
+
+		if (tv->col_w[c] < 0)
+			continue;
+		snprintf(title, sizeof(title), "%s%s", t->cols[c].title,
+		         sorted ? sort_mark(tv) : "");
+		wattrset(win, (int)trex_term_attr(term, sorted ? TREX_ROLE_HEADER_SORT
+		                                               : TREX_ROLE_HEADER));
+		/* the mark is one column whatever its bytes */
+		put_cell(win, term, y, x0 + tv->col_x[c], tv->col_w[c], title,
+		         (int)strlen(t->cols[c].title) + sorted,
+		         right_aligned(t->cols[c].type) && c != tv->name_col);
+	}
+}
+
+static enum trex_role name_role(const struct table_view *tv, size_t r)
+{
+	double pct;
+
+	if (tv->pct_col >= tv->table.ncols)
+		return TREX_ROLE_DEFAULT;
+	pct = trex_table_cell(&tv->table, r, tv->pct_col)->number;
+	return pct >= HOT_PCT    ? TREX_ROLE_KERNEL_HOT
+	       : pct >= WARM_PCT ? TREX_ROLE_KERNEL_WARM
+	                         : TREX_ROLE_DEFAULT;
+}
+
+static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_t pos)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	const struct trex_table *t = &tv->table;
+	size_t r = tv->rows[pos];
+	bool cursor = pos == tv->sel;
+	unsigned long cur = trex_term_attr(term, TREX_ROLE_CURSOR);
+	char buf[CELL_BUF];
+
+	trex_draw_fill(win, y, 0, width, cursor ? cur : trex_term_attr(term, TREX_ROLE_DEFAULT));
+	if (tv->marked && tv->marked[r]) /* in the gap left of the first column */
+		trex_draw_glyph(win, term, y, 0, L'*', '*',
+		                cursor ? cur : trex_term_attr(term, TREX_ROLE_MARK));
+	for (size_t c = 0; c < t->ncols; c++) {
+		enum trex_col_type type = cell_type(tv, r, c);
+		enum trex_role role = TREX_ROLE_DEFAULT;
+		const char *s;
+
+		if (tv->col_w[c] < 0)
+			continue;
+		if (c == tv->name_col) {
+			s = table_view_name(tv, r);
+			role = tv->marked && tv->marked[r] ? TREX_ROLE_MARK : name_role(tv, r);
+		} else {
+			s = cell_text(tv, r, c, buf, sizeof(buf));
+			if (type != TREX_COL_TEXT)
+				role = type == TREX_COL_DURATION &&
+				               trex_table_cell(t, r, c)->number >= 1e6
+				           ? TREX_ROLE_LARGE_NUMBER
+				           : TREX_ROLE_NUMBER;
+		}
+		wattrset(win, (int)(cursor ? cur : trex_term_attr(term, role)));
+		put_cell(win, term, y, tv->col_x[c], tv->col_w[c], s, (int)strlen(s),
+		         right_aligned(type) && c != tv->name_col);
+	}
+}
+
+static void draw_status(struct table_view *tv, WINDOW *win, const struct trex_rect *r)
+{
+	const struct trex_table *t = &tv->table;
+	char left1[TREX_PROMPT_MAX * 2 + 256], right1[64], sort[96] = "table order";
+	size_t sel = table_view_selected(tv);
+	bool narrow = r->w < NARROW_COLS;
+
+	if (tv->sort_col != TABLE_VIEW_NO_SORT)
+		snprintf(sort, sizeof(sort), "%s %s", t->cols[tv->sort_col].title, sort_mark(tv));
+	/* narrow screens drop what the title bar already says, and the position */
+	if (tv->error[0])
+		snprintf(left1, sizeof(left1), " %s", tv->error);
+	else
+		snprintf(left1, sizeof(left1), " %s%s%zu/%zu rows  sort: %s%s%s%s%.0zu%s",
+		         narrow ? "" : tv->title, narrow ? "" : "  ", tv->nrows, t->nrows, sort,
+		         tv->filter ? "  FILTER: " : "", tv->filter ? tv->filter_text : "",
+		         tv->nmarked ? "  " : "", tv->nmarked, tv->nmarked ? " marked" : "");
+	snprintf(right1, sizeof(right1), "%zu/%zu ", tv->nrows ? tv->sel + 1 : 0, tv->nrows);
+	if (narrow)
+		right1[0] = '\0';
+	trex_statusbar_draw(
+	    win, tv->base.ctx->term, r,
+	    &(struct trex_status_text){left1, right1, sel == NO_ROW ? "" : table_view_name(tv, sel),
+	                               tv->base.ctx->msg});
+	if (tv->error[0]) {
+		wattrset(win, (int)trex_term_attr(tv->base.ctx->term, TREX_ROLE_ERROR));
+		trex_draw_text(win, tv->base.ctx->term, r->y, r->x + 1, tv->error, r->w - 1);
+	}
+}
+
+/* Scrolls sideways until the sort column is on screen (after a sort). */
+static void reveal_sort_col(struct table_view *tv, int width)
+{
+	size_t c = tv->sort_col;
+
+	tv->reveal_sort = false;
+	if (c == TABLE_VIEW_NO_SORT || !scrolls(tv, c))
+		return;
+	place_columns(tv, width);
+	if (tv->col_w[c] >= 0)
+		return;
+	tv->hcol = 0;
+	for (size_t i = 0; i < c; i++)
+		tv->hcol += scrolls(tv, i);
+	while (tv->hcol > 0) {
+		tv->hcol--;
+		place_columns(tv, width);
+		if (tv->col_w[c] < 0) {
+			tv->hcol++;
+			break;
+		}
+	}
+}
+
+void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay)
+{
+	struct table_view *tv = of(v);
+	int width = lay->header.w, y0 = lay->header.y + 1;
+
+	tv->body_h = lay->status.y - y0 - 1;
+	if (tv->body_h < 1)
+		tv->body_h = 1;
+	follow_sel(tv);
+	werase(win);
+	draw_title(tv, win, &lay->header);
+	if (!tv->has_table) {
+		draw_status(tv, win, &lay->status);
+		return;
+	}
+	if (tv->reveal_sort)
+		reveal_sort_col(tv, width);
+	place_columns(tv, width);
+	tv->header_y = y0;
+	trex_draw_fill(win, y0, 0, width, trex_term_attr(v->ctx->term, TREX_ROLE_HEADER));
+	draw_headers(tv, win, y0, 0);
+	for (int i = 0; i < tv->body_h && tv->top + (size_t)i < tv->nrows; i++)
+		draw_row(tv, win, y0 + 1 + i, width, tv->top + (size_t)i);
+	if (!tv->nrows) {
+		wattrset(win, (int)trex_term_attr(v->ctx->term, TREX_ROLE_DIM));
+		trex_draw_text(win, v->ctx->term, y0 + 1, 1,
+		               tv->table.nrows ? "(no row matches the filter)" : "(no rows)",
+		               width - 1);
+	}
+	draw_status(tv, win, &lay->status);
+}
+
+/* ---- mouse and freeing --------------------------------------------------------------------- */
+
+enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned long bstate)
+{
+	struct table_view *tv = of(v);
+
+	if (!tv->has_table)
+		return TREX_IGNORED;
+	if (bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		long d = bstate & BUTTON4_PRESSED ? -WHEEL_ROWS : WHEEL_ROWS;
+		long top = (long)tv->top + d, max = (long)tv->nrows - tv->body_h;
+
+		top = top > max ? max : top;
+		tv->top = top < 0 ? 0 : (size_t)top;
+		/* the wheel scrolls the view; the selection stays on screen */
+		if (tv->sel < tv->top)
+			tv->sel = tv->top;
+		if (tv->body_h > 0 && tv->sel >= tv->top + (size_t)tv->body_h)
+			tv->sel = tv->top + (size_t)tv->body_h - 1;
+		return TREX_HANDLED;
+	}
+	if (!(bstate & (BUTTON1_RELEASED | BUTTON1_CLICKED)))
+		return TREX_IGNORED;
+	if (y == tv->header_y) {
+		for (size_t c = 0; c < tv->table.ncols; c++) {
+			if (tv->col_w[c] >= 0 && x >= tv->col_x[c] &&
+			    x < tv->col_x[c] + tv->col_w[c] + COL_GAP) {
+				sort_click(tv, c);
+				return TREX_HANDLED;
+			}
+		}
+		return TREX_IGNORED;
+	}
+	if (y > tv->header_y && y <= tv->header_y + tv->body_h &&
+	    tv->top + (size_t)(y - tv->header_y - 1) < tv->nrows) {
+		tv->sel = tv->top + (size_t)(y - tv->header_y - 1);
+		return TREX_HANDLED;
+	}
+	return TREX_IGNORED;
+}
+
+void table_view_free(struct trex_view *v)
+{
+	struct table_view *tv = of(v);
+
+	if (tv->hooks->free)
+		tv->hooks->free(tv);
+	drop_table(tv);
+	trex_regex_free(tv->filter);
+	trex_regex_free(tv->search);
+	free(tv->width);
+	free(tv->col_x);
+	free(tv->col_w);
+	free(tv);
+}

@@ -1,0 +1,97 @@
+/* The generic table view (private to src/ui): shows a struct trex_table
+ * through a sorted, filtered permutation of its rows, with a header row,
+ * a selection bar, scrolling both ways, sorting, a regex filter, an
+ * incremental search, name folding, export and the mouse. The kernels,
+ * instances, categories and GPU-time views embed it and add their own
+ * actions through hooks. */
+#ifndef TREX_UI_TABLE_VIEW_H
+#define TREX_UI_TABLE_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trex/analysis/table.h"
+#include "trex/analysis/table_order.h"
+#include "trex/ui/view.h"
+
+#define TABLE_VIEW_NO_SORT ((size_t)-1) /* rows in table order */
+
+struct table_view;
+
+struct table_view_hooks {
+	/* Actions of the concrete view, tried first; NULL or TREX_IGNORED: the
+	 * generic handling (or a "not here" message). */
+	enum trex_handled (*action)(struct table_view *tv, enum trex_action a);
+	/* Frees what the concrete view added (not tv itself); may be NULL. */
+	void (*free)(struct table_view *tv);
+	/* How to show cell (row, col) when a column mixes types (a transposed
+	 * table); NULL: the column's own type. */
+	enum trex_col_type (*cell_type)(const struct table_view *tv, size_t row, size_t col);
+	/* What export-table writes, when not the table shown: *rows NULL means
+	 * all *n rows in order; NULL hook: the shown rows of the shown table. */
+	const struct trex_table *(*export_table)(struct table_view *tv, const size_t **rows,
+	                                         size_t *n);
+};
+
+struct table_view {
+	struct trex_view base;
+	const struct table_view_hooks *hooks;
+	struct trex_table table; /* owned */
+	bool has_table;
+	char title[256]; /* "kernels by name" */
+
+	size_t name_col;    /* filtered, searched, folded; ncols: none */
+	const char **shortv; /* folded name per table row, NULL until first asked */
+	bool short_names;
+
+	size_t *rows; /* the rows shown, in order */
+	size_t nrows; /* of them */
+	bool *marked;   /* per table row (Space), NULL until the first mark */
+	size_t nmarked;
+	size_t sort_col;
+	bool sort_desc;
+
+	struct trex_regex *filter;
+	char filter_text[TREX_PROMPT_MAX];
+	struct trex_regex *search;
+	char search_text[TREX_PROMPT_MAX];
+	size_t search_origin; /* selection when the search prompt opened */
+
+	size_t sel, top; /* positions in rows[] */
+	size_t hcol;     /* scrollable columns scrolled off on the left */
+	bool reveal_sort; /* scroll the sort column into view at the next draw */
+	int body_h;      /* rows of the body at the last draw */
+	int *width;         /* per column: the widest cell (title and sort mark included) */
+	int name_max;       /* the longest name (bytes), title included */
+	int *col_x, *col_w; /* last draw: screen x and width per column, -1: hidden */
+	int header_y;       /* screen row of the column titles at the last draw */
+	size_t pct_col;     /* a *_pct column colours hot names; ncols: none */
+	char error[TREX_PROMPT_MAX + 64]; /* a bad pattern, shown while its prompt is open */
+
+	char label[TREX_PROMPT_MAX + 64]; /* prompt labels must outlive the prompt */
+	char path[TREX_PROMPT_MAX];       /* export path waiting for "overwrite?" */
+};
+
+/* Sets up tv (zeroed by the caller) for ops and hooks. */
+void table_view_init(struct table_view *tv, struct trex_ui_ctx *ctx,
+                     const struct trex_view_ops *ops, const struct table_view_hooks *hooks);
+
+/* Shows t (taken over, also on failure) titled title. The sort column is
+ * kept when t has a column of the same key, else sort_key (NULL: table
+ * order) with desc; the filter is kept and re-applied; the selection goes
+ * to the first row. false when out of memory (ctx->msg says so). */
+bool table_view_set_table(struct table_view *tv, struct trex_table *t, const char *title,
+                          const char *sort_key, bool desc);
+
+/* The table row under the selection bar, or (size_t)-1 when none. */
+size_t table_view_selected(const struct table_view *tv);
+/* The name of table row r as shown (folded when names are shortened). */
+const char *table_view_name(struct table_view *tv, size_t r);
+
+/* The generic parts of the ops. */
+enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a);
+void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
+void table_view_free(struct trex_view *v);
+enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned long bstate);
+
+#endif

@@ -1,0 +1,135 @@
+/* The categories breakdown and the GPU-time accounting in table views.
+ * GPU time has ~25 metrics per device and few devices, so it is shown
+ * transposed (one row per metric, one column per device) to be readable
+ * at 80x24; export writes the per-device table the CLI prints. */
+#include "config.h"
+
+#include "trex/ui/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "table_view.h"
+#include "trex/analysis/categories.h"
+#include "trex/analysis/gpu_time.h"
+
+#define GPU_LABEL_COLS 2 /* rank, device */
+
+static const struct trex_view_ops categories_ops = {
+    .name = "categories",
+    .keymap = TREX_KEYMAP_TABLE,
+    .supports = trex_table_view_supports,
+    .dispatch = table_view_dispatch,
+    .draw = table_view_draw,
+    .free = table_view_free,
+    .mouse = table_view_mouse,
+};
+
+struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx)
+{
+	struct table_view *tv = calloc(1, sizeof(*tv));
+	struct trex_category_opts opts = {.set = ctx->catset, .bar = true};
+	struct trex_table t;
+	struct trex_error err;
+
+	if (!tv) {
+		trex_ui_message(ctx, "out of memory");
+		return NULL;
+	}
+	table_view_init(tv, ctx, &categories_ops, NULL);
+	if (trex_categories_table(ctx->idx, &opts, &t, &err) != TREX_OK) {
+		trex_ui_message(ctx, "categories: %s", err.message);
+		table_view_free(&tv->base);
+		return NULL;
+	}
+	if (!table_view_set_table(tv, &t,
+	                          ctx->catset ? "categories (--schema rules)" : "categories",
+	                          "total_ns", true)) {
+		table_view_free(&tv->base);
+		return NULL;
+	}
+	return &tv->base;
+}
+
+/* ---- GPU time ------------------------------------------------------------------------- */
+
+struct gpu_time_view {
+	struct table_view tv;
+	struct trex_table wide;    /* one row per device, as the CLI prints it */
+	enum trex_col_type *types; /* per metric (row of the shown table) */
+};
+
+static enum trex_col_type gpu_cell_type(const struct table_view *tv, size_t row, size_t col)
+{
+	const struct gpu_time_view *gv = (const struct gpu_time_view *)tv;
+
+	if (col == 0)
+		return TREX_COL_TEXT;
+	/* the transposed cells hold numbers, counts included */
+	return gv->types[row] == TREX_COL_COUNT ? TREX_COL_NUMBER : gv->types[row];
+}
+
+static const struct trex_table *gpu_export(struct table_view *tv, const size_t **rows, size_t *n)
+{
+	struct gpu_time_view *gv = (struct gpu_time_view *)tv;
+
+	*rows = NULL;
+	*n = gv->wide.nrows;
+	return &gv->wide;
+}
+
+static void gpu_free(struct table_view *tv)
+{
+	struct gpu_time_view *gv = (struct gpu_time_view *)tv;
+
+	trex_table_free(&gv->wide);
+	free(gv->types);
+}
+
+static const struct table_view_hooks gpu_hooks = {
+    .free = gpu_free,
+    .cell_type = gpu_cell_type,
+    .export_table = gpu_export,
+};
+
+static const struct trex_view_ops gpu_time_ops = {
+    .name = "gpu-time",
+    .keymap = TREX_KEYMAP_TABLE,
+    .supports = trex_table_view_supports,
+    .dispatch = table_view_dispatch,
+    .draw = table_view_draw,
+    .free = table_view_free,
+    .mouse = table_view_mouse,
+};
+
+struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx)
+{
+	struct gpu_time_view *gv = calloc(1, sizeof(*gv));
+	struct trex_table tall;
+	struct trex_error err;
+	char title[96];
+
+	if (!gv) {
+		trex_ui_message(ctx, "out of memory");
+		return NULL;
+	}
+	table_view_init(&gv->tv, ctx, &gpu_time_ops, &gpu_hooks);
+	if (trex_gpu_time_table(ctx->idx, &gv->wide, &err) != TREX_OK) {
+		trex_ui_message(ctx, "GPU time: %s", err.message);
+		free(gv);
+		return NULL;
+	}
+	if (trex_table_transpose(&gv->wide, GPU_LABEL_COLS, &tall, &gv->types, &err) != TREX_OK) {
+		trex_ui_message(ctx, "GPU time: %s", err.message);
+		trex_table_free(&gv->wide);
+		free(gv);
+		return NULL;
+	}
+	snprintf(title, sizeof(title), "GPU time of %zu device%s", gv->wide.nrows,
+	         gv->wide.nrows == 1 ? "" : "s");
+	if (!table_view_set_table(&gv->tv, &tall, title, NULL, false)) {
+		table_view_free(&gv->tv.base);
+		return NULL;
+	}
+	return &gv->tv.base;
+}
