@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "trex/analysis/search.h"
 #include "trex/core/kind.h"
 
 #define LABEL_MIN_CELLS 3 /* a name is written into a bar of at least this many cells */
@@ -60,6 +61,20 @@ static struct trex_tmap tmap_of(const struct timeline_view *tv, int cols)
 	return (struct trex_tmap){tv->win.t0, tv->win.span, cols > 0 ? cols : 1};
 }
 
+/* The largest |time - origin| in the window, saturated. */
+static int64_t axis_max_abs(const struct timeline_view *tv, int64_t origin)
+{
+	__int128 a = (__int128)tv->win.t0 - origin, b = a + tv->win.span;
+
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	if (b > a)
+		a = b;
+	return a > INT64_MAX ? INT64_MAX : (int64_t)a;
+}
+
 static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay)
 {
 	struct trex_term *term = tv->base.ctx->term;
@@ -77,6 +92,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 		snprintf(label + strlen(label), sizeof(label) - strlen(label), "/col");
 	trex_draw_text(win, term, r->y, lay->axis_label.x + 1, label, lay->axis_label.w - 2);
 	trex_axis_choose(&m, AXIS_LABEL_CELLS, &ax);
+	trex_axis_fit_unit(&ax, axis_max_abs(tv, origin));
 	k = (int64_t)(((__int128)tv->win.t0 - origin) / ax.step);
 	/* at most one tick per column; stop where times leave int64 */
 	for (int n = 0; n <= r->w; n++, k++) {
@@ -125,6 +141,15 @@ static void row_name(struct timeline_view *tv, const struct tl_row *row, char *b
 		snprintf(buf, size, " %s %s %s",
 		         tv->rows.process_collapsed[row->id] ? closed : open,
 		         trex_index_str(idx, p->pid), trex_index_str(idx, p->name));
+	} else if (row->kind == TL_ROW_COUNTER ||
+	           (row->kind == TL_ROW_INSTANTS &&
+	            trex_index_track(idx, row->id)->lane_count == 0)) {
+		const struct trex_track *t = trex_index_track(idx, row->id);
+		const char *name = trex_index_str(idx, t->name);
+
+		snprintf(buf, size, "   %s", name && *name ? name : trex_index_str(idx, t->tid));
+	} else if (row->kind == TL_ROW_INSTANTS) {
+		snprintf(buf, size, "     instants");
 	} else {
 		const struct trex_lane *l = trex_index_lane(idx, row->id);
 		const struct trex_track *t = trex_index_track(idx, l->track);
@@ -170,18 +195,47 @@ static void draw_cell(struct timeline_view *tv, WINDOW *win, int y, int x, struc
 	}
 }
 
-/* The glyph of column c of a lane; *single is the one slice in it, if so. */
-static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_lane *lane,
-                                    const struct trex_tmap *m, int c, uint32_t *single)
+/* Whether a search match touches [lo, hi) of lane (two binary searches). */
+static bool match_in(const struct trex_search *s, uint32_t lane, int64_t lo, int64_t hi)
+{
+	uint32_t b, e;
+
+	trex_search_lane_range(s, lane, lo, hi, &b, &e);
+	return e > b;
+}
+
+/* The slices of lane touching [lo, hi): all of them, or the filter's. */
+static void cell_of(struct timeline_view *tv, const struct trex_lane *lane, uint32_t lane_id,
+                    int64_t lo, int64_t hi, struct trex_cell_info *cell)
 {
 	const struct trex_index *idx = tv->base.ctx->idx;
-	struct trex_cell cell;
+	uint32_t n, b, e;
+	const uint32_t *ids;
+
+	if (!tv->filter) {
+		trex_lane_cell(idx, lane, lo, hi, cell);
+		return;
+	}
+	ids = trex_search_lane(tv->filter, lane_id, &n);
+	trex_search_lane_range(tv->filter, lane_id, lo, hi, &b, &e);
+	trex_ids_cell(idx, ids, b, e, lo, hi, cell);
+}
+
+/* The glyph of column c of a lane; *single is the one slice in it, if so,
+ * and *hit whether a search match is in it. */
+static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_lane *lane,
+                                    uint32_t lane_id, const struct trex_tmap *m, int c,
+                                    uint32_t *single, bool *hit)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+	struct trex_cell_info cell;
 	int64_t lo, hi, xb, xe;
 	const struct trex_slice *s;
 
 	*single = TREX_NONE;
 	trex_tmap_cell(m, c, &lo, &hi);
-	trex_lane_cell(idx, lane, lo, hi, &cell);
+	cell_of(tv, lane, lane_id, lo, hi, &cell);
+	*hit = tv->search && cell.count > 0 && match_in(tv->search, lane_id, lo, hi);
 	if (cell.count != 1)
 		return trex_glyph_busy(cell.count ? (cell.busy > 0 ? cell.busy : 1) : 0, hi - lo);
 	*single = cell.first;
@@ -191,7 +245,8 @@ static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_
 	return trex_glyph_single(xb, xe > xb ? xe : xb + 1, c);
 }
 
-static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint32_t fallback_slice)
+static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint32_t fallback_slice,
+                                bool hit)
 {
 	const struct trex_index *idx = tv->base.ctx->idx;
 	uint32_t id = single != TREX_NONE ? single : fallback_slice;
@@ -200,7 +255,14 @@ static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint3
 		return TREX_ROLE_SLICE_OTHER;
 	if (id == tv->selected)
 		return TREX_ROLE_CURSOR;
+	if (hit)
+		return TREX_ROLE_SEARCH_MATCH;
 	return timeline_slice_role(idx, trex_index_slice(idx, id));
+}
+
+static bool is_match(struct timeline_view *tv, uint32_t id)
+{
+	return tv->search && trex_search_slice_matches(tv->search, id);
 }
 
 /* Writes slice names into runs of full cells of one slice. */
@@ -220,8 +282,8 @@ static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const stru
 			run++;
 		if (run >= LABEL_MIN_CELLS) {
 			const struct trex_slice *s = trex_index_slice(idx, full[c]);
-			unsigned long a =
-			    trex_term_attr(tv->base.ctx->term, cell_role(tv, full[c], full[c]));
+			unsigned long a = trex_term_attr(
+			    tv->base.ctx->term, cell_role(tv, full[c], full[c], is_match(tv, full[c])));
 
 			wattrset(win, (int)a);
 			trex_draw_text(win, tv->base.ctx->term, y, r->x + c,
@@ -231,23 +293,108 @@ static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const stru
 	}
 }
 
-static void draw_lane(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
-                      const struct trex_lane *lane)
+/* An instant tick in an empty cell of a thread's top lane (not under a
+ * filter: instants are not slices and never match one). */
+static void draw_instant(struct timeline_view *tv, WINDOW *win, int y, int x,
+                         const struct trex_lane *lane, const struct trex_tmap *m, int c)
 {
+	const struct trex_index *idx = tv->base.ctx->idx;
+	int64_t lo, hi;
+
+	if (lane->depth != 0 || tv->filter ||
+	    trex_index_track(idx, lane->track)->instant_count == 0)
+		return;
+	trex_tmap_cell(m, c, &lo, &hi);
+	if (trex_track_instants_in(idx, lane->track, lo, hi) > 0)
+		trex_draw_glyph(win, tv->base.ctx->term, y, x, L'\x2502', '|',
+		                trex_term_bar_attr(tv->base.ctx->term, TREX_ROLE_SLICE_OTHER));
+}
+
+static void draw_lane(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
+                      uint32_t lane_id)
+{
+	const struct trex_lane *lane = trex_index_lane(tv->base.ctx->idx, lane_id);
 	struct trex_tmap m = tmap_of(tv, r->w);
 	uint32_t *full = tv->cell_slice;
 	uint32_t last = TREX_NONE;
 
 	for (int c = 0; c < r->w; c++) {
 		uint32_t single;
-		struct trex_glyph g = lane_glyph(tv, lane, &m, c, &single);
+		bool hit;
+		struct trex_glyph g = lane_glyph(tv, lane, lane_id, &m, c, &single, &hit);
 
 		if (single != TREX_NONE)
 			last = single;
 		full[c] = g.kind == TREX_GLYPH_FULL && single != TREX_NONE ? single : TREX_NONE;
-		draw_cell(tv, win, y, r->x + c, g, cell_role(tv, single, last));
+		if (g.kind == TREX_GLYPH_EMPTY)
+			draw_instant(tv, win, y, r->x + c, lane, &m, c);
+		else
+			draw_cell(tv, win, y, r->x + c, g, cell_role(tv, single, last, hit));
 	}
 	draw_labels(tv, win, y, r, full);
+}
+
+/* Every instant of a track: a tick where one falls in the cell, a heavy
+ * tick where several do (two binary searches per cell). */
+static void draw_instants(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
+                          uint32_t track)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+	struct trex_term *term = tv->base.ctx->term;
+	struct trex_tmap m = tmap_of(tv, r->w);
+	unsigned long attr = trex_term_bar_attr(term, TREX_ROLE_SLICE_OTHER);
+
+	for (int c = 0; c < r->w; c++) {
+		int64_t lo, hi;
+		uint32_t n;
+
+		trex_tmap_cell(&m, c, &lo, &hi);
+		n = trex_track_instants_in(idx, track, lo, hi);
+		if (n == 1)
+			trex_draw_glyph(win, term, y, r->x + c, L'\x2502', '|', attr);
+		else if (n > 1)
+			trex_draw_glyph(win, term, y, r->x + c, L'\x2503', '!', attr);
+	}
+}
+
+/* The exact peak of a series in [lo, hi): its peaks structure is built at
+ * the first draw; without memory for it, the sampled maximum. */
+static bool counter_value(struct timeline_view *tv, uint32_t track, int64_t lo, int64_t hi,
+                          double *v)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+	struct trex_counter_peaks *p = tv->peaks ? &tv->peaks[track] : NULL;
+
+	if (p && !p->idx)
+		trex_counter_peaks_build(idx, track, p, NULL);
+	if (p && (p->table || p->count == 0))
+		return trex_counter_peaks_cell(p, lo, hi, v);
+	return trex_counter_cell(idx, track, lo, hi, v);
+}
+
+/* A counter series as a sparkline: per cell the largest value in force,
+ * as an eighth block scaled to the series' min..max. */
+static void draw_counter(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
+                         uint32_t track)
+{
+	static const char ascii_levels[] = " _.-:=+*#";
+	struct trex_term *term = tv->base.ctx->term;
+	struct trex_tmap m = tmap_of(tv, r->w);
+	unsigned long attr = trex_term_bar_attr(term, TREX_ROLE_SLICE_OTHER);
+	double min = tv->rows.counter_min[track], max = tv->rows.counter_max[track];
+
+	for (int c = 0; c < r->w; c++) {
+		int64_t lo, hi;
+		double v;
+		int level;
+
+		trex_tmap_cell(&m, c, &lo, &hi);
+		if (!counter_value(tv, track, lo, hi, &v))
+			continue;
+		level = trex_spark_level(v, min, max);
+		trex_draw_glyph(win, term, y, r->x + c, (wchar_t)(0x2580 + level), ascii_levels[level],
+		                attr);
+	}
 }
 
 static void scroll_to_cursor(struct timeline_view *tv)
@@ -264,7 +411,8 @@ static void scroll_to_cursor(struct timeline_view *tv)
 
 static enum trex_role name_role(const struct tl_row *row)
 {
-	return row->kind == TL_ROW_LANE ? TREX_ROLE_TRACK_NAME : TREX_ROLE_TRACK_GROUP;
+	return row->kind == TL_ROW_FILE || row->kind == TL_ROW_PROCESS ? TREX_ROLE_TRACK_GROUP
+	                                                                : TREX_ROLE_TRACK_NAME;
 }
 
 static void draw_rows(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay)
@@ -289,8 +437,11 @@ static void draw_rows(struct timeline_view *tv, WINDOW *win, const struct trex_l
 		trex_draw_fill(win, y, lay->names.x, lay->names.w, trex_term_attr(term, role));
 		trex_draw_text(win, term, y, lay->names.x, name, lay->names.w);
 		if (row->kind == TL_ROW_LANE)
-			draw_lane(tv, win, y, &lay->timeline,
-			          trex_index_lane(tv->base.ctx->idx, row->id));
+			draw_lane(tv, win, y, &lay->timeline, row->id);
+		else if (row->kind == TL_ROW_COUNTER)
+			draw_counter(tv, win, y, &lay->timeline, row->id);
+		else if (row->kind == TL_ROW_INSTANTS)
+			draw_instants(tv, win, y, &lay->timeline, row->id);
 	}
 }
 
@@ -307,23 +458,53 @@ static int64_t rel(int64_t t, int64_t origin)
 	return clamp64((__int128)t - origin);
 }
 
+/* "  /gemm 3/41  FILTER: nccl" after the visible range. */
+static void search_status(struct timeline_view *tv, char *buf, size_t size)
+{
+	size_t len = strlen(buf);
+
+	if (tv->search && len < size) {
+		uint32_t n = trex_search_count(tv->search);
+		struct trex_search_pos p;
+
+		if (tv->selected != TREX_NONE && trex_search_slice_matches(tv->search, tv->selected)) {
+			p = trex_search_pos_of(tv->base.ctx->idx, tv->selected);
+			len += (size_t)snprintf(buf + len, size - len, "  /%s %u/%u",
+			                        trex_search_pattern(tv->search),
+			                        trex_search_rank(tv->search, &p) + 1, n);
+		} else {
+			len += (size_t)snprintf(buf + len, size - len, "  /%s %u",
+			                        trex_search_pattern(tv->search), n);
+		}
+	}
+	if (tv->filter && len < size)
+		snprintf(buf + len, size - len, "  FILTER: %s", trex_search_pattern(tv->filter));
+}
+
 static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r)
 {
 	const struct trex_index *idx = tv->base.ctx->idx;
 	int64_t origin = trex_index_start(idx);
 	char a[32], b[32], c[32], left1[160], right1[128], left2[512] = "";
 
-	trex_format_ns(rel(tv->win.t0, origin), a, sizeof(a));
-	trex_format_ns(clamp64((__int128)tv->win.t0 + tv->win.span - origin), b, sizeof(b));
+	int64_t per_col = tv->win.span / (tv->cols > 0 ? tv->cols : 1);
+
+	trex_format_time(rel(tv->win.t0, origin), per_col, a, sizeof(a));
+	trex_format_time(clamp64((__int128)tv->win.t0 + tv->win.span - origin), per_col, b,
+	                 sizeof(b));
 	trex_format_ns(tv->win.span, c, sizeof(c));
 	snprintf(left1, sizeof(left1), " %s .. %s (%s)", a, b, c);
-	trex_format_ns(tv->win.span / (tv->cols > 0 ? tv->cols : 1), a, sizeof(a));
-	trex_format_ns(rel(tv->cursor, origin), b, sizeof(b));
+	search_status(tv, left1, sizeof(left1));
+	/* the prompt covers the message row: show the live count or error here */
+	if (tv->base.ctx->prompt.active && tv->base.ctx->msg[0])
+		snprintf(left1, sizeof(left1), " %.150s", tv->base.ctx->msg);
+	trex_format_ns(per_col, a, sizeof(a));
+	trex_format_time(rel(tv->cursor, origin), per_col, b, sizeof(b));
 	snprintf(right1, sizeof(right1), "cursor %s  %s/col ", b, a);
 	if (tv->selected != TREX_NONE) {
 		const struct trex_slice *s = trex_index_slice(idx, tv->selected);
 
-		trex_format_ns(rel(s->ts, origin), a, sizeof(a));
+		trex_format_time(rel(s->ts, origin), per_col, a, sizeof(a));
 		trex_format_ns(s->dur, b, sizeof(b));
 		snprintf(left2, sizeof(left2), " %s  start %s  dur %s",
 		         trex_index_str(idx, s->name), a, b);
@@ -346,16 +527,21 @@ static bool ensure_cells(struct timeline_view *tv, int w)
 	return true;
 }
 
-void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay)
+void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *full)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
+	struct trex_layout with_pane = *full;
+	const struct trex_layout *lay = &with_pane;
 
+	tl_details_layout(tv, &with_pane);
 	if (!ensure_cells(tv, lay->timeline.w))
 		return;
 	tv->body_h = lay->names.h;
+	tv->lay = *lay;
 	tv->cols = lay->timeline.w;
 	draw_header(tv, win, &lay->header);
 	draw_axis(tv, win, lay);
 	draw_rows(tv, win, lay);
 	draw_status(tv, win, &lay->status);
+	tl_details_draw(tv, win, lay);
 }

@@ -9,7 +9,12 @@
 
 #include "trex/core/index.h"
 
-enum tl_row_kind { TL_ROW_FILE, TL_ROW_PROCESS, TL_ROW_LANE };
+struct trex_search;
+
+/* TL_ROW_COUNTER: one counter series (id: its track), drawn as a sparkline.
+ * TL_ROW_INSTANTS: every instant of a track (id: the track), as ticks, under
+ * the track's lanes; slices hide nothing there. */
+enum tl_row_kind { TL_ROW_FILE, TL_ROW_PROCESS, TL_ROW_LANE, TL_ROW_COUNTER, TL_ROW_INSTANTS };
 
 struct tl_row {
 	uint8_t kind; /* enum tl_row_kind */
@@ -21,6 +26,11 @@ struct tl_rows {
 	size_t n, cap;
 	bool *file_collapsed;    /* per file */
 	bool *process_collapsed; /* per process */
+	/* Set before tl_rows_build: only lanes with a match (and processes
+	 * holding one) get rows; counters and instants are left out. NULL:
+	 * everything. */
+	const struct trex_search *filter;
+	double *counter_min, *counter_max; /* per track: the series' range */
 };
 
 /* Allocates the collapsed flags (all expanded) and builds the rows.
@@ -31,5 +41,7 @@ bool tl_rows_build(struct tl_rows *r, const struct trex_index *idx);
 void tl_rows_free(struct tl_rows *r);
 /* The row index of (kind, id), or the closest row before it; 0 if none. */
 size_t tl_rows_find(const struct tl_rows *r, enum tl_row_kind kind, uint32_t id);
+/* The row index of (kind, id), or r->n when it has no row. */
+size_t tl_rows_lookup(const struct tl_rows *r, enum tl_row_kind kind, uint32_t id);
 
 #endif

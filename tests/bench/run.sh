@@ -102,6 +102,42 @@ bench_file() {
 	fi
 }
 
+# Timeline redraw and search timings (tests/bench/redraw.c and search.c,
+# built by `make bench`) on the traces of 1M events and more.
+ui_bench() {
+	if [ ! -x "$builddir/tests/bench/redraw" ] || [ ! -x "$builddir/tests/bench/search" ]; then
+		echo "note: tests/bench/redraw or search not built: skipped" >&2
+		return 0
+	fi
+	echo "## Timeline redraw (200x60, median of 20) and search (median of 5)"
+	for n in $sizes; do
+		[ "$n" -ge 1000000 ] || continue
+		make_trace "$n"
+		echo
+		TERM=xterm-256color LC_ALL=C.UTF-8 "$builddir/tests/bench/redraw" "$plain" 200x60 20 \
+			</dev/null
+		echo
+		"$builddir/tests/bench/search" "$plain" 5
+	done
+	echo
+}
+
+# Triage tables (tests/bench/tables.c, built by `make bench`): the kernels
+# table, each regrouping and re-sort after a load, on the largest trace.
+tables_bench() {
+	if [ ! -x "$builddir/tests/bench/tables" ]; then
+		echo "note: tests/bench/tables not built: skipped" >&2
+		return 0
+	fi
+	last=
+	for n in $sizes; do last=$n; done
+	make_trace "$last"
+	echo "## Triage tables on $(basename "$plain") (median of $runs)"
+	echo
+	"$builddir/tests/bench/tables" "$plain" --runs "$runs"
+	echo
+}
+
 mkdir -p "$data"
 : > "$results"
 info=$(machine_info)
@@ -143,4 +179,7 @@ echo "Peak RSS: ru_maxrss of the command (wait4), the largest of its runs. trex"
 echo "mmaps a plain trace, so its pages count in RSS: RSS-file subtracts the"
 echo "file size. gzip input is streamed; MB/s raw is the decompressed rate."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
+echo
+ui_bench
+tables_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

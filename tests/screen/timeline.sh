@@ -81,6 +81,96 @@ check_screen "back to 40x12: the timeline" screen_wait 'trex: demo'
 screen_keys q
 check_screen "q quits from the small screen" screen_wait 'EXIT=0'
 
+# Instants: every one shows, in an "instants" row under its thread's lanes
+# (also where slices cover them) or, for a thread with no slices, in the
+# thread's own row. tick_cols FILE ROW_NAME: the timeline columns of the
+# ticks on the first row whose name starts with ROW_NAME; want_cols W NS...: floor(ns * w / span) per instant,
+# over the fit-all window of the trace (0 .. 1 ms), computed here.
+tick_cols() {
+	"$PYTHON3" - "$1" "$2" <<'EOF'
+import sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.rstrip("\n")
+    sep = "\u2502" if "\u2502" in line else "|"
+    if line.split(sep)[0].rstrip().startswith(sys.argv[2]):
+        body = line.split(sep, 1)[1]
+        print(" ".join(str(i) for i, ch in enumerate(body) if ch in "\u2502\u2503|!"))
+        break
+EOF
+}
+want_cols() {
+	"$PYTHON3" -c 'import sys
+w = int(sys.argv[1])
+print(" ".join(str(int(ns) * w // 1000000) for ns in sys.argv[2:]))' "$@"
+}
+inst=$TREX_SRCDIR/tests/data/instants.json
+for size in "80 24" "160 48" "40 12"; do
+	set -- $size
+	screen_dump "$1" "$2" "$TEST_TMP/inst.txt" "$inst"
+	# the timeline's width: the screen less the names column and its border
+	names=$(sed -n 3p "$TEST_TMP/inst.txt" | sed 's/│.*//' | wc -m)
+	w=$(($1 - names))
+	got=$(tick_cols "$TEST_TMP/inst.txt" "   quiet")
+	want=$(want_cols "$w" 500000 950000)
+	if [ "$got" = "$want" ]; then ok "$1x$2: a thread with only instants shows them all ($want)"; else not_ok "$1x$2: a thread with only instants shows them all (got '$got', want '$want')"; diag_file "$TEST_TMP/inst.txt" "$2"; fi
+	got=$(tick_cols "$TEST_TMP/inst.txt" "     insta") # narrow: "insta"
+	want=$(want_cols "$w" 250000 750000)
+	if [ "$got" = "$want" ]; then ok "$1x$2: instants under slices show in the instants row ($want)"; else not_ok "$1x$2: instants under slices show in the instants row (got '$got', want '$want')"; diag_file "$TEST_TMP/inst.txt" "$2"; fi
+done
+screen_dump 80 24 "$TEST_TMP/inst.txt" --ascii "$inst"
+got=$(tick_cols "$TEST_TMP/inst.txt" "   quiet")
+if [ "$got" = "$(want_cols 62 500000 950000)" ]; then ok "ASCII: instant ticks are |"; else not_ok "ASCII: instant ticks are | (got '$got')"; diag_file "$TEST_TMP/inst.txt" 24; fi
+# a filter shows slices only: the instants rows go
+screen_dump 80 24 "$TEST_TMP/inst.txt" "$inst" --script '\ o u t e r <Enter>'
+if ! grep -q '^     instants' "$TEST_TMP/inst.txt" && grep -q '^   busy' "$TEST_TMP/inst.txt"; then ok "under a filter the instants rows are hidden"; else not_ok "under a filter the instants rows are hidden"; diag_file "$TEST_TMP/inst.txt" 24; fi
+
+# The corpus trace with 12,840 instants on two threads: each thread's
+# instants row has a tick in exactly the columns Python finds an instant in.
+RESNET=$TREX_CORPUS/kineto/kineto_tb_resnet50_2021/worker0.1623143089861.pt.trace.json.gz
+if have_corpus && [ -f "$RESNET" ]; then
+	screen_dump 200 70 "$TEST_TMP/resnet.txt" "$RESNET"
+	names=$(sed -n 3p "$TEST_TMP/resnet.txt" | sed 's/│.*//' | wc -m)
+	w=$((200 - names))
+	"$TREX" info -q --format=json "$RESNET" | sed -n 's/^{"start_ns": \([0-9]*\), "end_ns": \([0-9]*\),.*/\1 \2/p' >"$TEST_TMP/span"
+	read -r t0 t1 <"$TEST_TMP/span"
+	"$PYTHON3" - "$RESNET" "$t0" "$t1" "$w" "$TEST_TMP/resnet.txt" <<'EOF' >"$TEST_TMP/resnet.tap"
+import gzip, json, sys
+from decimal import Decimal
+path, t0, t1, w, dump = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+ev = json.loads(gzip.open(path).read(), parse_float=Decimal)["traceEvents"]
+want, count = {}, {}
+for e in ev:
+    if e.get("ph") in ("i", "I") and e.get("s", "t") == "t":
+        col = (int(Decimal(e["ts"]) * 1000) - t0) * w // (t1 - t0)
+        want.setdefault(str(e["tid"]), set()).add(col)
+        count[str(e["tid"])] = count.get(str(e["tid"]), 0) + 1
+lines = open(dump, encoding="utf-8").read().split("\n")
+for tid, cols in sorted(want.items()):
+    # the thread's row, then the first "instants" row after it
+    start = [i for i, l in enumerate(lines) if l.startswith("   thread " + tid)]
+    rows = [i for i in range(start[0], len(lines)) if lines[i].startswith("     instants")] if start else []
+    if not rows:
+        print("not ok - resnet: thread %s has an instants row" % tid)
+        continue
+    body = lines[rows[0]].split("\u2502", 1)[1]
+    got = {i for i, ch in enumerate(body) if ch in "\u2502\u2503"}
+    cols = {c for c in cols if 0 <= c < w}
+    print("%s - resnet: thread %s: %d instants in %d columns" % ("ok" if got == cols else "not ok", tid, count[tid], len(cols)))
+    if got != cols:
+        print("# missing %s extra %s" % (sorted(cols - got)[:10], sorted(got - cols)[:10]))
+EOF
+	while IFS= read -r line; do
+		case $line in
+		'ok - '*) ok "${line#ok - }" ;;
+		'not ok - '*) not_ok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$TEST_TMP/resnet.tap"
+	[ -s "$TEST_TMP/resnet.tap" ] || not_ok "resnet: the instants check ran"
+else
+	skip "instants of the resnet corpus trace" "no corpus"
+fi
+
 # A corpus trace.
 if have_corpus; then
 	trace=$(corpus_traces | grep kineto | head -n 1)

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trex/load/loader.h"
@@ -136,6 +137,55 @@ Test(layout, axis_steps_are_1_2_5_and_labels_fit)
 	cr_assert_str_eq(buf, "10s");
 }
 
+Test(layout, axis_labels_far_from_the_origin_use_a_larger_unit)
+{
+	struct trex_tmap m = {43290000000LL, 3280000, 110};
+	struct trex_axis ax;
+	char buf[32];
+
+	trex_axis_choose(&m, 10, &ax);
+	cr_assert_eq(ax.step, 500000); /* 500 us */
+	trex_axis_label(&ax, 43290500000LL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "43290500us", "before: the step's unit");
+	trex_axis_fit_unit(&ax, 43293280000LL);
+	trex_axis_label(&ax, 43290500000LL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "43.2905s");
+	trex_axis_label(&ax, 43291000000LL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "43.2910s", "the same decimals on every label");
+
+	/* near the origin nothing changes */
+	m = (struct trex_tmap){0, 56200000, 62};
+	trex_axis_choose(&m, 10, &ax);
+	trex_axis_fit_unit(&ax, 56200000);
+	trex_axis_label(&ax, 20000000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "20ms");
+	/* 5 ms in, 100 ns steps: ms with four decimals */
+	ax = (struct trex_axis){100, 1, 0};
+	trex_axis_fit_unit(&ax, 5001000);
+	trex_axis_label(&ax, 5000100, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "5.0001ms");
+}
+
+Test(layout, format_time_to_the_resolution)
+{
+	char buf[32];
+
+	trex_format_time(41399050000LL, 44500, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "41.39905 s");
+	trex_format_time(28100000, 906000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "28.1 ms");
+	trex_format_time(0, 906000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "0 ns");
+	trex_format_time(1234, 1, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.234 us");
+	trex_format_time(999, 1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "999 ns");
+	trex_format_time(-1500000, 100000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "-1.5 ms");
+	trex_format_time(INT64_MIN, 0, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "-9223372036.854775808 s");
+}
+
 Test(layout, format_ns_three_digits)
 {
 	char buf[32];
@@ -208,7 +258,7 @@ Test(layout, lane_cells_count_and_busy_time)
 	         "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
 	         "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":4}]");
 	const struct trex_lane *lane = trex_index_lane(idx, 0);
-	struct trex_cell cell;
+	struct trex_cell_info cell;
 
 	cr_assert_eq(lane->count, 3);
 	trex_lane_cell(idx, lane, 0, 1000, &cell); /* before a: a ends at 2000 */
@@ -224,5 +274,167 @@ Test(layout, lane_cells_count_and_busy_time)
 	trex_lane_cell(idx, lane, 0, 10000, &cell);
 	cr_assert_eq(cell.count, 3);
 	cr_assert_eq(cell.busy, 6000);
+	trex_index_free(idx);
+}
+
+Test(layout, filtered_cells_over_an_id_subset)
+{
+	/* the same lane; only a and c "match" */
+	struct trex_index *idx =
+	    load("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+	         "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+	         "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":4}]");
+	const struct trex_lane *lane = trex_index_lane(idx, 0);
+	uint32_t ids[] = {lane->first, lane->first + 2};
+	struct trex_cell_info cell;
+
+	trex_ids_cell(idx, ids, 0, 2, 0, 10000, &cell);
+	cr_assert_eq(cell.count, 2);
+	cr_assert_eq(cell.first, lane->first);
+	cr_assert_eq(cell.busy, 5000);
+	trex_ids_cell(idx, ids, 1, 2, 6000, 7000, &cell);
+	cr_assert_eq(cell.count, 1);
+	cr_assert_eq(cell.first, lane->first + 2);
+	cr_assert_eq(cell.busy, 1000);
+	trex_ids_cell(idx, ids, 1, 1, 0, 10000, &cell);
+	cr_assert_eq(cell.count, 0);
+	trex_index_free(idx);
+}
+
+/* The track of kind with the given name. */
+static uint32_t track_named(const struct trex_index *idx, const char *name)
+{
+	for (uint32_t t = 0; t < trex_index_track_count(idx); t++)
+		if (strstr(trex_index_str(idx, trex_index_track(idx, t)->name), name))
+			return t;
+	cr_assert_fail("no track %s", name);
+	return TREX_NONE;
+}
+
+Test(layout, counter_cells_take_the_max_in_force)
+{
+	/* samples (us): 1 -> 5, 2 -> 3, 4 -> 9, 8 -> 0 */
+	struct trex_index *idx = load(
+	    "[{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":1,\"args\":{\"v\":5}},"
+	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":2,\"args\":{\"v\":3}},"
+	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":4,\"args\":{\"v\":9}},"
+	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":8,\"args\":{\"v\":0}}]");
+	uint32_t t = track_named(idx, "mem");
+	double v = -1, lo, hi;
+
+	cr_assert_eq(trex_index_track(idx, t)->kind, TREX_TRACK_COUNTER);
+	cr_assert_not(trex_counter_cell(idx, t, 0, 1000, &v)); /* before the first sample */
+	cr_assert(trex_counter_cell(idx, t, 0, 1001, &v));
+	cr_assert_float_eq(v, 5, 1e-9);
+	cr_assert(trex_counter_cell(idx, t, 2500, 3500, &v)); /* 3 in force, no sample inside */
+	cr_assert_float_eq(v, 3, 1e-9);
+	cr_assert(trex_counter_cell(idx, t, 1500, 8500, &v)); /* 5 in force, then 3, 9, 0 */
+	cr_assert_float_eq(v, 9, 1e-9);
+	cr_assert(trex_counter_cell(idx, t, 9000, 10000, &v));
+	cr_assert_float_eq(v, 0, 1e-9);
+	cr_assert(trex_counter_range(idx, t, &lo, &hi));
+	cr_assert_float_eq(lo, 0, 1e-9);
+	cr_assert_float_eq(hi, 9, 1e-9);
+	cr_assert_eq(trex_spark_level(0, 0, 9), 1);
+	cr_assert_eq(trex_spark_level(9, 0, 9), 8);
+	cr_assert_eq(trex_spark_level(4.5, 0, 9), 5);
+	cr_assert_eq(trex_spark_level(1, 0, 9), 1);
+	cr_assert_eq(trex_spark_level(2, 2, 2), 8); /* flat series: full if positive */
+	cr_assert_eq(trex_spark_level(0, 0, 0), 1);
+	trex_index_free(idx);
+}
+
+Test(layout, instants_in_a_cell)
+{
+	struct trex_index *idx =
+	    load("[{\"ph\":\"X\",\"name\":\"w\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+	         "{\"ph\":\"i\",\"name\":\"i1\",\"pid\":1,\"tid\":1,\"ts\":2,\"s\":\"t\"},"
+	         "{\"ph\":\"i\",\"name\":\"i2\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"t\"},"
+	         "{\"ph\":\"i\",\"name\":\"i3\",\"pid\":1,\"tid\":1,\"ts\":7,\"s\":\"t\"}]");
+	uint32_t t = trex_index_slice(idx, 0)->track;
+
+	cr_assert_eq(trex_index_track(idx, t)->instant_count, 3);
+	cr_assert_eq(trex_track_instants_in(idx, t, 0, 2000), 0);
+	cr_assert_eq(trex_track_instants_in(idx, t, 2000, 3001), 2);
+	cr_assert_eq(trex_track_instants_in(idx, t, 3001, 7000), 0);
+	cr_assert_eq(trex_track_instants_in(idx, t, 0, 10000), 3);
+	trex_index_free(idx);
+}
+
+Test(layout, hits_map_screen_cells_to_rows_and_columns)
+{
+	struct trex_layout l;
+	struct trex_hit h;
+
+	trex_layout_compute(100, 30, &l);
+	h = trex_layout_hit(&l, l.timeline.y + 3, l.timeline.x + 7);
+	cr_assert(h.body);
+	cr_assert_eq(h.row, 3);
+	cr_assert_eq(h.col, 7);
+	h = trex_layout_hit(&l, l.names.y, l.names.x + 1);
+	cr_assert(h.body);
+	cr_assert_eq(h.row, 0);
+	cr_assert_eq(h.col, -1);
+	cr_assert_not(trex_layout_hit(&l, l.header.y, l.timeline.x).body);
+	cr_assert_not(trex_layout_hit(&l, l.status.y, l.timeline.x).body);
+	cr_assert_not(trex_layout_hit(&l, l.timeline.y, l.names.w).body); /* the separator */
+}
+
+Test(layout, details_pane_bottom_right_or_none)
+{
+	struct trex_layout l;
+
+	/* 80x24: a bottom pane of 8 rows; the body keeps 20 - 8 = 12 */
+	trex_layout_compute(80, 24, &l);
+	cr_assert(trex_layout_details(&l));
+	cr_assert_eq(l.details.h, 8);
+	cr_assert_eq(l.details.w, 80);
+	cr_assert_eq(l.names.h, 12);
+	cr_assert_eq(l.timeline.h, 12);
+	cr_assert_eq(l.details.y, l.names.y + l.names.h);
+	cr_assert_eq(l.details.y + l.details.h, l.status.y);
+	/* 200x50: a right pane of 66 columns from the axis row to the status */
+	trex_layout_compute(200, 50, &l);
+	cr_assert(trex_layout_details(&l));
+	cr_assert_eq(l.details.w, 66);
+	cr_assert_eq(l.details.x, 134);
+	cr_assert_eq(l.details.y, l.axis.y);
+	cr_assert_eq(l.details.y + l.details.h, l.status.y);
+	cr_assert_eq(l.timeline.x + l.timeline.w, 134);
+	cr_assert_eq(l.axis.x + l.axis.w, 134);
+	cr_assert_eq(l.names.h, 46);
+	/* 40x12: 4 rows fit, 4 stay */
+	trex_layout_compute(40, 12, &l);
+	cr_assert(trex_layout_details(&l));
+	cr_assert_eq(l.details.h, 4);
+	cr_assert_eq(l.names.h, 4);
+	/* below the minimum screen: no pane */
+	trex_layout_compute(40, 11, &l);
+	cr_assert_not(trex_layout_details(&l));
+	cr_assert_eq(l.details.h, 0);
+}
+
+Test(layout, busy_time_of_crowded_cells_is_sampled_across_the_cell)
+{
+	/* 100 slices: 1 us long every 2 us for 100 us, then 100 back to back (2 us) */
+	char json[40000];
+	size_t n = 0;
+	struct trex_index *idx;
+	struct trex_cell_info cell;
+
+	n += (size_t)snprintf(json + n, sizeof(json) - n, "[");
+	for (int i = 0; i < 200; i++)
+		n += (size_t)snprintf(json + n, sizeof(json) - n,
+		                      "%s{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}",
+		                      i ? "," : "", i < 100 ? 2 * i : 200 + 2 * (i - 100), i < 100 ? 1 : 2);
+	snprintf(json + n, sizeof(json) - n, "]");
+	idx = load(json);
+	trex_lane_cell(idx, trex_index_lane(idx, 0), 0, 200000, &cell);
+	cr_assert_eq(cell.count, 100);
+	cr_assert_eq(cell.busy, 100000); /* half busy, from 16 of 100 */
+	trex_lane_cell(idx, trex_index_lane(idx, 0), 0, 400000, &cell);
+	cr_assert_eq(cell.count, 200);
+	/* 300 us of 400: the sample spans both halves (the first 16 alone would say 200) */
+	cr_assert(cell.busy > 280000 && cell.busy < 320000, "busy %lld", (long long)cell.busy);
 	trex_index_free(idx);
 }

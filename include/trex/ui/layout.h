@@ -24,11 +24,21 @@ struct trex_rect {
 struct trex_layout {
 	bool too_small;
 	struct trex_rect header, axis_label, axis, names, timeline, status;
+	struct trex_rect details; /* the details pane; empty unless trex_layout_details made it */
 };
 
 /* Rectangles for a cols x rows screen. too_small (and empty rectangles)
  * below TREX_UI_MIN_COLS x TREX_UI_MIN_ROWS. */
 void trex_layout_compute(int cols, int rows, struct trex_layout *out);
+
+/* Wider than this, the details pane goes to the right of the timeline. */
+#define TREX_DETAILS_SIDE_COLS 160
+/* Takes the details pane from the body of lay: a right pane of a third of
+ * the width (from the axis row down) when the screen is wider than
+ * TREX_DETAILS_SIDE_COLS, else a bottom pane of a third of the rows. The
+ * pane stays empty when the body left would be under 3 rows (or the pane
+ * under 4); returns whether there is a pane. */
+bool trex_layout_details(struct trex_layout *lay);
 
 /* The visible time window: [t0, t0 + span) over cols cells, span >= 1. */
 struct trex_tmap {
@@ -55,23 +65,60 @@ struct trex_axis {
 	int decimals;
 };
 void trex_axis_choose(const struct trex_tmap *m, int label_cells, struct trex_axis *ax);
+/* Far from the origin a small step gives long labels ("43290500us"): takes
+ * the largest unit (up to s) that max_abs, the largest |label time| on
+ * screen, reaches, with the decimals the step needs ("43.2905s"). */
+void trex_axis_fit_unit(struct trex_axis *ax, int64_t max_abs);
 /* ns (relative to the trace start) as "12.5ms" with ax's unit and decimals. */
 int trex_axis_label(const struct trex_axis *ax, int64_t ns, char *buf, size_t size);
 
 /* A duration or time with 3 significant digits and a unit: "1.23 ms". */
 int trex_format_ns(int64_t ns, char *buf, size_t size);
+/* A time position in its largest unit with the decimals that resolution
+ * (ns, e.g. the time per column) makes meaningful, truncated:
+ * (41399050000, 44500) -> "41.39905 s"; (28100000, 906000) -> "28.1 ms". */
+int trex_format_time(int64_t ns, int64_t resolution, char *buf, size_t size);
 
 /* What one cell of a lane holds: the slices touching [lo, hi), found by
  * two binary searches; busy time is exact for up to TREX_CELL_SCAN_MAX
- * slices and extrapolated beyond, so the cost never depends on trace size. */
-#define TREX_CELL_SCAN_MAX 32
-struct trex_cell {
+ * slices and estimated beyond from that many spread over the cell, so the
+ * cost never depends on trace size. */
+#define TREX_CELL_SCAN_MAX 16
+struct trex_cell_info {
 	uint32_t count; /* slices touching the cell */
 	uint32_t first; /* the first of them (valid when count > 0) */
 	int64_t busy;   /* ns of [lo, hi) covered (estimate past the scan limit) */
 };
 void trex_lane_cell(const struct trex_index *idx, const struct trex_lane *lane, int64_t lo,
-                    int64_t hi, struct trex_cell *cell);
+                    int64_t hi, struct trex_cell_info *cell);
+
+/* The same over a subset of a lane's slices (a filter's matches): ids[begin,
+ * end) are the slices touching [lo, hi), in time order. */
+void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin,
+                   uint32_t end, int64_t lo, int64_t hi, struct trex_cell_info *cell);
+
+/* Instants of track with lo <= ts < hi (two binary searches). */
+uint32_t trex_track_instants_in(const struct trex_index *idx, uint32_t track, int64_t lo,
+                                int64_t hi);
+
+/* A counter series (track) in one cell: the largest value the series holds
+ * in [lo, hi), counting the sample in force at lo. False before the first
+ * sample. Cost is bounded per cell: with more than TREX_CELL_SCAN_MAX
+ * samples in the cell, evenly spaced ones of them are looked at. */
+bool trex_counter_cell(const struct trex_index *idx, uint32_t track, int64_t lo, int64_t hi,
+                       double *value);
+/* Smallest and largest value of a series (false when it has no samples). */
+bool trex_counter_range(const struct trex_index *idx, uint32_t track, double *min, double *max);
+/* Sparkline level 1..8 of v on [min, max] (1 = lowest eighth block). */
+int trex_spark_level(double v, double min, double max);
+
+/* Where a screen position falls: the track body (row index from the top
+ * of names/timeline, and timeline column or -1 over the names), else none. */
+struct trex_hit {
+	bool body;
+	int row, col;
+};
+struct trex_hit trex_layout_hit(const struct trex_layout *lay, int y, int x);
 
 /* How to paint a cell. */
 enum trex_glyph_kind {

@@ -1,0 +1,389 @@
+#include "config.h"
+
+#include "timeline_search.h"
+
+#include <stdlib.h>
+
+#include "trex/analysis/search.h"
+
+#define WHEEL_ROWS 3 /* tracks scrolled per wheel step (tig's mouse-scroll) */
+
+static const struct trex_index *idx_of(struct timeline_view *tv)
+{
+	return tv->base.ctx->idx;
+}
+
+static void drop(struct trex_search **s, const struct trex_search *keep)
+{
+	if (*s != keep)
+		trex_search_free(*s);
+	*s = NULL;
+}
+
+/* pattern compiled under the current filter; NULL with the error shown. */
+static struct trex_search *compile(struct timeline_view *tv, const char *pattern,
+                                   const struct trex_search *within)
+{
+	struct trex_search *s = NULL;
+	struct trex_error err;
+
+	if (trex_search_new(idx_of(tv), pattern, within, &s, &err) != TREX_OK)
+		trex_ui_message(tv->base.ctx, "%s", err.message);
+	return s;
+}
+
+/* ---- n / N --------------------------------------------------------------------------- */
+
+/* Where n/N start from: the selection, else just before/after the cursor. */
+static struct trex_search_pos here(struct timeline_view *tv, int dir)
+{
+	if (tv->selected != TREX_NONE)
+		return trex_search_pos_of(idx_of(tv), tv->selected);
+	if (dir > 0)
+		return (struct trex_search_pos){tv->cursor > INT64_MIN ? tv->cursor - 1 : INT64_MIN,
+		                                UINT32_MAX, UINT32_MAX, UINT32_MAX};
+	return (struct trex_search_pos){tv->cursor, 0, 0, 0};
+}
+
+static void go_match(struct timeline_view *tv, int dir)
+{
+	struct trex_search_pos pos = here(tv, dir);
+	uint32_t id;
+
+	if (!tv->search) {
+		trex_ui_message(tv->base.ctx, "no search: press / first");
+		return;
+	}
+	if (trex_search_count(tv->search) == 0) {
+		trex_ui_message(tv->base.ctx, "no match for /%s", trex_search_pattern(tv->search));
+		return;
+	}
+	id = dir > 0 ? trex_search_next(tv->search, &pos) : trex_search_prev(tv->search, &pos);
+	if (id == TREX_NONE) {
+		pos = dir > 0 ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
+		              : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+		id = dir > 0 ? trex_search_next(tv->search, &pos) : trex_search_prev(tv->search, &pos);
+		trex_ui_message(tv->base.ctx, "search wrapped");
+	}
+	if (id != TREX_NONE)
+		trex_timeline_show_slice(&tv->base, id);
+}
+
+/* ---- the search prompt ------------------------------------------------------------------ */
+
+static void search_changed(struct trex_view *v, const char *text)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+
+	drop(&tv->search, tv->search_saved);
+	tv->base.ctx->msg[0] = '\0';
+	if (!*text)
+		return;
+	tv->search = compile(tv, text, tv->filter);
+	if (tv->search)
+		trex_ui_message(tv->base.ctx, "%u matches", trex_search_count(tv->search));
+}
+
+static void search_submit(struct trex_view *v, const char *text)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+
+	search_changed(v, text);
+	if (*text && !tv->search) { /* a bad pattern: the error stays, the old search too */
+		tv->search = tv->search_saved;
+		tv->search_saved = NULL;
+		return;
+	}
+	drop(&tv->search_saved, tv->search);
+	tv->search_saved = NULL;
+	if (!tv->search)
+		return;
+	/* the status line shows the match (and "/pat i/n"), not the count */
+	if (trex_search_count(tv->search) > 0)
+		tv->base.ctx->msg[0] = '\0';
+	tv->selected = TREX_NONE;
+	go_match(tv, 1);
+}
+
+static void search_cancel(struct trex_view *v)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+
+	drop(&tv->search, tv->search_saved);
+	tv->search = tv->search_saved;
+	tv->search_saved = NULL;
+	tv->base.ctx->msg[0] = '\0';
+}
+
+static void open_search(struct timeline_view *tv)
+{
+	static const struct trex_prompt_spec spec = {
+	    .label = "/",
+	    .history = TREX_PROMPT_HISTORY_SEARCH,
+	    .on_change = search_changed,
+	    .on_submit = search_submit,
+	    .on_cancel = search_cancel,
+	};
+
+	tv->search_saved = tv->search;
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* ---- the filter prompt ------------------------------------------------------------------ */
+
+/* Rows again after the filter changed, the cursor kept on its row if shown. */
+static void rebuild_rows(struct timeline_view *tv)
+{
+	struct tl_row cur = {TL_ROW_FILE, 0};
+	size_t r;
+
+	if (tv->cur_row < tv->rows.n)
+		cur = tv->rows.v[tv->cur_row];
+	tv->rows.filter = tv->filter;
+	if (!tl_rows_build(&tv->rows, idx_of(tv))) {
+		trex_ui_message(tv->base.ctx, "out of memory");
+		return;
+	}
+	r = tl_rows_lookup(&tv->rows, (enum tl_row_kind)cur.kind, cur.id);
+	if (r == tv->rows.n)
+		for (r = 0; r + 1 < tv->rows.n && tv->rows.v[r].kind != TL_ROW_LANE; r++)
+			;
+	tv->cur_row = r < tv->rows.n ? r : 0;
+	if (tv->selected != TREX_NONE && tv->filter &&
+	    !trex_search_slice_matches(tv->filter, tv->selected))
+		tv->selected = TREX_NONE;
+}
+
+/* The search again inside the new filter. */
+static void research(struct timeline_view *tv)
+{
+	struct trex_search *s;
+
+	if (!tv->search)
+		return;
+	s = compile(tv, trex_search_pattern(tv->search), tv->filter);
+	if (s) {
+		trex_search_free(tv->search);
+		tv->search = s;
+	}
+}
+
+static void set_filter(struct timeline_view *tv, struct trex_search *f)
+{
+	drop(&tv->filter, tv->filter_saved);
+	tv->filter = f;
+	rebuild_rows(tv);
+}
+
+static void filter_changed(struct trex_view *v, const char *text)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+	struct trex_search *f = NULL;
+
+	tv->base.ctx->msg[0] = '\0';
+	if (*text && !(f = compile(tv, text, NULL)))
+		return; /* keep the last good filter on screen while the pattern is bad */
+	set_filter(tv, f);
+	if (f)
+		trex_ui_message(tv->base.ctx, "%u slices match", trex_search_count(f));
+}
+
+static void filter_submit(struct trex_view *v, const char *text)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+	struct trex_search *f = NULL;
+
+	if (*text && !(f = compile(tv, text, NULL))) {
+		/* a bad pattern: its error shows, the filter from before comes back */
+		if (tv->filter != tv->filter_saved)
+			set_filter(tv, tv->filter_saved);
+		tv->filter_saved = NULL;
+		return;
+	}
+	set_filter(tv, f);
+	drop(&tv->filter_saved, tv->filter);
+	research(tv);
+	if (f)
+		trex_ui_message(tv->base.ctx, "filter: %u slices match", trex_search_count(f));
+	else
+		trex_ui_message(tv->base.ctx, "filter cleared");
+}
+
+static void filter_cancel(struct trex_view *v)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+	struct trex_search *saved = tv->filter_saved;
+
+	if (tv->filter != saved)
+		set_filter(tv, saved);
+	tv->filter_saved = NULL;
+	tv->base.ctx->msg[0] = '\0';
+}
+
+static void open_filter(struct timeline_view *tv)
+{
+	static const struct trex_prompt_spec spec = {
+	    .label = "filter: ",
+	    .history = TREX_PROMPT_HISTORY_FILTER,
+	    .on_change = filter_changed,
+	    .on_submit = filter_submit,
+	    .on_cancel = filter_cancel,
+	};
+
+	tv->filter_saved = tv->filter;
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* ---- actions ------------------------------------------------------------------------------ */
+
+void tl_search_action(struct timeline_view *tv, enum trex_action a)
+{
+	switch (a) {
+	case TREX_ACTION_SEARCH:
+		open_search(tv);
+		break;
+	case TREX_ACTION_NEXT_MATCH:
+		go_match(tv, 1);
+		break;
+	case TREX_ACTION_PREV_MATCH:
+		go_match(tv, -1);
+		break;
+	case TREX_ACTION_FILTER:
+		open_filter(tv);
+		break;
+	default:
+		break;
+	}
+}
+
+void tl_search_clear(struct timeline_view *tv)
+{
+	if (tv->selected != TREX_NONE) {
+		tv->selected = TREX_NONE;
+		trex_ui_message(tv->base.ctx, "selection cleared");
+	} else if (tv->search) {
+		trex_search_free(tv->search);
+		tv->search = NULL;
+		trex_ui_message(tv->base.ctx, "search cleared");
+	} else if (tv->filter) {
+		set_filter(tv, NULL);
+		research(tv);
+		trex_ui_message(tv->base.ctx, "filter cleared");
+	} else {
+		trex_ui_message(tv->base.ctx, "nothing to clear");
+	}
+}
+
+void tl_search_drop_filter(struct timeline_view *tv)
+{
+	set_filter(tv, NULL);
+	research(tv);
+}
+
+void tl_search_free(struct timeline_view *tv)
+{
+	drop(&tv->search_saved, tv->search);
+	drop(&tv->search, NULL);
+	drop(&tv->filter_saved, tv->filter);
+	drop(&tv->filter, NULL);
+}
+
+/* ---- mouse ---------------------------------------------------------------------------------- */
+
+/* The slice of lane under time t in column c: the one containing t, else
+ * the first (drawn) one touching the column; TREX_NONE if none. */
+static uint32_t slice_under(struct timeline_view *tv, const struct trex_lane *lane, uint32_t lane_id,
+                            int c, int64_t t)
+{
+	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
+	struct trex_cell_info cell;
+	int64_t lo, hi;
+
+	trex_tmap_cell(&m, c, &lo, &hi);
+	if (tv->filter) {
+		uint32_t n, b, e;
+		const uint32_t *ids = trex_search_lane(tv->filter, lane_id, &n);
+
+		trex_search_lane_range(tv->filter, lane_id, lo, hi, &b, &e);
+		trex_ids_cell(idx_of(tv), ids, b, e, lo, hi, &cell);
+	} else {
+		uint32_t id = trex_lane_find_end_at_or_after(idx_of(tv), lane, t);
+
+		if (id < lane->first + lane->count) {
+			const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
+
+			if (s->ts <= t && t < s->ts + s->dur)
+				return id;
+		}
+		trex_lane_cell(idx_of(tv), lane, lo, hi, &cell);
+	}
+	return cell.count ? cell.first : TREX_NONE;
+}
+
+static void click(struct timeline_view *tv, struct trex_hit h)
+{
+	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
+	size_t r = tv->top_row + (size_t)h.row;
+	int64_t hi;
+
+	if (r >= tv->rows.n)
+		return;
+	tv->cur_row = r;
+	if (h.col < 0)
+		return;
+	trex_tmap_cell(&m, h.col, &tv->cursor, &hi);
+	tv->selected = TREX_NONE;
+	if (tv->rows.v[r].kind == TL_ROW_LANE)
+		tv->selected = slice_under(tv, trex_index_lane(idx_of(tv), tv->rows.v[r].id),
+		                           tv->rows.v[r].id, h.col, tv->cursor);
+}
+
+static void wheel(struct timeline_view *tv, struct trex_hit h, int dir, unsigned long bstate)
+{
+	struct trex_view *v = &tv->base;
+
+	if (bstate & BUTTON_CTRL) {
+		if (h.col >= 0) { /* the time under the pointer stays put */
+			struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
+			int64_t hi;
+
+			trex_tmap_cell(&m, h.col, &tv->cursor, &hi);
+		}
+		v->ops->dispatch(v, dir < 0 ? TREX_ACTION_ZOOM_IN : TREX_ACTION_ZOOM_OUT);
+	} else if (bstate & BUTTON_SHIFT) {
+		v->ops->dispatch(v, dir < 0 ? TREX_ACTION_PAN_LEFT : TREX_ACTION_PAN_RIGHT);
+	} else {
+		/* the view and the cursor move together, like C-e/C-y in less */
+		size_t before = tv->cur_row;
+
+		for (int i = 0; i < WHEEL_ROWS; i++)
+			v->ops->dispatch(v, dir < 0 ? TREX_ACTION_MOVE_UP : TREX_ACTION_MOVE_DOWN);
+		if (dir < 0)
+			tv->top_row -= tv->top_row < before - tv->cur_row ? tv->top_row
+			                                                  : before - tv->cur_row;
+		else
+			tv->top_row += tv->cur_row - before;
+	}
+}
+
+enum trex_handled tl_mouse(struct trex_view *v, int y, int x, unsigned long bstate)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+	struct trex_hit h = trex_layout_hit(&tv->lay, y, x);
+
+	if (tl_details_mouse(tv, y, x, bstate))
+		return TREX_HANDLED;
+	if (!h.body)
+		return TREX_IGNORED;
+	if (bstate & BUTTON4_PRESSED)
+		wheel(tv, h, -1, bstate);
+#ifdef BUTTON5_PRESSED
+	else if (bstate & BUTTON5_PRESSED)
+		wheel(tv, h, 1, bstate);
+#endif
+	else if (bstate & (BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED))
+		click(tv, h);
+	else
+		return TREX_IGNORED;
+	return TREX_HANDLED;
+}
