@@ -1,12 +1,17 @@
 #include "config.h"
 
 #include "timeline_view.h"
+#include "timeline_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trex/analysis/search.h"
+
 #define SPAN_MAX_FACTOR 4 /* zoom out to at most 4 x the whole trace */
+
+static const struct trex_view_ops timeline_ops;
 
 static struct timeline_view *tl_of(struct trex_view *v)
 {
@@ -136,6 +141,7 @@ static void zoom_back(struct timeline_view *tv)
 	}
 	tv->win = tv->zoom_stack[--tv->zoom_depth];
 	cursor_clamp(tv);
+	tl_details_zoom_back(tv);
 }
 
 /* ---- selection -------------------------------------------------------------------- */
@@ -146,7 +152,7 @@ static void select_at_cursor(struct timeline_view *tv)
 {
 	const struct trex_lane *lane = cur_lane(tv);
 	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
-	struct trex_cell cell;
+	struct trex_cell_info cell;
 	int64_t lo, hi;
 	uint32_t id;
 
@@ -267,6 +273,8 @@ static void toggle_group(struct timeline_view *tv)
 		if (kind == TL_ROW_LANE)
 			id = trex_index_track(idx_of(tv), trex_index_lane(idx_of(tv), id)->track)
 			         ->process;
+		else if (kind == TL_ROW_COUNTER || kind == TL_ROW_INSTANTS)
+			id = trex_index_track(idx_of(tv), id)->process;
 		kind = TL_ROW_PROCESS;
 		tv->rows.process_collapsed[id] = !tv->rows.process_collapsed[id];
 	}
@@ -306,9 +314,13 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_MOVE_LAST:
 	case TREX_ACTION_TOGGLE_GROUP:
 	case TREX_ACTION_CLEAR:
+	case TREX_ACTION_SEARCH:
+	case TREX_ACTION_NEXT_MATCH:
+	case TREX_ACTION_PREV_MATCH:
+	case TREX_ACTION_FILTER:
 		return true;
 	default:
-		return false;
+		return tl_details_supports(a);
 	}
 }
 
@@ -399,6 +411,8 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 
 	if (!timeline_supports(a))
 		return TREX_IGNORED;
+	if (tl_details_dispatch(tv, a))
+		return TREX_HANDLED;
 	if (dispatch_rows(tv, a))
 		return TREX_HANDLED;
 	switch (a) {
@@ -412,7 +426,13 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 		fit_selection(tv);
 		break;
 	case TREX_ACTION_CLEAR:
-		tv->selected = TREX_NONE;
+		tl_search_clear(tv);
+		break;
+	case TREX_ACTION_SEARCH:
+	case TREX_ACTION_NEXT_MATCH:
+	case TREX_ACTION_PREV_MATCH:
+	case TREX_ACTION_FILTER:
+		tl_search_action(tv, a);
 		break;
 	default:
 		dispatch_time(tv, a);
@@ -425,9 +445,82 @@ static void timeline_free(struct trex_view *v)
 {
 	struct timeline_view *tv = tl_of(v);
 
+	tl_search_free(tv);
+	tl_details_free(&tv->details);
 	tl_rows_free(&tv->rows);
+	if (tv->peaks)
+		for (uint32_t t = 0; t < trex_index_track_count(idx_of(tv)); t++)
+			trex_counter_peaks_free(&tv->peaks[t]);
+	free(tv->peaks);
 	free(tv->cell_slice);
 	free(tv);
+}
+
+/* The lane row of slice id, its groups expanded first; a filter that
+ * hides the slice is dropped (and the user told so). */
+static bool reveal_lane(struct timeline_view *tv, uint32_t id, const struct trex_slice *s)
+{
+	const struct trex_track *t = trex_index_track(idx_of(tv), s->track);
+	uint32_t lane = t->first_lane + s->depth;
+	uint32_t process = t->process;
+	uint32_t file = trex_index_process(idx_of(tv), process)->file;
+	size_t row;
+
+	if (s->depth >= t->lane_count)
+		return false;
+	if (tv->filter && !trex_search_slice_matches(tv->filter, id)) {
+		tl_search_drop_filter(tv);
+		trex_ui_message(tv->base.ctx, "filter cleared to show %s",
+		                trex_index_str(idx_of(tv), s->name));
+	}
+	if (tv->rows.file_collapsed[file] || tv->rows.process_collapsed[process]) {
+		tv->rows.file_collapsed[file] = false;
+		tv->rows.process_collapsed[process] = false;
+		if (!tl_rows_build(&tv->rows, idx_of(tv)))
+			return false;
+	}
+	row = tl_rows_lookup(&tv->rows, TL_ROW_LANE, lane);
+	if (row == tv->rows.n)
+		return false;
+	tv->cur_row = row;
+	return true;
+}
+
+bool trex_timeline_show_slice(struct trex_view *v, uint32_t id)
+{
+	struct timeline_view *tv = tl_of(v);
+	const struct trex_slice *s;
+	int64_t span;
+
+	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)))
+		return false;
+	s = trex_index_slice(idx_of(tv), id);
+	if (!reveal_lane(tv, id, s))
+		return false;
+	span = tv->win.span;
+	/* wider than the window: fit it; under two columns: zoom until it
+	 * takes about a quarter of the width, so it can be seen and read */
+	if (s->dur > span - span / 4)
+		span = s->dur + s->dur / 2;
+	else if (s->dur > 0 && (__int128)s->dur * tv->cols < (__int128)span * 2)
+		span = s->dur * 4;
+	zoom_push(tv);
+	window_set(tv, s->ts + s->dur / 2 - span / 2, span);
+	tv->selected = id;
+	tv->cursor = s->ts >= tv->win.t0 ? s->ts : tv->win.t0;
+	return true;
+}
+
+void tl_goto_time(struct timeline_view *tv, int64_t t)
+{
+	int64_t end = sat_add(trace_start(tv), trace_len(tv) - 1);
+
+	t = t < trace_start(tv) ? trace_start(tv) : t > end ? end : t;
+	zoom_push(tv);
+	window_set(tv, sat_add(t, -(tv->win.span / 2)), tv->win.span);
+	tv->cursor = t;
+	cursor_clamp(tv);
+	select_at_cursor(tv);
 }
 
 static const struct trex_view_ops timeline_ops = {
@@ -437,6 +530,7 @@ static const struct trex_view_ops timeline_ops = {
     .dispatch = timeline_dispatch,
     .draw = timeline_draw,
     .free = timeline_free,
+    .mouse = tl_mouse,
 };
 
 struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
@@ -447,7 +541,9 @@ struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
 		return NULL;
 	tv->base.ops = &timeline_ops;
 	tv->base.ctx = ctx;
-	if (!tl_rows_init(&tv->rows, ctx->idx)) {
+	tl_details_init(&tv->details);
+	tv->peaks = calloc(trex_index_track_count(ctx->idx) + 1, sizeof(*tv->peaks));
+	if (!tv->peaks || !tl_rows_init(&tv->rows, ctx->idx)) {
 		timeline_free(&tv->base);
 		return NULL;
 	}

@@ -5,7 +5,10 @@
 
 #include <stdint.h>
 
+#include "timeline_details.h"
+#include "export_prompt.h"
 #include "timeline_rows.h"
+#include "trex/analysis/counter_range.h"
 #include "trex/ui/view.h"
 
 #define TL_ZOOM_STACK 64
@@ -26,9 +29,23 @@ struct timeline_view {
 	int zoom_depth;
 	uint32_t *cell_slice; /* per column of a lane row: single slice, or TREX_NONE */
 	int cell_cap;
+	/* search, filter and mouse (timeline_search.c) */
+	struct trex_search *search;       /* highlighted matches, NULL: none */
+	struct trex_search *search_saved; /* while the prompt is open: the one before */
+	struct trex_search *filter;       /* only its matches are drawn, NULL: all */
+	struct trex_search *filter_saved;
+	struct trex_layout lay;           /* the last layout drawn, for mouse hits */
+	/* details pane, links, marked range, go-to-time (timeline_details.c, timeline_range.c) */
+	struct tl_details details;
+	struct trex_export_prompt export; /* x: the range statistics to a file */
+	struct trex_counter_peaks *peaks; /* per track; a counter's is built at its first draw */
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
+
+/* Centres the window on t (pushing the zoom stack), puts the cursor there
+ * and selects what lies under it on the current row. */
+void tl_goto_time(struct timeline_view *tv, int64_t t);
 
 /* The role a slice is drawn in (by its category and name). */
 enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s);

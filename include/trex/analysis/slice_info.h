@@ -1,0 +1,98 @@
+/* What the details pane shows about one slice: self time, parent and
+ * children, the enclosing ProfilerStep and user annotation, the slices it
+ * links to (launch <-> GPU work, flows, External id), and its args decoded
+ * into (key, value) text pairs. Pure model code: no curses. */
+#ifndef TREX_ANALYSIS_SLICE_INFO_H
+#define TREX_ANALYSIS_SLICE_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/index.h"
+#include "trex/core/status.h"
+
+#define TREX_SLICE_INFO_CHILDREN 16 /* children ids kept (the total is counted) */
+#define TREX_SLICE_INFO_LINKS 48    /* links kept (the total is counted) */
+
+/* X(ID, "label"), in the order links are listed: the first one is what
+ * "follow link" takes by default. */
+#define TREX_LINK_INFO(X)                                                                          \
+	X(LAUNCH, "launched by")                                                                   \
+	X(LAUNCHED, "launched")                                                                    \
+	X(FLOW_OUT, "flow to")                                                                     \
+	X(FLOW_IN, "flow from")                                                                    \
+	X(EXT_ID, "same External id")                                                              \
+	X(ANNOTATION, "annotation")                                                                \
+	X(STEP, "step")                                                                            \
+	X(PARENT, "parent")                                                                        \
+	X(CHILD, "child")
+
+enum trex_link_kind {
+#define TREX_LINK_ENUM(id, label) TREX_LINK_##id,
+	TREX_LINK_INFO(TREX_LINK_ENUM)
+#undef TREX_LINK_ENUM
+	    TREX_LINK_COUNT
+};
+
+/* "launched by", "flow to", ...; "" out of range. */
+const char *trex_link_label(enum trex_link_kind kind);
+
+struct trex_link {
+	enum trex_link_kind kind;
+	uint32_t slice;
+};
+
+struct trex_slice_info {
+	uint32_t slice;
+	int64_t self_ns; /* dur minus the union of its direct children (clipped to it) */
+	uint32_t parent; /* TREX_NONE at depth 0 */
+	uint32_t children[TREX_SLICE_INFO_CHILDREN]; /* the first children, by start */
+	uint32_t child_count;                        /* all direct children */
+	uint32_t step;       /* enclosing ProfilerStep#N, TREX_NONE if none */
+	uint32_t annotation; /* innermost enclosing user annotation, TREX_NONE if none */
+	uint32_t launch;     /* GPU work: the runtime call that launched it, else TREX_NONE */
+	struct trex_link links[TREX_SLICE_INFO_LINKS]; /* distinct slices, primary first */
+	size_t link_count;
+	size_t links_dropped; /* links beyond TREX_SLICE_INFO_LINKS (children past the kept ones
+	                       * are not counted here: see child_count) */
+};
+
+/* Fills info for slice id (< trex_index_slice_count). For GPU slices the
+ * step and annotation are looked up through the launching call's
+ * ancestors when the GPU track itself has none. */
+void trex_slice_info_compute(const struct trex_index *idx, uint32_t id,
+                             struct trex_slice_info *info);
+
+/* Direct children of slice id: the slices one lane deeper on its track
+ * starting inside it. Writes the first ids (at most max) to out, returns
+ * the total; *busy (if not NULL) gets the union of their time clipped to
+ * the slice. */
+uint32_t trex_slice_children(const struct trex_index *idx, uint32_t id, uint32_t *out, size_t max,
+                             int64_t *busy);
+
+/* ---- args ------------------------------------------------------------------------------- */
+
+struct trex_arg {
+	const char *key;   /* unescaped */
+	const char *value; /* strings unescaped; numbers, true/false/null as written; objects
+	                    * and arrays as compact JSON text */
+};
+
+struct trex_args {
+	struct trex_arg *v;
+	size_t n;
+	char *buf; /* holds every key and value */
+};
+
+/* Decodes one JSON object ("{...}") tolerantly: a member that does not
+ * parse ends the list (what came before is kept) and sets *truncated when
+ * given. TREX_NOMEM is the only error. */
+enum trex_status trex_args_decode(const char *json, size_t len, struct trex_args *out,
+                                  bool *truncated, struct trex_error *err);
+/* Reads slice id's args from its source and decodes them; no args: n = 0. */
+enum trex_status trex_slice_args(const struct trex_index *idx, uint32_t id, struct trex_args *out,
+                                 struct trex_error *err);
+void trex_args_free(struct trex_args *a);
+
+#endif

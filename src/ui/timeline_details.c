@@ -1,0 +1,707 @@
+#include "config.h"
+
+#include "timeline_details.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "timeline_view.h"
+#include "trex/ui/timespec.h"
+
+#define INDENT 4 /* continuation lines of a wrapped value */
+
+void tl_details_init(struct tl_details *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->info_for = d->args_for = TREX_NONE;
+}
+
+void tl_details_free(struct tl_details *d)
+{
+	trex_args_free(&d->args);
+	tl_range_clear(d);
+}
+
+static const struct trex_index *idx_of(const struct timeline_view *tv)
+{
+	return tv->base.ctx->idx;
+}
+
+static const char *slice_name(const struct trex_index *idx, uint32_t id)
+{
+	const char *s = trex_index_str(idx, trex_index_slice(idx, id)->name);
+
+	return s ? s : "";
+}
+
+/* The info of the selected slice, recomputed only when the selection
+ * changed. */
+static void ensure_info(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+
+	if (tv->selected == d->info_for)
+		return;
+	d->info_for = tv->selected;
+	d->link_cur = 0;
+	d->scroll = 0;
+	if (tv->selected != TREX_NONE)
+		trex_slice_info_compute(idx_of(tv), tv->selected, &d->info);
+}
+
+/* The selected slice's args, read from the file once per selection and
+ * only when the pane shows them; the previous slice's are dropped. */
+static void ensure_args(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+	struct trex_error err;
+
+	if (tv->selected == d->args_for)
+		return;
+	trex_args_free(&d->args);
+	d->args_error[0] = '\0';
+	d->args_for = tv->selected;
+	if (tv->selected != TREX_NONE &&
+	    trex_slice_args(idx_of(tv), tv->selected, &d->args, &err) != TREX_OK)
+		snprintf(d->args_error, sizeof(d->args_error), "%s", err.message);
+}
+
+/* ---- following links -------------------------------------------------------------------- */
+
+/* Remembers where the view is before a jump that pushes the zoom stack,
+ * so that zoom-back also restores the selection, row and cursor. */
+static void push_back(struct tl_details *d, const struct tl_link_back *here)
+{
+	if (d->nback == TL_BACK_MAX) {
+		memmove(d->back, d->back + 1, sizeof(d->back[0]) * (TL_BACK_MAX - 1));
+		d->nback--;
+	}
+	d->back[d->nback++] = *here;
+}
+
+void tl_details_jump(struct timeline_view *tv, int64_t t)
+{
+	struct tl_link_back here = {tv->zoom_depth, tv->selected, tv->cur_row, tv->cursor};
+
+	tl_goto_time(tv, t);
+	if (tv->zoom_depth > here.zoom_depth)
+		push_back(&tv->details, &here);
+}
+
+static void follow(struct timeline_view *tv, int i)
+{
+	struct tl_details *d = &tv->details;
+	const struct trex_link *l;
+	struct tl_link_back here = {tv->zoom_depth, tv->selected, tv->cur_row, tv->cursor};
+
+	if (tv->selected == TREX_NONE) {
+		trex_ui_message(tv->base.ctx, "no slice selected");
+		return;
+	}
+	ensure_info(tv);
+	if (d->info.link_count == 0) {
+		trex_ui_message(tv->base.ctx, "no links from this slice");
+		return;
+	}
+	l = &d->info.links[i >= 0 && (size_t)i < d->info.link_count ? i : 0];
+	if (!trex_timeline_show_slice(&tv->base, l->slice)) {
+		trex_ui_message(tv->base.ctx, "cannot show that slice");
+		return;
+	}
+	push_back(d, &here);
+	d->focus = false;
+	trex_ui_message(tv->base.ctx, "%s: %s (u goes back)", trex_link_label(l->kind),
+	                slice_name(idx_of(tv), l->slice));
+}
+
+void tl_details_zoom_back(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+	const struct tl_link_back *b;
+
+	while (d->nback > 0 && d->back[d->nback - 1].zoom_depth > tv->zoom_depth)
+		d->nback--; /* left by jumps whose zoom was already popped */
+	if (d->nback == 0 || d->back[d->nback - 1].zoom_depth != tv->zoom_depth)
+		return;
+	b = &d->back[--d->nback];
+	tv->selected = b->selected;
+	tv->cursor = b->cursor;
+	tv->cur_row = b->cur_row < tv->rows.n ? b->cur_row : tv->cur_row;
+	if (b->selected != TREX_NONE) {
+		const struct trex_slice *s = trex_index_slice(idx_of(tv), b->selected);
+		const struct trex_track *t = trex_index_track(idx_of(tv), s->track);
+
+		tv->cur_row = tl_rows_find(&tv->rows, TL_ROW_LANE, t->first_lane + s->depth);
+	}
+}
+
+/* ---- go to time ------------------------------------------------------------------------- */
+
+static void goto_submit(struct trex_view *v, const char *text)
+{
+	struct timeline_view *tv = (struct timeline_view *)v;
+	int64_t ns;
+	bool rel;
+
+	while (*text == ' ')
+		text++;
+	/* ":goto 12.5ms" as well as ":12.5ms" */
+	if (strncmp(text, "goto ", 5) == 0)
+		text += 5;
+	if (!trex_timespec_parse(text, &ns, &rel)) {
+		trex_ui_message(tv->base.ctx, "%s", TREX_TIMESPEC_EXPECTED);
+		return;
+	}
+	tl_details_jump(tv,
+	                trex_timespec_resolve(ns, rel, trex_index_start(idx_of(tv)), tv->cursor));
+}
+
+static void open_goto(struct timeline_view *tv, bool command)
+{
+	struct trex_prompt_spec spec = {
+	    .label = command ? ":" : "go to time: ",
+	    .history = TREX_PROMPT_HISTORY_TIME,
+	    .on_submit = goto_submit,
+	};
+
+	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+}
+
+/* ---- actions ---------------------------------------------------------------------------- */
+
+bool tl_details_supports(enum trex_action a)
+{
+	switch (a) {
+	case TREX_ACTION_DETAILS:
+	case TREX_ACTION_FOLLOW_LINK:
+	case TREX_ACTION_NEXT_PANE:
+	case TREX_ACTION_PREV_PANE:
+	case TREX_ACTION_MARK_RANGE:
+	case TREX_ACTION_JUMP_MARK:
+	case TREX_ACTION_NEXT_MARK:
+	case TREX_ACTION_PREV_MARK:
+	case TREX_ACTION_GOTO_TIME:
+	case TREX_ACTION_PROMPT:
+	case TREX_ACTION_EXPORT_TABLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool showing_range(const struct tl_details *d)
+{
+	return d->mark == TL_MARK_RANGE && d->stats_ok && !d->range_hidden;
+}
+
+static int item_count(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+
+	if (showing_range(d))
+		return 0;
+	ensure_info(tv);
+	return tv->selected == TREX_NONE ? 0 : (int)d->info.link_count;
+}
+
+static void move_link(struct timeline_view *tv, int delta)
+{
+	struct tl_details *d = &tv->details;
+	int n = item_count(tv), c = d->link_cur + delta;
+
+	if (n == 0) {
+		d->scroll += delta; /* nothing to choose: scroll the text */
+		if (d->scroll < 0)
+			d->scroll = 0;
+		return;
+	}
+	d->link_cur = c < 0 ? 0 : c >= n ? n - 1 : c;
+	d->show_link = true;
+}
+
+/* Keys while the pane has the focus: moving keys choose a link (or scroll),
+ * Enter and F follow it, Tab/Esc give the focus back. */
+static bool dispatch_focus(struct timeline_view *tv, enum trex_action a)
+{
+	struct tl_details *d = &tv->details;
+	int page = d->pane_h > 1 ? d->pane_h - 1 : 1;
+
+	switch (a) {
+	case TREX_ACTION_MOVE_DOWN:
+	case TREX_ACTION_TRACK_DOWN:
+		move_link(tv, 1);
+		return true;
+	case TREX_ACTION_MOVE_UP:
+	case TREX_ACTION_TRACK_UP:
+		move_link(tv, -1);
+		return true;
+	case TREX_ACTION_MOVE_FIRST:
+		move_link(tv, -1000000);
+		return true;
+	case TREX_ACTION_MOVE_LAST:
+		move_link(tv, 1000000);
+		return true;
+	case TREX_ACTION_PAGE_DOWN:
+	case TREX_ACTION_HALF_PAGE_DOWN:
+		d->scroll += page;
+		return true;
+	case TREX_ACTION_PAGE_UP:
+	case TREX_ACTION_HALF_PAGE_UP:
+		d->scroll = d->scroll > page ? d->scroll - page : 0;
+		return true;
+	case TREX_ACTION_DETAILS:
+	case TREX_ACTION_FOLLOW_LINK:
+		if (showing_range(d))
+			return false;
+		follow(tv, d->link_cur);
+		return true;
+	case TREX_ACTION_NEXT_PANE:
+	case TREX_ACTION_PREV_PANE:
+	case TREX_ACTION_CLEAR:
+		d->focus = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void toggle_details(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+
+	if (showing_range(d) && d->shown) {
+		d->range_hidden = true; /* from the range statistics to the slice */
+		return;
+	}
+	d->shown = !d->shown;
+	d->focus = false;
+	if (d->shown && d->pane_h == 0 && tv->lay.header.w > 0) {
+		struct trex_layout probe = tv->lay;
+
+		if (!trex_layout_details(&probe))
+			trex_ui_message(tv->base.ctx,
+			                "the window is too small for the details pane");
+	}
+}
+
+static void focus_pane(struct timeline_view *tv)
+{
+	struct tl_details *d = &tv->details;
+
+	if (!d->shown)
+		d->shown = true;
+	d->focus = true;
+	d->show_link = true;
+	trex_ui_message(tv->base.ctx, "%s",
+	                showing_range(d) ? "details pane: j/k scroll, Tab returns"
+	                                 : "details pane: j/k choose a link, Enter follows "
+	                                   "it, Tab returns");
+}
+
+bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a)
+{
+	struct tl_details *d = &tv->details;
+
+	if (d->focus && d->shown && dispatch_focus(tv, a))
+		return true;
+	switch (a) {
+	case TREX_ACTION_DETAILS:
+		toggle_details(tv);
+		return true;
+	case TREX_ACTION_FOLLOW_LINK:
+		follow(tv, 0);
+		return true;
+	case TREX_ACTION_NEXT_PANE:
+	case TREX_ACTION_PREV_PANE:
+		focus_pane(tv);
+		return true;
+	case TREX_ACTION_GOTO_TIME:
+	case TREX_ACTION_PROMPT:
+		open_goto(tv, a == TREX_ACTION_PROMPT);
+		return true;
+	default:
+		return tl_range_dispatch(tv, a);
+	}
+}
+
+/* ---- the pane --------------------------------------------------------------------------- */
+
+void tl_details_layout(const struct timeline_view *tv, struct trex_layout *lay)
+{
+	lay->details = (struct trex_rect){0, 0, 0, 0};
+	if (tv->details.shown)
+		trex_layout_details(lay);
+}
+
+/* Bytes of s that fit in width columns, stopping before a newline. */
+static size_t fit(const char *s, int width)
+{
+	mbstate_t ps;
+	size_t i = 0, len = strlen(s);
+	int used = 0;
+
+	memset(&ps, 0, sizeof(ps));
+	while (i < len && s[i] != '\n') {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + i, len - i, &ps);
+		int w;
+
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&ps, 0, sizeof(ps));
+			n = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc) < 0 ? 1 : wcwidth(wc);
+		}
+		if (used + w > width)
+			break;
+		used += w;
+		i += n;
+	}
+	return i;
+}
+
+/* Where to end a line of n bytes of s: after the last blank, comma or
+ * bracket in its last third, so that long C++ names wrap between their
+ * parts; n when the line ends the text or has none there. */
+static size_t soft_break(const char *s, size_t n)
+{
+	if (s[n] == '\0' || s[n] == '\n')
+		return n;
+	for (size_t i = n; i > n - n / 3; i--)
+		if (strchr(" ,(<[/", s[i - 1]))
+			return i;
+	return n;
+}
+
+/* Lines are laid out twice: once to count them (and find the chosen
+ * link's line), once to draw the visible ones. */
+struct pane {
+	struct timeline_view *tv;
+	WINDOW *win;
+	struct trex_rect r; /* the text area */
+	bool draw;
+	int line, scroll;
+	int link_line;  /* the chosen link's first line, -1 */
+	int probe_line; /* a pane line asked about (a click), -1 */
+	int probe_link; /* the link drawn on probe_line, -1 */
+};
+
+static void put_text(struct pane *p, int x, const char *s, size_t n, enum trex_role role)
+{
+	char buf[1024];
+	int y = p->r.y + p->line - p->scroll;
+
+	if (!p->draw || p->line < p->scroll || y >= p->r.y + p->r.h || x >= p->r.w)
+		return;
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	wattrset(p->win, (int)trex_term_attr(p->tv->base.ctx->term, role));
+	trex_draw_text(p->win, p->tv->base.ctx->term, y, p->r.x + x, buf, p->r.w - x);
+}
+
+static void fill_line(struct pane *p, enum trex_role role)
+{
+	int y = p->r.y + p->line - p->scroll;
+
+	if (p->draw && p->line >= p->scroll && y < p->r.y + p->r.h)
+		trex_draw_fill(p->win, y, p->r.x, p->r.w,
+		               trex_term_attr(p->tv->base.ctx->term, role));
+}
+
+/* "key: value", the value wrapped under the key (at newlines too). */
+static void row(struct pane *p, const char *key, const char *value, enum trex_role role)
+{
+	int kw = key[0] ? (int)strlen(key) + 2 : 0, x = 1 + kw;
+	bool first = true;
+
+	if (role != TREX_ROLE_DEFAULT)
+		fill_line(p, role);
+	if (kw) {
+		put_text(p, 1, key, strlen(key),
+		         role == TREX_ROLE_DEFAULT ? TREX_ROLE_DETAILS_KEY : role);
+		put_text(p, 1 + kw - 2, ": ", 2, role);
+	}
+	do {
+		size_t n = soft_break(value, fit(value, p->r.w - x > 1 ? p->r.w - x : 1));
+
+		if (n == 0 && *value && *value != '\n')
+			n = 1; /* a character wider than the pane */
+		if (!first && role != TREX_ROLE_DEFAULT)
+			fill_line(p, role);
+		put_text(p, x, value, n, role);
+		value += n;
+		if (*value == '\n')
+			value++;
+		p->line++;
+		x = INDENT;
+		first = false;
+	} while (*value);
+}
+
+static void fmt_dur(int64_t ns, char *buf, size_t size)
+{
+	char h[32];
+
+	trex_format_ns(ns, h, sizeof(h));
+	snprintf(buf, size, "%s (%" PRId64 " ns)", h, ns);
+}
+
+static void track_text(const struct trex_index *idx, uint32_t track, char *buf, size_t size)
+{
+	const struct trex_track *t = trex_index_track(idx, track);
+	const struct trex_process *p = trex_index_process(idx, t->process);
+	const char *name = trex_index_str(idx, t->name);
+	const char *pname = trex_index_str(idx, p->name);
+
+	snprintf(buf, size, "rank %lld / %s%s%s / %s",
+	         (long long)trex_index_file(idx, p->file)->rank, trex_index_str(idx, p->pid),
+	         pname && *pname ? " " : "", pname ? pname : "",
+	         name && *name ? name : trex_index_str(idx, t->tid));
+}
+
+/* What the loader had to repair about the slice, "" when nothing. */
+static void flags_text(uint16_t flags, char *buf, size_t size)
+{
+	static const struct {
+		uint16_t flag;
+		const char *text;
+	} odd[] = {
+	    {TREX_SLICE_UNTERMINATED, "no end event: runs to the end of its file"},
+	    {TREX_SLICE_OVERLAP, "overlaps an earlier sibling: drawn one level deeper"},
+	    {TREX_SLICE_REVERSED, "ends before it starts: duration set to 0"},
+	    {TREX_SLICE_TS_SATURATED, "time beyond int64 ns: saturated"},
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]) && n < size; i++)
+		if (flags & odd[i].flag)
+			n +=
+			    (size_t)snprintf(buf + n, size - n, "%s%s", n ? "; " : "", odd[i].text);
+}
+
+static void slice_fields(struct pane *p, const struct trex_slice *s)
+{
+	const struct trex_index *idx = idx_of(p->tv);
+	const struct tl_details *d = &p->tv->details;
+	int64_t rel = (int64_t)((__int128)s->ts - trex_index_start(idx));
+	char buf[512], h[32];
+
+	row(p, "name", slice_name(idx, d->info_for), TREX_ROLE_DEFAULT);
+	row(p, "category", trex_index_str(idx, s->cat), TREX_ROLE_DEFAULT);
+	track_text(idx, s->track, buf, sizeof(buf));
+	row(p, "track", buf, TREX_ROLE_DEFAULT);
+	trex_format_ns(rel, h, sizeof(h));
+	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel, s->ts);
+	row(p, "start", buf, TREX_ROLE_DEFAULT);
+	fmt_dur(s->dur, buf, sizeof(buf));
+	row(p, "duration", buf, TREX_ROLE_DEFAULT);
+	fmt_dur(d->info.self_ns, buf, sizeof(buf));
+	row(p, "self", buf, TREX_ROLE_DEFAULT);
+	snprintf(buf, sizeof(buf), "%u (%u children)", (unsigned)s->depth, d->info.child_count);
+	row(p, "depth", buf, TREX_ROLE_DEFAULT);
+	flags_text(s->flags, buf, sizeof(buf));
+	if (buf[0])
+		row(p, "note", buf, TREX_ROLE_WARNING);
+	if (d->info.step != TREX_NONE)
+		row(p, "step", slice_name(idx, d->info.step), TREX_ROLE_DEFAULT);
+	if (d->info.annotation != TREX_NONE)
+		row(p, "annotation", slice_name(idx, d->info.annotation), TREX_ROLE_DEFAULT);
+}
+
+static void link_rows(struct pane *p)
+{
+	const struct trex_index *idx = idx_of(p->tv);
+	const struct tl_details *d = &p->tv->details;
+	char key[64], val[512], h[32];
+
+	if (d->info.link_count == 0)
+		return;
+	row(p, "links", d->focus ? "j/k choose, Enter follows" : "F follows 1, Tab chooses",
+	    TREX_ROLE_DEFAULT);
+	for (size_t i = 0; i < d->info.link_count; i++) {
+		const struct trex_link *l = &d->info.links[i];
+		bool cur = (int)i == d->link_cur;
+
+		snprintf(key, sizeof(key), "%2zu %s", i + 1, trex_link_label(l->kind));
+		trex_format_ns(trex_index_slice(idx, l->slice)->dur, h, sizeof(h));
+		snprintf(val, sizeof(val), "%s (%s)", slice_name(idx, l->slice), h);
+		int first = p->line;
+
+		if (cur)
+			p->link_line = p->line;
+		row(p, key, val,
+		    cur ? (d->focus ? TREX_ROLE_CURSOR : TREX_ROLE_SELECTION) : TREX_ROLE_DEFAULT);
+		if (p->probe_line >= first && p->probe_line < p->line)
+			p->probe_link = (int)i;
+	}
+	if (d->info.links_dropped) {
+		snprintf(val, sizeof(val), "%zu more", d->info.links_dropped);
+		row(p, "", val, TREX_ROLE_DIM);
+	}
+}
+
+static void arg_rows(struct pane *p)
+{
+	const struct tl_details *d = &p->tv->details;
+
+	if (d->args_error[0]) {
+		row(p, "args", d->args_error, TREX_ROLE_WARNING);
+		return;
+	}
+	if (d->args.n == 0)
+		return;
+	row(p, "args", "", TREX_ROLE_DEFAULT);
+	for (size_t i = 0; i < d->args.n; i++) {
+		char key[96];
+
+		snprintf(key, sizeof(key), "  %s", d->args.v[i].key);
+		row(p, key, d->args.v[i].value, TREX_ROLE_DEFAULT);
+	}
+}
+
+static void pane_lines(struct pane *p)
+{
+	struct timeline_view *tv = p->tv;
+
+	p->line = 0;
+	p->link_line = -1;
+	p->probe_link = -1;
+	if (tv->selected == TREX_NONE) {
+		row(p, "", "no slice selected: j/k pick a row, . and , select slices",
+		    TREX_ROLE_DIM);
+		return;
+	}
+	slice_fields(p, trex_index_slice(idx_of(tv), tv->selected));
+	link_rows(p);
+	arg_rows(p);
+}
+
+/* Scrolls so that the chosen link shows (once after it moved), and never
+ * past the last line. */
+static void settle_scroll(struct tl_details *d, const struct pane *p)
+{
+	if (d->show_link && p->link_line >= 0) {
+		if (p->link_line < d->scroll)
+			d->scroll = p->link_line;
+		if (p->link_line >= d->scroll + p->r.h)
+			d->scroll = p->link_line - p->r.h + 1;
+	}
+	d->show_link = false;
+	if (d->scroll > p->line - p->r.h)
+		d->scroll = p->line - p->r.h;
+	if (d->scroll < 0)
+		d->scroll = 0;
+}
+
+/* The text area of pane r: below its title row, right of a side border. */
+static struct trex_rect pane_text(const struct trex_rect *r)
+{
+	struct trex_rect text = {r->y + 1, r->x, r->h - 1, r->w};
+
+	if (r->x > 0) {
+		text.x++;
+		text.w--;
+	}
+	return text;
+}
+
+/* The title row, and the text area below it (right of a side border). */
+static struct trex_rect pane_frame(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r,
+                                   const char *title)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	struct trex_rect text = pane_text(r);
+	enum trex_role role = tv->details.focus ? TREX_ROLE_CURSOR : TREX_ROLE_HEADER;
+
+	for (int y = r->y; y < r->y + r->h; y++)
+		trex_draw_fill(win, y, r->x, r->w, trex_term_attr(term, TREX_ROLE_DEFAULT));
+	if (r->x > 0) /* a side pane: a border on its left */
+		for (int y = r->y; y < r->y + r->h; y++)
+			trex_draw_glyph(win, term, y, r->x, L'\x2502', '|',
+			                trex_term_attr(term, TREX_ROLE_BORDER));
+	trex_draw_fill(win, r->y, text.x, text.w, trex_term_attr(term, role));
+	trex_draw_text(win, term, r->y, text.x + 1, title, text.w - 1);
+	return text;
+}
+
+/* The link drawn on screen row y of the pane (as last drawn), -1 if none. */
+static int link_at(struct timeline_view *tv, int y)
+{
+	struct pane p = {.tv = tv, .r = pane_text(&tv->lay.details)};
+
+	if (showing_range(&tv->details) || tv->selected == TREX_NONE || y < p.r.y)
+		return -1;
+	ensure_info(tv);
+	ensure_args(tv);
+	p.scroll = tv->details.scroll;
+	p.probe_line = y - p.r.y + p.scroll;
+	pane_lines(&p);
+	return p.probe_link;
+}
+
+bool tl_details_mouse(struct timeline_view *tv, int y, int x, unsigned long bstate)
+{
+	const struct trex_rect *r = &tv->lay.details;
+	struct tl_details *d = &tv->details;
+	int link;
+
+	if (!d->shown || r->h <= 0 || y < r->y || y >= r->y + r->h || x < r->x || x >= r->x + r->w)
+		return false;
+	if (bstate & BUTTON4_PRESSED) {
+		d->scroll = d->scroll > 3 ? d->scroll - 3 : 0;
+		return true;
+	}
+#ifdef BUTTON5_PRESSED
+	if (bstate & BUTTON5_PRESSED) {
+		d->scroll += 3; /* the next draw stops it at the last line */
+		return true;
+	}
+#endif
+	if (!(bstate & (BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED)))
+		return true; /* the pane takes the event: nothing under it reacts */
+	link = link_at(tv, y);
+	if (link >= 0) {
+		d->link_cur = link;
+		follow(tv, link);
+		return true;
+	}
+	if (!d->focus)
+		focus_pane(tv);
+	return true;
+}
+
+void tl_details_draw(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay)
+{
+	struct tl_details *d = &tv->details;
+	struct pane p = {.tv = tv, .win = win, .probe_line = -1};
+
+	tl_range_shade(tv, win, lay);
+	d->pane_h = lay->details.h > 1 ? lay->details.h - 1 : 0;
+	if (d->pane_h == 0) {
+		d->focus = false;
+		return;
+	}
+	if (showing_range(d)) {
+		p.r = pane_frame(tv, win, &lay->details,
+		                 "Range statistics (Esc clears, Enter: slice)");
+		tl_range_draw_pane(tv, win, &p.r);
+		return;
+	}
+	ensure_info(tv);
+	ensure_args(tv);
+	p.r = pane_frame(tv, win, &lay->details,
+	                 d->focus ? "Details: j/k link, Enter follow, Tab back"
+	                          : "Details (Enter hides, F follows, Tab links, u back)");
+	pane_lines(&p);
+	settle_scroll(d, &p);
+	p.scroll = d->scroll;
+	p.draw = true;
+	pane_lines(&p);
+}

@@ -1,0 +1,85 @@
+/* The timeline's details pane, links, marked range and go-to-time
+ * (timeline_details.c, timeline_range.c): their state lives in struct
+ * timeline_view as one struct tl_details; timeline_view.c hands them its
+ * actions and timeline_draw.c calls tl_details_draw once. */
+#ifndef TREX_UI_TIMELINE_DETAILS_H
+#define TREX_UI_TIMELINE_DETAILS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <curses.h>
+
+#include "trex/analysis/range_stats.h"
+#include "trex/analysis/slice_info.h"
+#include "trex/ui/action.h"
+#include "trex/ui/layout.h"
+
+#define TL_BACK_MAX 64 /* link jumps remembered for zoom-back */
+
+/* Where a followed link came from: zoom-back to zoom_depth restores it. */
+struct tl_link_back {
+	int zoom_depth;
+	uint32_t selected;
+	size_t cur_row;
+	int64_t cursor;
+};
+
+enum tl_mark_state { TL_MARK_NONE, TL_MARK_STARTED, TL_MARK_RANGE };
+
+struct tl_details {
+	bool shown;        /* the pane is toggled on */
+	bool focus;        /* keys move between the pane's links */
+	int link_cur;      /* the chosen link */
+	bool show_link;    /* scroll the chosen link into view at the next draw */
+	int scroll;        /* first pane line shown */
+	int pane_h;        /* text lines of the pane at the last draw, 0 when hidden */
+	uint32_t info_for; /* the slice info is for, TREX_NONE */
+	struct trex_slice_info info;
+	uint32_t args_for; /* the slice args are for: read when the pane shows it */
+	struct trex_args args;
+	char args_error[TREX_ERROR_MSG_MAX];
+	struct tl_link_back back[TL_BACK_MAX];
+	int nback;
+	/* the marked range [mark_a, mark_b) and its statistics */
+	enum tl_mark_state mark;
+	int64_t mark_a, mark_b;
+	bool range_hidden; /* the pane shows the slice, not the range statistics */
+	bool stats_ok;
+	struct trex_range_stats stats;
+};
+
+struct timeline_view;
+
+void tl_details_init(struct tl_details *d);
+void tl_details_free(struct tl_details *d);
+
+/* Does the timeline's details/range/go-to-time part implement action? */
+bool tl_details_supports(enum trex_action a);
+/* Runs action a when it belongs to this part (or to the focused pane,
+ * which takes the moving keys); false: the timeline handles it. */
+bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a);
+/* After the timeline popped its zoom stack: restores the selection a
+ * followed link (or a jump) left. */
+void tl_details_zoom_back(struct timeline_view *tv);
+/* tl_goto_time, remembering the selection and cursor for zoom-back. */
+void tl_details_jump(struct timeline_view *tv, int64_t t);
+
+/* A mouse event at screen (y, x): false when it is not on the pane. A
+ * click on a link line follows that link (as F on it would), elsewhere it
+ * gives the pane the focus; the wheel scrolls the pane. */
+bool tl_details_mouse(struct timeline_view *tv, int y, int x, unsigned long bstate);
+
+/* The layout with room for the pane taken from the body, when shown. */
+void tl_details_layout(const struct timeline_view *tv, struct trex_layout *lay);
+/* Draws the range shading, then the pane, over a drawn timeline. */
+void tl_details_draw(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay);
+
+/* The marked range (timeline_range.c). */
+bool tl_range_dispatch(struct timeline_view *tv, enum trex_action a);
+void tl_range_clear(struct tl_details *d);
+void tl_range_shade(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay);
+/* Writes the range statistics into the pane rectangle r. */
+void tl_range_draw_pane(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r);
+
+#endif
