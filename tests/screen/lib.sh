@@ -20,9 +20,12 @@ tm() {
 }
 
 # The environment every run gets (extra VAR=value words may follow).
+# (sanitizer options pass through: the suite's ASan run sets them)
 screen_env() {
 	printf '%s ' env -i "PATH=$PATH" "HOME=$SCREEN_HOME" TERM=xterm-256color \
-		LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC PS1=shell-prompt: "$@"
+		LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC PS1=shell-prompt: \
+		"ASAN_OPTIONS=${ASAN_OPTIONS:-}" "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}" \
+		"LSAN_OPTIONS=${LSAN_OPTIONS:-}" "$@"
 }
 
 # screen_start W H [VAR=value...] -- ARGS...

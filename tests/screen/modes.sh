@@ -77,8 +77,8 @@ screen_dump 80 24 "$TEST_TMP/zoom.txt" --demo --script 'w w j j j j .'
 check "script: zoom and select" sh -c "grep -q '(14.0 ms)' '$TEST_TMP/zoom.txt' && grep -E -q ' start .* dur ' '$TEST_TMP/zoom.txt'"
 screen_dump 80 24 "$TEST_TMP/back.txt" --demo --script 'w w u u'
 check "script: zoom-back twice is the start" sh -c "diff '$TEST_TMP/utf8.txt' '$TEST_TMP/back.txt' >/dev/null"
-screen_dump 80 24 "$TEST_TMP/help.txt" --demo --script '?'
-check "script: help lists only working actions" sh -c "grep -q 'Zoom in' '$TEST_TMP/help.txt' && ! grep -E -q 'Search forward|Export the|details pane' '$TEST_TMP/help.txt'"
+screen_dump 100 120 "$TEST_TMP/help.txt" --demo --script '?'
+check "script: help lists only working actions" sh -c "grep -q 'Zoom in' '$TEST_TMP/help.txt' && ! grep -E -q 'stalls table|sources table|source line in' '$TEST_TMP/help.txt'"
 screen_dump 80 24 "$TEST_TMP/toggle.txt" --demo --script 'g t'
 check "script: toggle-group collapses the rank" sh -c "grep -q '▸ rank 0' '$TEST_TMP/toggle.txt' && ! grep -q thread '$TEST_TMP/toggle.txt'"
 
@@ -119,6 +119,32 @@ run_trex withcmd info --demo --ascii
 check "UI options need no command" test "$(rc_of withcmd)" -eq 1
 run_trex reports --demo
 check "no terminal: the reports as before" grep -q '^Time span:' "$TEST_TMP/reports.out"
+run_trex mousewords --demo --script 'w click:5,30 S-wheel-up:5,30 C-wheel-down:6,40 rclick:0,0' --dump-screen "$TEST_TMP/x.txt"
+check "--script: mouse words are accepted" test "$(rc_of mousewords)" -eq 0
+run_trex badmouse --demo --script 'click:5' --dump-screen "$TEST_TMP/x.txt"
+check "--script: a mouse word without Y,X is a usage error" sh -c "[ $(rc_of badmouse) -eq 1 ] && grep -q \"'click:5'\" '$TEST_TMP/badmouse.err'"
+run_trex nomouse --demo --no-mouse --dump-screen "$TEST_TMP/x.txt"
+check "--no-mouse is accepted" test "$(rc_of nomouse)" -eq 0
+run_trex nomousecmd kernels --demo --no-mouse
+check "--no-mouse needs no command" test "$(rc_of nomousecmd)" -eq 1
+
+# What is written to stderr while the interface is up (here: from outside,
+# through /proc/PID/fd/2) does not garble the screen and is shown after exit.
+screen_start 80 24 -- --demo
+screen_wait ' .. ' >/dev/null
+pid=$(pgrep -n -f -- "$TREX -q --demo" || true)
+if [ -n "$pid" ] && [ -w "/proc/$pid/fd/2" ]; then
+	echo "message-written-while-the-ui-was-up" >"/proc/$pid/fd/2"
+	screen_keys C-l
+	screen_settle
+	check_screen "stderr while the UI is up: not on the screen" sh -c "! tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q message-written"
+	screen_keys q
+	screen_wait 'EXIT=0' >/dev/null
+	check_screen "stderr while the UI is up: shown after exit" screen_wait 'message-written-while-the-ui-was-up'
+else
+	skip "stderr while the UI is up" "cannot find trex's stderr in /proc"
+	screen_keys q
+fi
 
 # trex(1) lists exactly the working keys (trex_check_config man-ui).
 if [ -n "${TREX_CHECK_CONFIG:-}" ] && "$TREX_CHECK_CONFIG" man-ui >"$TEST_TMP/man-ui.txt"; then
