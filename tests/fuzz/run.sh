@@ -41,11 +41,15 @@ mkdir -p "$work/seeds"
 sources=$(sed -n '/^libtrex_core_a_SOURCES[[:space:]]*=/,/[^\\]$/p' "$srcdir/Makefile.am" |
 	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$') || fail "no libtrex_core_a_SOURCES in Makefile.am"
 
+# ISA-L as configured for BUILDDIR (config.h's HAVE_ISAL decides the code)
+isal_cflags=$(sed -n 's/^ISAL_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
+isal_libs=$(sed -n 's/^ISAL_LIBS = //p' "$builddir/Makefile" 2>/dev/null)
+
 set -f # cflags and libs are word lists
 cflags="-std=gnu17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
  -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -I$builddir -I$srcdir/include
- -pthread $(pkg-config --cflags zlib libpcre2-8)"
-libs="$(pkg-config --libs zlib libpcre2-8) -lm -pthread"
+ -pthread $(pkg-config --cflags zlib libpcre2-8) $isal_cflags"
+libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
 
 : >"$work/build.log"
 objects=
