@@ -431,6 +431,60 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	return TREX_OK;
 }
 
+static enum trex_status rank_slots(struct ctx *c);
+
+/* Launching ops found earlier (trex_kernel_ops_compute). */
+static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sample_vec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		sv->v[i].key[0] = sv->v[i].slice < ops->nslices ? ops->op_name[sv->v[i].slice]
+		                                                : TREX_NONE;
+	return TREX_OK;
+}
+
+enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
+                                         struct trex_kernel_ops *out, struct trex_error *err)
+{
+	static const struct trex_kernel_opts every = {TREX_KERNELS_BY_OP, true, false, false, NULL};
+	struct ctx c = {.idx = idx, .opts = &every};
+	struct sample_vec sv = {NULL, 0, 0};
+	uint32_t n = trex_index_slice_count(idx);
+	enum trex_status st;
+
+	*out = (struct trex_kernel_ops){malloc((n ? n : 1) * sizeof(uint32_t)), n};
+	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
+	st = out->op_name && c.cat_kind ? rank_slots(&c) : TREX_NOMEM;
+	if (st == TREX_OK)
+		st = collect(&c, &sv);
+	if (st == TREX_OK)
+		st = assign_ops(&c, &sv);
+	if (st == TREX_OK) {
+		for (uint32_t i = 0; i < n; i++)
+			out->op_name[i] = TREX_NONE;
+		for (size_t i = 0; i < sv.n; i++)
+			out->op_name[sv.v[i].slice] = sv.v[i].key[0];
+	}
+	free(sv.v);
+	free(c.cat_kind);
+	free(c.anc_op);
+	free(c.track_file);
+	free(c.file_rank);
+	free(c.ranks);
+	if (st != TREX_OK) {
+		trex_kernel_ops_free(out);
+		return trex_error_set(err, st, NULL, -1, "out of memory");
+	}
+	return TREX_OK;
+}
+
+void trex_kernel_ops_free(struct trex_kernel_ops *ops)
+{
+	if (!ops)
+		return;
+	free(ops->op_name);
+	*ops = (struct trex_kernel_ops){NULL, 0};
+}
+
 /* Distinct ranks, ascending, and each file's slot among them. */
 static enum trex_status rank_slots(struct ctx *c)
 {
@@ -925,7 +979,7 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 	if (st == TREX_OK)
 		st = collect(c, &sv);
 	if (st == TREX_OK && c->opts->group == TREX_KERNELS_BY_OP)
-		st = assign_ops(c, &sv);
+		st = c->opts->ops ? take_ops(c->opts->ops, &sv) : assign_ops(c, &sv);
 	if (st == TREX_OK)
 		st = group_samples(sv.v, sv.n, &gr);
 	free(sv.v);
@@ -960,7 +1014,8 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
                                             struct trex_kernel_members *members,
                                             struct trex_error *err)
 {
-	static const struct trex_kernel_opts defaults = {TREX_KERNELS_BY_NAME, false, false, false};
+	static const struct trex_kernel_opts defaults = {TREX_KERNELS_BY_NAME, false, false, false,
+	                                                 NULL};
 	struct ctx c = {.idx = idx, .opts = opts ? opts : &defaults, .members = members};
 	enum trex_status st;
 

@@ -60,7 +60,7 @@ static void kernels(const struct kev *ev, size_t n, enum trex_kernel_group group
                     struct trex_table *t)
 {
 	struct trex_index *idx = index_of(ev, n);
-	struct trex_kernel_opts opts = {group, false, false, false};
+	struct trex_kernel_opts opts = {group, false, false, false, NULL};
 	struct trex_error err;
 
 	cr_assert_eq(trex_kernels_table(idx, &opts, t, &err), TREX_OK);
@@ -401,7 +401,7 @@ static const struct gev two_ranks[] = {
 
 Test(kernels, by_stream_device_and_rank)
 {
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_STREAM, false, false, false};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_STREAM, false, false, false, NULL};
 	struct trex_table t;
 
 	/* streams: r11/0/7 200, r10/0/7 150, r10/0/8 30, r10/1/7 5 */
@@ -445,7 +445,7 @@ Test(kernels, by_stream_device_and_rank)
 
 Test(kernels, per_rank_totals_and_memory)
 {
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_NAME, true, true, false};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_NAME, true, true, false, NULL};
 	struct trex_table t;
 	size_t r10, r11;
 
@@ -493,7 +493,7 @@ Test(kernels, by_launching_op)
 	    {0, "0", "7", "kernel", "add", NULL, 6000, 30, 6, 0},
 	    {0, "0", "7", "kernel", "lost", NULL, 7000, 8, 7, 0},
 	};
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_OP, false, false, false};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_OP, false, false, false, NULL};
 	struct trex_table t;
 
 	table_of(ev, 9, 1, &o, &t);
@@ -508,6 +508,25 @@ Test(kernels, by_launching_op)
 	cr_assert_str_eq(text(&t, 2, NSTAT), "(no launching op)");
 	cr_assert_eq(num(&t, 2, TOTAL), 8);
 	trex_table_free(&t);
+
+	/* the same with the ops found once beforehand, memory work included */
+	struct trex_index *idx = index_of_files(ev, 9, 1);
+	struct trex_kernel_ops ops;
+	struct trex_error err;
+
+	cr_assert_eq(trex_kernel_ops_compute(idx, &ops, &err), TREX_OK);
+	cr_assert_eq(ops.nslices, trex_index_slice_count(idx));
+	o.ops = &ops;
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(text(&t, 0, NSTAT), "aten::mm");
+	cr_assert_eq(trex_table_cell(&t, 0, N)->count, 2);
+	cr_assert_str_eq(text(&t, 1, NSTAT), "aten::add");
+	cr_assert_str_eq(text(&t, 2, NSTAT), "(no launching op)");
+	cr_assert_eq(num(&t, 2, TOTAL), 8);
+	trex_table_free(&t);
+	trex_kernel_ops_free(&ops);
+	trex_index_free(idx);
 }
 
 Test(kernels, rocm_kernels_take_the_shape_of_their_launch)
@@ -523,7 +542,7 @@ Test(kernels, rocm_kernels_take_the_shape_of_their_launch)
 	    {0, "2", "0", "kernel", "k", ks, 200, 20, 0, 0},
 	    {0, "2", "0", "kernel", "k", ks, 300, 20, 0, 0},
 	};
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_SHAPE, false, false, true};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_SHAPE, false, false, true, NULL};
 	struct trex_table t;
 	size_t args;
 
@@ -563,7 +582,7 @@ Test(kernels, members_list_each_rows_slices)
 	    {"kernel", "B", NULL, 20}, {"kernel", "A", NULL, 20}, {"cpu_op", "A", NULL, 99},
 	};
 	struct trex_index *idx = index_of(ev, 6);
-	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false};
+	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false, NULL};
 	struct trex_kernel_members m;
 	struct trex_table t;
 	struct trex_error err;
@@ -595,7 +614,7 @@ Test(kernels, members_follow_every_grouping)
 	struct trex_index *idx = index_of(ev, 3);
 
 	for (int g = 0; g < TREX_KERNELS_BY_COUNT; g++) {
-		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false};
+		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false, NULL};
 		struct trex_kernel_members m;
 		struct trex_table t;
 		struct trex_error err;

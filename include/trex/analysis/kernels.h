@@ -32,13 +32,29 @@ enum trex_kernel_group {
 bool trex_kernel_group_parse(const char *s, enum trex_kernel_group *out);
 const char *trex_kernel_group_name(enum trex_kernel_group g);
 
+struct trex_kernel_ops;
+
 struct trex_kernel_opts {
 	enum trex_kernel_group group;
 	bool memory;   /* also count memcpy and memset (TREX_KIND_MEMCPY/MEMSET) */
 	bool per_rank; /* BY_NAME only: one total column per rank ("rank<R>_total_ns") */
 	bool args;     /* BY_SHAPE only: an "args" column, the args JSON text of the
 	                * group's first instance (earliest start, then lowest id) */
+	/* BY_OP only: launching ops from trex_kernel_ops_compute (the same
+	 * index), so that regrouping does not find them again; NULL: found here */
+	const struct trex_kernel_ops *ops;
 };
+
+/* The launching CPU op of every GPU kernel, memcpy and memset (see
+ * trex_kernels_table for the rule), found once: finding them is most of
+ * the cost of grouping by op, which a view regroups on demand. */
+struct trex_kernel_ops {
+	uint32_t *op_name; /* per slice id: the op's name id, TREX_NONE: none found */
+	uint32_t nslices;
+};
+enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
+					 struct trex_kernel_ops *out, struct trex_error *err);
+void trex_kernel_ops_free(struct trex_kernel_ops *ops);
 
 /* Fills t (uninitialised on entry) with one row per group. Statistics:
  * Time % = total / sum of all totals * 100; Med = mean of the two middle
