@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trex/core/grow.h"
+#include "trex/ui/nav.h"
 
 #define KEYS_WIDTH 22
 #define LINE_MAX 320
@@ -64,65 +65,23 @@ static bool add_group(struct help_view *hv, enum trex_action_group g, const bool
 
 static bool help_supports(enum trex_action a)
 {
-	switch (a) {
-	case TREX_ACTION_MOVE_DOWN:
-	case TREX_ACTION_MOVE_UP:
-	case TREX_ACTION_PAGE_DOWN:
-	case TREX_ACTION_PAGE_UP:
-	case TREX_ACTION_HALF_PAGE_DOWN:
-	case TREX_ACTION_HALF_PAGE_UP:
-	case TREX_ACTION_MOVE_FIRST:
-	case TREX_ACTION_MOVE_LAST:
-		return true;
-	default:
-		return false;
-	}
+	return trex_nav_is_move(a);
 }
 
 static void scroll_by(struct help_view *hv, long delta)
 {
-	long max = (long)hv->n - hv->body_h, top = (long)hv->top + delta;
-
-	if (top > max)
-		top = max;
-	if (top < 0)
-		top = 0;
-	hv->top = (size_t)top;
+	hv->top = (size_t)trex_nav_clamp((long)hv->top + delta, (long)hv->n - hv->body_h);
 }
 
 static enum trex_handled help_dispatch(struct trex_view *v, enum trex_action a)
 {
 	struct help_view *hv = (struct help_view *)v;
-	long page = hv->body_h > 1 ? hv->body_h - 1 : 1;
+	/* a page keeps one line of the last screen in sight */
+	long page = hv->body_h > 1 ? hv->body_h - 1 : 1, delta;
 
-	switch (a) {
-	case TREX_ACTION_MOVE_DOWN:
-		scroll_by(hv, 1);
-		break;
-	case TREX_ACTION_MOVE_UP:
-		scroll_by(hv, -1);
-		break;
-	case TREX_ACTION_PAGE_DOWN:
-		scroll_by(hv, page);
-		break;
-	case TREX_ACTION_PAGE_UP:
-		scroll_by(hv, -page);
-		break;
-	case TREX_ACTION_HALF_PAGE_DOWN:
-		scroll_by(hv, (page + 1) / 2);
-		break;
-	case TREX_ACTION_HALF_PAGE_UP:
-		scroll_by(hv, -(page + 1) / 2);
-		break;
-	case TREX_ACTION_MOVE_FIRST:
-		scroll_by(hv, -(long)hv->n);
-		break;
-	case TREX_ACTION_MOVE_LAST:
-		scroll_by(hv, (long)hv->n);
-		break;
-	default:
+	if (!trex_nav_delta(a, page, (long)hv->n, &delta))
 		return TREX_IGNORED;
-	}
+	scroll_by(hv, delta);
 	return TREX_HANDLED;
 }
 

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "trex/export/table_write.h"
+#include "trex/ui/nav.h"
 
 #define COL_GAP 2
 #define CELL_BUF 64
@@ -218,15 +219,21 @@ static size_t pct_column(const struct trex_table *t)
 	return t->ncols;
 }
 
-void table_view_init(struct table_view *tv, struct trex_ui_ctx *ctx,
-                     const struct trex_view_ops *ops, const struct table_view_hooks *hooks)
+void *table_view_new(size_t size, struct trex_ui_ctx *ctx, const struct trex_view_ops *ops,
+                     const struct table_view_hooks *hooks)
 {
 	static const struct table_view_hooks none = {0};
+	struct table_view *tv = calloc(1, size);
 
+	if (!tv) {
+		trex_ui_message(ctx, "out of memory");
+		return NULL;
+	}
 	tv->base.ops = ops;
 	tv->base.ctx = ctx;
 	tv->hooks = hooks ? hooks : &none;
 	tv->sort_col = TABLE_VIEW_NO_SORT;
+	return tv;
 }
 
 static void drop_table(struct table_view *tv)
@@ -277,30 +284,27 @@ bool table_view_set_table(struct table_view *tv, struct trex_table *t, const cha
 	return true;
 }
 
+struct trex_view *table_view_show(struct table_view *tv, struct trex_table *t, const char *title,
+                                  const char *sort_key, bool desc)
+{
+	if (!table_view_set_table(tv, t, title, sort_key, desc)) {
+		table_view_free(&tv->base);
+		return NULL;
+	}
+	return &tv->base;
+}
+
 /* ---- moving ------------------------------------------------------------------------ */
 
 static void move_sel(struct table_view *tv, long delta)
 {
-	long pos = (long)tv->sel + delta, last = (long)tv->nrows - 1;
-
-	if (pos > last)
-		pos = last;
-	if (pos < 0)
-		pos = 0;
-	tv->sel = (size_t)pos;
+	tv->sel = (size_t)trex_nav_clamp((long)tv->sel + delta, (long)tv->nrows - 1);
 }
 
 /* Keeps the selection inside the body. */
 static void follow_sel(struct table_view *tv)
 {
-	size_t h = tv->body_h > 0 ? (size_t)tv->body_h : 1;
-
-	if (tv->sel < tv->top)
-		tv->top = tv->sel;
-	if (tv->sel >= tv->top + h)
-		tv->top = tv->sel - h + 1;
-	if (tv->top + h > tv->nrows)
-		tv->top = tv->nrows > h ? tv->nrows - h : 0;
+	tv->top = trex_nav_follow(tv->top, tv->sel, tv->body_h, tv->nrows);
 }
 
 /* Columns that scroll sideways: all but a name column pinned at either end. */
@@ -320,42 +324,17 @@ static size_t scroll_count(const struct table_view *tv)
 
 static bool move_action(struct table_view *tv, enum trex_action a)
 {
-	long page = tv->body_h > 1 ? tv->body_h - 1 : 1;
+	/* a page keeps one line of the last screen in sight */
+	long page = tv->body_h > 1 ? tv->body_h - 1 : 1, delta;
 
-	switch (a) {
-	case TREX_ACTION_MOVE_DOWN:
-		move_sel(tv, 1);
-		break;
-	case TREX_ACTION_MOVE_UP:
-		move_sel(tv, -1);
-		break;
-	case TREX_ACTION_PAGE_DOWN:
-		move_sel(tv, page);
-		break;
-	case TREX_ACTION_PAGE_UP:
-		move_sel(tv, -page);
-		break;
-	case TREX_ACTION_HALF_PAGE_DOWN:
-		move_sel(tv, (page + 1) / 2);
-		break;
-	case TREX_ACTION_HALF_PAGE_UP:
-		move_sel(tv, -(page + 1) / 2);
-		break;
-	case TREX_ACTION_MOVE_FIRST:
-		tv->sel = 0;
-		break;
-	case TREX_ACTION_MOVE_LAST:
-		move_sel(tv, (long)tv->nrows);
-		break;
-	case TREX_ACTION_SCROLL_LEFT:
+	if (trex_nav_delta(a, page, (long)tv->nrows, &delta))
+		move_sel(tv, delta);
+	else if (a == TREX_ACTION_SCROLL_LEFT)
 		tv->hcol -= tv->hcol > 0;
-		break;
-	case TREX_ACTION_SCROLL_RIGHT:
+	else if (a == TREX_ACTION_SCROLL_RIGHT)
 		tv->hcol += tv->hcol + 1 < scroll_count(tv);
-		break;
-	default:
+	else
 		return false;
-	}
 	follow_sel(tv);
 	return true;
 }
@@ -599,90 +578,44 @@ static void toggle_names(struct table_view *tv)
 
 /* ---- export ---------------------------------------------------------------------------- */
 
-static void export_to(struct table_view *tv, const char *path, bool force);
-
-static void overwrite_answer(struct trex_view *v, const char *text)
+/* What is shown (full names, the current order and filter), or what the
+ * view's export hook names. */
+static const struct trex_table *export_rows(struct trex_view *v, const size_t **rows, size_t *n)
 {
 	struct table_view *tv = of(v);
 
-	if (text[0] == 'y' || text[0] == 'Y')
-		export_to(tv, tv->path, true);
-	else
-		trex_ui_message(tv->base.ctx, "not overwritten: %s", tv->path);
-}
-
-static void overwrite_cancel(struct trex_view *v)
-{
-	overwrite_answer(v, "n");
-}
-
-static void ask_overwrite(struct table_view *tv, const char *path)
-{
-	struct trex_prompt_spec spec = {.label = tv->label,
-	                                .history = TREX_PROMPT_HISTORY_OTHER,
-	                                .yes_no = true,
-	                                .on_submit = overwrite_answer,
-	                                .on_cancel = overwrite_cancel};
-
-	snprintf(tv->path, sizeof(tv->path), "%s", path);
-	snprintf(tv->label, sizeof(tv->label), "%s exists; overwrite? (y/n) ", tv->path);
-	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
-}
-
-/* Writes what is shown (full names, the current order and filter), or
- * what the view's export hook names. */
-static void export_to(struct table_view *tv, const char *path, bool force)
-{
-	const struct trex_table *t = &tv->table;
-	const size_t *rows = tv->rows;
-	size_t n = tv->nrows;
-	struct trex_error err;
-	enum trex_status st;
-
 	if (tv->hooks->export_table)
-		t = tv->hooks->export_table(tv, &rows, &n);
-	st = trex_table_export(path, force, t, rows, n, trex_table_format_for_path(path), &err);
-	if (st == TREX_EXISTS && !force)
-		ask_overwrite(tv, path);
-	else if (st != TREX_OK)
-		trex_ui_message(tv->base.ctx, "export failed: %s", err.message);
-	else
-		trex_ui_message(tv->base.ctx, "wrote %zu rows to %s", n, path);
+		return tv->hooks->export_table(tv, rows, n);
+	*rows = tv->rows;
+	*n = tv->nrows;
+	return &tv->table;
 }
 
 static void export_submit(struct trex_view *v, const char *text)
 {
-	struct table_view *tv = of(v);
-	char path[TREX_PROMPT_MAX];
-	size_t len;
-
-	while (*text == ' ')
-		text++;
-	snprintf(path, sizeof(path), "%s", text);
-	len = strlen(path);
-	while (len && path[len - 1] == ' ')
-		path[--len] = '\0';
-	if (!len) {
-		trex_ui_message(tv->base.ctx, "export cancelled");
-		return;
-	}
-	export_to(tv, path, false);
+	trex_export_prompt_submit(&of(v)->exp, v, text);
 }
 
+static void export_cancel(struct trex_view *v)
+{
+	trex_export_prompt_cancel(&of(v)->exp, v);
+}
+
+/* The default file: the table's name, file-name friendly, as CSV. */
 static void open_export(struct table_view *tv)
 {
-	struct trex_prompt_spec spec = {.label = "export to: ",
-	                                .initial = tv->path,
-	                                .history = TREX_PROMPT_HISTORY_PATH,
-	                                .on_submit = export_submit};
-	const char *name = tv->table.name ? tv->table.name : "table";
+	char path[TREX_PROMPT_MAX];
 
-	snprintf(tv->path, sizeof(tv->path), "%s.csv", name);
-	for (char *p = tv->path; *p; p++) {
+	snprintf(path, sizeof(path), "%s.csv", tv->table.name ? tv->table.name : "table");
+	for (char *p = path; *p; p++) {
 		if (*p == '_' || *p == ' ' || *p == '/')
 			*p = '-';
 	}
-	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
+	tv->exp.on_submit = export_submit;
+	tv->exp.on_cancel = export_cancel;
+	tv->exp.table = export_rows;
+	tv->exp.quiet_cancel = true;
+	trex_export_prompt_open(&tv->base, &tv->exp, path);
 }
 
 /* ---- sort prompt and marks ---------------------------------------------------------------- */
@@ -759,15 +692,9 @@ static void mark_row(struct table_view *tv)
 
 bool trex_table_view_supports(enum trex_action a)
 {
+	if (trex_nav_is_move(a))
+		return true;
 	switch (a) {
-	case TREX_ACTION_MOVE_DOWN:
-	case TREX_ACTION_MOVE_UP:
-	case TREX_ACTION_PAGE_DOWN:
-	case TREX_ACTION_PAGE_UP:
-	case TREX_ACTION_HALF_PAGE_DOWN:
-	case TREX_ACTION_HALF_PAGE_UP:
-	case TREX_ACTION_MOVE_FIRST:
-	case TREX_ACTION_MOVE_LAST:
 	case TREX_ACTION_SCROLL_LEFT:
 	case TREX_ACTION_SCROLL_RIGHT:
 	case TREX_ACTION_ENTER:

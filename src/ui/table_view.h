@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "export_prompt.h"
 #include "trex/analysis/table.h"
 #include "trex/analysis/table_order.h"
 #include "trex/ui/view.h"
@@ -68,13 +69,22 @@ struct table_view {
 	size_t pct_col;     /* a *_pct column colours hot names; ncols: none */
 	char error[TREX_PROMPT_MAX + 64]; /* a bad pattern, shown while its prompt is open */
 
-	char label[TREX_PROMPT_MAX + 64]; /* prompt labels must outlive the prompt */
-	char path[TREX_PROMPT_MAX];       /* export path waiting for "overwrite?" */
+	struct trex_export_prompt exp; /* export-table: the prompts and the path */
 };
 
-/* Sets up tv (zeroed by the caller) for ops and hooks. */
-void table_view_init(struct table_view *tv, struct trex_ui_ctx *ctx,
-                     const struct trex_view_ops *ops, const struct table_view_hooks *hooks);
+/* The ops of a table view called view_name: the generic parts, for
+ * `static const struct trex_view_ops x_ops = TABLE_VIEW_OPS("x");`. */
+#define TABLE_VIEW_OPS(view_name)                                                                  \
+	{                                                                                          \
+		.name = (view_name), .keymap = TREX_KEYMAP_TABLE,                                  \
+		.supports = trex_table_view_supports, .dispatch = table_view_dispatch,             \
+		.draw = table_view_draw, .free = table_view_free, .mouse = table_view_mouse,       \
+	}
+
+/* A zeroed view of size bytes (a struct that starts with its struct
+ * table_view), set up for ops and hooks; NULL with ctx->msg "out of memory". */
+void *table_view_new(size_t size, struct trex_ui_ctx *ctx, const struct trex_view_ops *ops,
+                     const struct table_view_hooks *hooks);
 
 /* Shows t (taken over, also on failure) titled title. The sort column is
  * kept when t has a column of the same key, else sort_key (NULL: table
@@ -82,6 +92,10 @@ void table_view_init(struct table_view *tv, struct trex_ui_ctx *ctx,
  * to the first row. false when out of memory (ctx->msg says so). */
 bool table_view_set_table(struct table_view *tv, struct trex_table *t, const char *title,
                           const char *sort_key, bool desc);
+/* The end of a constructor: table_view_set_table(), then the view, or
+ * NULL with tv freed (table_view_free) when that fails. */
+struct trex_view *table_view_show(struct table_view *tv, struct trex_table *t, const char *title,
+                                  const char *sort_key, bool desc);
 
 /* The table row under the selection bar, or (size_t)-1 when none. */
 size_t table_view_selected(const struct table_view *tv);

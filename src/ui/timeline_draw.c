@@ -9,6 +9,7 @@
 
 #include "trex/analysis/search.h"
 #include "trex/core/kind.h"
+#include "trex/ui/nav.h"
 
 #define LABEL_MIN_CELLS 3 /* a name is written into a bar of at least this many cells */
 #define AXIS_LABEL_CELLS 10
@@ -399,14 +400,7 @@ static void draw_counter(struct timeline_view *tv, WINDOW *win, int y, const str
 
 static void scroll_to_cursor(struct timeline_view *tv)
 {
-	size_t h = tv->body_h > 0 ? (size_t)tv->body_h : 1;
-
-	if (tv->cur_row < tv->top_row)
-		tv->top_row = tv->cur_row;
-	if (tv->cur_row >= tv->top_row + h)
-		tv->top_row = tv->cur_row - h + 1;
-	if (tv->top_row + h > tv->rows.n)
-		tv->top_row = tv->rows.n > h ? tv->rows.n - h : 0;
+	tv->top_row = trex_nav_follow(tv->top_row, tv->cur_row, tv->body_h, tv->rows.n);
 }
 
 static enum trex_role name_role(const struct tl_row *row)

@@ -84,14 +84,21 @@ static void search_changed(struct trex_view *v, const char *text)
 		trex_ui_message(tv->base.ctx, "%u matches", trex_search_count(tv->search));
 }
 
+/* The search from before the prompt opened comes back. */
+static void restore_search(struct timeline_view *tv)
+{
+	drop(&tv->search, tv->search_saved);
+	tv->search = tv->search_saved;
+	tv->search_saved = NULL;
+}
+
 static void search_submit(struct trex_view *v, const char *text)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
 
 	search_changed(v, text);
 	if (*text && !tv->search) { /* a bad pattern: the error stays, the old search too */
-		tv->search = tv->search_saved;
-		tv->search_saved = NULL;
+		restore_search(tv);
 		return;
 	}
 	drop(&tv->search_saved, tv->search);
@@ -107,12 +114,8 @@ static void search_submit(struct trex_view *v, const char *text)
 
 static void search_cancel(struct trex_view *v)
 {
-	struct timeline_view *tv = (struct timeline_view *)v;
-
-	drop(&tv->search, tv->search_saved);
-	tv->search = tv->search_saved;
-	tv->search_saved = NULL;
-	tv->base.ctx->msg[0] = '\0';
+	restore_search((struct timeline_view *)v);
+	v->ctx->msg[0] = '\0';
 }
 
 static void open_search(struct timeline_view *tv)
@@ -175,6 +178,14 @@ static void set_filter(struct timeline_view *tv, struct trex_search *f)
 	rebuild_rows(tv);
 }
 
+/* The filter from before the prompt opened comes back (rows rebuilt). */
+static void restore_filter(struct timeline_view *tv)
+{
+	if (tv->filter != tv->filter_saved)
+		set_filter(tv, tv->filter_saved);
+	tv->filter_saved = NULL;
+}
+
 static void filter_changed(struct trex_view *v, const char *text)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
@@ -194,10 +205,7 @@ static void filter_submit(struct trex_view *v, const char *text)
 	struct trex_search *f = NULL;
 
 	if (*text && !(f = compile(tv, text, NULL))) {
-		/* a bad pattern: its error shows, the filter from before comes back */
-		if (tv->filter != tv->filter_saved)
-			set_filter(tv, tv->filter_saved);
-		tv->filter_saved = NULL;
+		restore_filter(tv); /* a bad pattern: its error shows */
 		return;
 	}
 	set_filter(tv, f);
@@ -211,13 +219,8 @@ static void filter_submit(struct trex_view *v, const char *text)
 
 static void filter_cancel(struct trex_view *v)
 {
-	struct timeline_view *tv = (struct timeline_view *)v;
-	struct trex_search *saved = tv->filter_saved;
-
-	if (tv->filter != saved)
-		set_filter(tv, saved);
-	tv->filter_saved = NULL;
-	tv->base.ctx->msg[0] = '\0';
+	restore_filter((struct timeline_view *)v);
+	v->ctx->msg[0] = '\0';
 }
 
 static void open_filter(struct timeline_view *tv)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trex/analysis/search.h"
+#include "trex/ui/nav.h"
 
 #define SPAN_MAX_FACTOR 4 /* zoom out to at most 4 x the whole trace */
 
@@ -244,15 +245,9 @@ static void fit_selection(struct timeline_view *tv)
 
 static void move_rows(struct timeline_view *tv, long delta)
 {
-	long n = (long)tv->rows.n, r = (long)tv->cur_row + delta;
-
-	if (n == 0)
+	if (tv->rows.n == 0)
 		return;
-	if (r < 0)
-		r = 0;
-	if (r >= n)
-		r = n - 1;
-	tv->cur_row = (size_t)r;
+	tv->cur_row = (size_t)trex_nav_clamp((long)tv->cur_row + delta, (long)tv->rows.n - 1);
 	select_at_cursor(tv);
 }
 
@@ -290,6 +285,8 @@ static void toggle_group(struct timeline_view *tv)
 
 static bool timeline_supports(enum trex_action a)
 {
+	if (trex_nav_is_move(a))
+		return true;
 	switch (a) {
 	case TREX_ACTION_ZOOM_IN:
 	case TREX_ACTION_ZOOM_OUT:
@@ -304,14 +301,6 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_SELECT_PREV_SLICE:
 	case TREX_ACTION_TRACK_DOWN:
 	case TREX_ACTION_TRACK_UP:
-	case TREX_ACTION_MOVE_DOWN:
-	case TREX_ACTION_MOVE_UP:
-	case TREX_ACTION_PAGE_DOWN:
-	case TREX_ACTION_PAGE_UP:
-	case TREX_ACTION_HALF_PAGE_DOWN:
-	case TREX_ACTION_HALF_PAGE_UP:
-	case TREX_ACTION_MOVE_FIRST:
-	case TREX_ACTION_MOVE_LAST:
 	case TREX_ACTION_TOGGLE_GROUP:
 	case TREX_ACTION_CLEAR:
 	case TREX_ACTION_SEARCH:
@@ -336,39 +325,17 @@ static long page(struct timeline_view *tv)
 
 static bool dispatch_rows(struct timeline_view *tv, enum trex_action a)
 {
-	switch (a) {
-	case TREX_ACTION_TRACK_DOWN:
-	case TREX_ACTION_MOVE_DOWN:
-		move_rows(tv, 1);
-		return true;
-	case TREX_ACTION_TRACK_UP:
-	case TREX_ACTION_MOVE_UP:
-		move_rows(tv, -1);
-		return true;
-	case TREX_ACTION_PAGE_DOWN:
-		move_rows(tv, page(tv));
-		return true;
-	case TREX_ACTION_PAGE_UP:
-		move_rows(tv, -page(tv));
-		return true;
-	case TREX_ACTION_HALF_PAGE_DOWN:
-		move_rows(tv, (page(tv) + 1) / 2);
-		return true;
-	case TREX_ACTION_HALF_PAGE_UP:
-		move_rows(tv, -(page(tv) + 1) / 2);
-		return true;
-	case TREX_ACTION_MOVE_FIRST:
-		move_rows(tv, -(long)tv->rows.n);
-		return true;
-	case TREX_ACTION_MOVE_LAST:
-		move_rows(tv, (long)tv->rows.n);
-		return true;
-	case TREX_ACTION_TOGGLE_GROUP:
+	long delta;
+
+	if (a == TREX_ACTION_TRACK_DOWN || a == TREX_ACTION_TRACK_UP)
+		move_rows(tv, a == TREX_ACTION_TRACK_DOWN ? 1 : -1);
+	else if (trex_nav_delta(a, page(tv), (long)tv->rows.n, &delta))
+		move_rows(tv, delta);
+	else if (a == TREX_ACTION_TOGGLE_GROUP)
 		toggle_group(tv);
-		return true;
-	default:
+	else
 		return false;
-	}
+	return true;
 }
 
 static void dispatch_time(struct timeline_view *tv, enum trex_action a)

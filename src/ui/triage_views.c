@@ -15,40 +15,24 @@
 
 #define GPU_LABEL_COLS 2 /* rank, device */
 
-static const struct trex_view_ops categories_ops = {
-    .name = "categories",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = trex_table_view_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops categories_ops = TABLE_VIEW_OPS("categories");
 
 struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx)
 {
-	struct table_view *tv = calloc(1, sizeof(*tv));
+	struct table_view *tv = table_view_new(sizeof(*tv), ctx, &categories_ops, NULL);
 	struct trex_category_opts opts = {.set = ctx->catset, .bar = true};
 	struct trex_table t;
 	struct trex_error err;
 
-	if (!tv) {
-		trex_ui_message(ctx, "out of memory");
+	if (!tv)
 		return NULL;
-	}
-	table_view_init(tv, ctx, &categories_ops, NULL);
 	if (trex_categories_table(ctx->idx, &opts, &t, &err) != TREX_OK) {
 		trex_ui_message(ctx, "categories: %s", err.message);
 		table_view_free(&tv->base);
 		return NULL;
 	}
-	if (!table_view_set_table(tv, &t,
-	                          ctx->catset ? "categories (--schema rules)" : "categories",
-	                          "total_ns", true)) {
-		table_view_free(&tv->base);
-		return NULL;
-	}
-	return &tv->base;
+	return table_view_show(tv, &t, ctx->catset ? "categories (--schema rules)" : "categories",
+	                       "total_ns", true);
 }
 
 /* ---- GPU time ------------------------------------------------------------------------- */
@@ -92,28 +76,17 @@ static const struct table_view_hooks gpu_hooks = {
     .export_table = gpu_export,
 };
 
-static const struct trex_view_ops gpu_time_ops = {
-    .name = "gpu-time",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = trex_table_view_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops gpu_time_ops = TABLE_VIEW_OPS("gpu-time");
 
 struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx)
 {
-	struct gpu_time_view *gv = calloc(1, sizeof(*gv));
+	struct gpu_time_view *gv = table_view_new(sizeof(*gv), ctx, &gpu_time_ops, &gpu_hooks);
 	struct trex_table tall;
 	struct trex_error err;
 	char title[96];
 
-	if (!gv) {
-		trex_ui_message(ctx, "out of memory");
+	if (!gv)
 		return NULL;
-	}
-	table_view_init(&gv->tv, ctx, &gpu_time_ops, &gpu_hooks);
 	if (trex_gpu_time_table(ctx->idx, &gv->wide, &err) != TREX_OK) {
 		trex_ui_message(ctx, "GPU time: %s", err.message);
 		free(gv);
@@ -127,9 +100,5 @@ struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx)
 	}
 	snprintf(title, sizeof(title), "GPU time of %zu device%s", gv->wide.nrows,
 	         gv->wide.nrows == 1 ? "" : "s");
-	if (!table_view_set_table(&gv->tv, &tall, title, NULL, false)) {
-		table_view_free(&gv->tv.base);
-		return NULL;
-	}
-	return &gv->tv.base;
+	return table_view_show(&gv->tv, &tall, title, NULL, false);
 }
