@@ -5,6 +5,7 @@
 
 #include "trex/ui/view.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,57 @@
 #include "table_view.h"
 #include "trex/analysis/kernels.h"
 
+/* The launching ops, found on a second thread while the user reads the
+ * table by name, so that grouping by op later costs what a regrouping
+ * costs (the index is read-only: safe to share). */
+struct ops_prefetch {
+	const struct trex_index *idx;
+	pthread_t thread;
+	bool started, joined;
+	enum trex_status status;
+	struct trex_kernel_ops ops;
+};
+
 struct kernels_view {
 	struct table_view tv;
 	enum trex_kernel_group group;
 	struct trex_kernel_members members;
+	struct ops_prefetch prefetch;
 };
+
+/* ---- launching ops, in the background ----------------------------------------------- */
+
+static void *ops_worker(void *arg)
+{
+	struct ops_prefetch *p = arg;
+	struct trex_error err;
+
+	p->status = trex_kernel_ops_compute(p->idx, &p->ops, &err);
+	return NULL;
+}
+
+static void prefetch_start(struct ops_prefetch *p, const struct trex_index *idx)
+{
+	p->idx = idx;
+	p->status = TREX_NOMEM;
+	p->started = pthread_create(&p->thread, NULL, ops_worker, p) == 0;
+}
+
+/* The ops once found, NULL if they could not be (then the table finds its own). */
+static const struct trex_kernel_ops *prefetch_get(struct ops_prefetch *p)
+{
+	if (p->started && !p->joined) {
+		pthread_join(p->thread, NULL);
+		p->joined = true;
+	}
+	return p->joined && p->status == TREX_OK ? &p->ops : NULL;
+}
+
+static void prefetch_free(struct ops_prefetch *p)
+{
+	if (prefetch_get(p))
+		trex_kernel_ops_free(&p->ops);
+}
 
 struct instances_view {
 	struct table_view tv;
@@ -54,31 +101,25 @@ static const struct table_view_hooks instances_hooks = {
     .free = instances_free,
 };
 
-static const struct trex_view_ops instances_ops = {
-    .name = "instances",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = trex_table_view_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops instances_ops = TABLE_VIEW_OPS("instances");
 
 /* The instances of ids[0..n) (copied), titled after their group. */
 static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids, size_t n,
                                             const char *group)
 {
-	struct instances_view *iv = calloc(1, sizeof(*iv));
+	struct instances_view *iv =
+	    table_view_new(sizeof(*iv), ctx, &instances_ops, &instances_hooks);
 	struct trex_table t;
 	struct trex_error err;
 	char title[256];
 
-	if (!iv || !(iv->ids = malloc((n ? n : 1) * sizeof(*iv->ids)))) {
-		free(iv);
+	if (!iv)
+		return NULL;
+	if (!(iv->ids = malloc((n ? n : 1) * sizeof(*iv->ids)))) {
 		trex_ui_message(ctx, "out of memory");
+		table_view_free(&iv->tv.base);
 		return NULL;
 	}
-	table_view_init(&iv->tv, ctx, &instances_ops, &instances_hooks);
 	memcpy(iv->ids, ids, n * sizeof(*ids));
 	if (trex_kernel_instances_table(ctx->idx, iv->ids, n, &t, &err) != TREX_OK) {
 		trex_ui_message(ctx, "%s", err.message);
@@ -86,11 +127,7 @@ static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint3
 		return NULL;
 	}
 	snprintf(title, sizeof(title), "%zu instances of %s", n, group);
-	if (!table_view_set_table(&iv->tv, &t, title, "dur_ns", true)) {
-		table_view_free(&iv->tv.base);
-		return NULL;
-	}
-	return &iv->tv.base;
+	return table_view_show(&iv->tv, &t, title, "dur_ns", true);
 }
 
 /* ---- kernels --------------------------------------------------------------------------- */
@@ -103,6 +140,7 @@ static bool kernels_build(struct kernels_view *kv)
 	struct trex_kernel_opts opts = {
 	    .group = kv->group,
 	    .per_rank = kv->group == TREX_KERNELS_BY_NAME && trex_index_file_count(ctx->idx) > 1,
+	    .ops = kv->group == TREX_KERNELS_BY_OP ? prefetch_get(&kv->prefetch) : NULL,
 	};
 	struct trex_kernel_members m;
 	struct trex_table t;
@@ -172,7 +210,10 @@ static enum trex_handled kernels_action(struct table_view *tv, enum trex_action 
 
 static void kernels_free(struct table_view *tv)
 {
-	trex_kernel_members_free(&((struct kernels_view *)tv)->members);
+	struct kernels_view *kv = (struct kernels_view *)tv;
+
+	prefetch_free(&kv->prefetch);
+	trex_kernel_members_free(&kv->members);
 }
 
 static const struct table_view_hooks kernels_hooks = {
@@ -180,29 +221,19 @@ static const struct table_view_hooks kernels_hooks = {
     .free = kernels_free,
 };
 
-static const struct trex_view_ops kernels_ops = {
-    .name = "kernels",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = trex_table_view_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops kernels_ops = TABLE_VIEW_OPS("kernels");
 
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
 {
-	struct kernels_view *kv = calloc(1, sizeof(*kv));
+	struct kernels_view *kv = table_view_new(sizeof(*kv), ctx, &kernels_ops, &kernels_hooks);
 
-	if (!kv) {
-		trex_ui_message(ctx, "out of memory");
+	if (!kv)
 		return NULL;
-	}
-	table_view_init(&kv->tv, ctx, &kernels_ops, &kernels_hooks);
 	kv->group = TREX_KERNELS_BY_NAME;
 	if (!kernels_build(kv)) {
 		table_view_free(&kv->tv.base);
 		return NULL;
 	}
+	prefetch_start(&kv->prefetch, ctx->idx);
 	return &kv->tv.base;
 }
