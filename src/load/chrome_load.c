@@ -14,6 +14,12 @@
 #define CJ_STREAM_CHUNK (4u << 20)
 #define CJ_MIN_PARALLEL_BYTES (8u << 20)
 #define CJ_CHUNKS_PER_THREAD 4
+/* Several threads: 16 MiB windows, two parts per thread each. Smaller
+ * windows make more parts, each a builder with spare room in its vectors
+ * (4 MiB windows: +25 MiB peak RSS on a 1 GB trace, and a barrier per
+ * window); bigger ones cost the 4 windows the stream queues (32 MiB: +60). */
+#define CJ_PARALLEL_WINDOW (16u << 20)
+#define CJ_WINDOW_PARTS_PER_THREAD 2
 
 /* One piece of the events array parsed by one builder. */
 struct cj_part {
@@ -27,6 +33,13 @@ struct cj_part {
 	bool truncated;
 	bool cancelled, oom;
 	unsigned inherited;       /* prelude features the parser needs (bare array) */
+	/* stream windows; all zero for a mapped file */
+	bool open_end;            /* more input follows end: stop before an unfinished event */
+	bool stream;              /* bytes are reported per window, not per part */
+	bool after_value;         /* starts after an event, before its ',' */
+	uint64_t base_offset;     /* decoded offset of the window */
+	enum cj_state end_state;  /* where the parser was when it stopped */
+	bool end_expect;
 };
 
 struct cj_pool {
@@ -59,19 +72,23 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 	struct cj_parser ps;
 	cj_parser_init(&ps, part->b, job);
 	ps.base = map;
+	ps.base_offset = part->base_offset;
+	ps.stream = part->stream;
 	ps.state = CJ_ARRAY;
-	ps.expect_value = true;
+	ps.expect_value = !part->after_value;
 	ps.st.features = part->inherited;
-	ps.progress_bytes_from = (uint64_t)(part->start - map);
+	ps.progress_bytes_from = part->base_offset + (uint64_t)(part->start - map);
 	const char *pos = part->start;
-	part->result = cj_run(&ps, &pos, end, part->stop, true, &part->err);
+	part->result = cj_run(&ps, &pos, end, part->stop, !part->open_end, &part->err);
 	part->pos = pos;
-	if (part->result == CJ_NEED_MORE && !ps.cancelled && !ps.oom) {
+	if (part->result == CJ_NEED_MORE && !part->open_end && !ps.cancelled && !ps.oom) {
 		cj_truncation(&ps, pos, end);
 		part->truncated = true;
 	}
-	uint64_t rest = (uint64_t)(pos - map) - ps.progress_bytes_from;
+	uint64_t rest = part->stream ? 0 : cj_offset(&ps, pos) - ps.progress_bytes_from;
 	trex_load_job_progress(job, rest, rest, ps.st.events - ps.progress_events);
+	part->end_state = ps.state;
+	part->end_expect = ps.expect_value;
 	part->cancelled = ps.cancelled;
 	part->oom = ps.oom;
 	part->st = ps.st;
@@ -147,6 +164,9 @@ static enum trex_status cj_chain(struct trex_load_job *job, const char *map, con
 		f->start = pos;
 		f->stop = parts[i].stop;
 		f->inherited = parts[0].inherited;
+		f->open_end = parts[0].open_end;
+		f->stream = parts[0].stream;
+		f->base_offset = parts[0].base_offset;
 		f->b = trex_builder_new(job->file_id);
 		if (!f->b)
 			return TREX_NOMEM;
@@ -193,40 +213,74 @@ static const char *cj_dialect(unsigned f)
 	return "chrome";
 }
 
+/* What the parts handed over so far add up to. */
+struct cj_sink {
+	unsigned features;
+	enum trex_status status;
+};
+
+/* Folds one part's statistics into the file and hands its builder (if any)
+ * to the job; parts must come in byte order. */
+static void cj_emit(struct trex_load_job *job, struct cj_part *p, uint32_t seq,
+		    struct cj_sink *sink, struct trex_error *err)
+{
+	struct trex_build_file *file = job->file;
+	cj_merge_stats(file, &p->st, &file->first_problem, trex_source_path(job->source));
+	sink->features |= p->st.features;
+	file->truncated |= p->truncated;
+	if (p->cancelled)
+		sink->status = TREX_CANCELLED;
+	if (p->oom)
+		sink->status = TREX_NOMEM;
+	if (p->result == CJ_FATAL && sink->status == TREX_OK) {
+		*err = p->err;
+		sink->status = TREX_FORMAT;
+	}
+	if (!p->b)
+		return;
+	if (sink->status == TREX_OK)
+		sink->status = trex_load_job_add_part(job, seq, p->b, err);
+	else
+		trex_builder_free(p->b);
+	p->b = NULL;
+}
+
+static enum trex_status cj_sink_end(struct trex_load_job *job, const struct cj_sink *sink,
+				    struct trex_error *err)
+{
+	const char *path = trex_source_path(job->source);
+	job->file->dialect = cj_dialect(sink->features);
+	if (sink->status == TREX_CANCELLED)
+		trex_error_set(err, TREX_CANCELLED, path, -1, "loading cancelled");
+	if (sink->status == TREX_NOMEM)
+		trex_error_set(err, TREX_NOMEM, path, -1, "out of memory while loading");
+	return sink->status;
+}
+
 /* Hands parts to the job in byte order and folds their statistics. */
 static enum trex_status cj_finish(struct trex_load_job *job, struct cj_part **order, size_t n,
 				  const struct cj_stats *prelude, struct trex_error *err)
 {
-	struct trex_build_file *file = job->file;
-	const char *path = trex_source_path(job->source);
-	unsigned features = prelude->features;
-	cj_merge_stats(file, prelude, &file->first_problem, path);
-	enum trex_status status = TREX_OK;
-	for (size_t i = 0; i < n; i++) {
-		struct cj_part *p = order[i];
-		cj_merge_stats(file, &p->st, &file->first_problem, path);
-		features |= p->st.features;
-		file->truncated |= p->truncated;
-		if (p->cancelled)
-			status = TREX_CANCELLED;
-		if (p->oom)
-			status = TREX_NOMEM;
-		if (p->result == CJ_FATAL && status == TREX_OK) {
-			*err = p->err;
-			status = TREX_FORMAT;
-		}
-		if (status == TREX_OK)
-			status = trex_load_job_add_part(job, (uint32_t)i, p->b, err);
-		else
-			trex_builder_free(p->b);
-		p->b = NULL;
+	struct cj_sink sink = {prelude->features, TREX_OK};
+	cj_merge_stats(job->file, prelude, &job->file->first_problem,
+		       trex_source_path(job->source));
+	for (size_t i = 0; i < n; i++)
+		cj_emit(job, order[i], (uint32_t)i, &sink, err);
+	return cj_sink_end(job, &sink, err);
+}
+
+/* The valid parts and the chain's fix-ups (parts + n) in byte order: each
+ * fix-up follows the valid parts before its start. Returns how many. */
+static size_t cj_order(struct cj_part *parts, size_t n, size_t nfix, struct cj_part **order)
+{
+	size_t k = 0;
+	for (size_t i = 0, f = 0; i < n || f < nfix;) {
+		bool take_fix = f < nfix && (i >= n || parts[n + f].start < parts[i].start);
+		struct cj_part *p = take_fix ? &parts[n + f++] : &parts[i++];
+		if (p->b)
+			order[k++] = p;
 	}
-	file->dialect = cj_dialect(features);
-	if (status == TREX_CANCELLED)
-		trex_error_set(err, TREX_CANCELLED, path, -1, "loading cancelled");
-	if (status == TREX_NOMEM)
-		trex_error_set(err, TREX_NOMEM, path, -1, "out of memory while loading");
-	return status;
+	return k;
 }
 
 /* ---- the prelude: up to the events array --------------------------------------------- */
@@ -300,14 +354,7 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 	size_t nfix = 0;
 	if (s == TREX_OK)
 		s = cj_chain(job, map, end, parts, n, parts + n, &nfix);
-	size_t k = 0;
-	/* byte order: each fix-up part follows the valid parts before its start */
-	for (size_t i = 0, f = 0; i < n || f < nfix;) {
-		bool take_fix = f < nfix && (i >= n || parts[n + f].start < parts[i].start);
-		struct cj_part *p = take_fix ? &parts[n + f++] : &parts[i++];
-		if (p->b)
-			order[k++] = p;
-	}
+	size_t k = cj_order(parts, n, nfix, order);
 	if (s == TREX_OK)
 		s = cj_finish(job, order, k, &pre.st, err);
 	else
@@ -323,6 +370,62 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 
 /* ---- compressed input: streamed, inflate overlapped with parsing -------------------------- */
 
+/* One window of decoded bytes, and whether it is the last. */
+struct cj_window {
+	const char *data;
+	size_t len;
+	uint64_t offset;
+	bool final;
+	bool corrupt;            /* the gzip data broke after these bytes */
+	struct trex_error serr;  /* why, when corrupt */
+};
+
+static size_t cj_window_bytes(const struct trex_load_job *job, bool parallel)
+{
+	if (job->opts->stream_window)
+		return job->opts->stream_window;
+	return parallel ? CJ_PARALLEL_WINDOW : CJ_STREAM_CHUNK;
+}
+
+/* The window after the last one's carry bytes. Corrupt gzip ends the input
+ * where it broke: the carried bytes are then parsed as the last window. */
+static enum trex_status cj_next_window(struct trex_stream *st, size_t carry, struct cj_window *w,
+				       struct trex_error *err)
+{
+	const char *tail = w->data + w->len - carry;
+	uint64_t tail_offset = w->offset + w->len - carry;
+	bool truncated = false;
+	trex_error_clear(&w->serr);
+	enum trex_status s =
+		trex_stream_next(st, carry, &w->data, &w->len, &w->offset, &truncated, &w->serr);
+	w->corrupt = s == TREX_FORMAT;
+	if (s != TREX_OK && !w->corrupt) {
+		*err = w->serr;
+		return s;
+	}
+	if (w->corrupt) {
+		w->data = tail;
+		w->len = carry;
+		w->offset = tail_offset;
+	}
+	w->final = w->len == carry || w->corrupt;
+	return TREX_OK;
+}
+
+/* Decoded and compressed bytes consumed up to the carry; true when cancelled. */
+static bool cj_window_progress(struct trex_load_job *job, struct trex_stream *st,
+			       const struct cj_window *w, size_t carry, uint64_t *reported,
+			       uint64_t *disk_reported)
+{
+	uint64_t pos = w->offset + w->len - carry, disk = trex_stream_disk_position(st);
+	bool cancel = trex_load_job_progress(job, pos - *reported, disk - *disk_reported, 0);
+	*reported = pos;
+	*disk_reported = disk;
+	return cancel;
+}
+
+/* ---- one thread: the whole stream through one parser -------------------------------------- */
+
 struct cj_stream_state {
 	struct cj_parser ps;
 	struct cj_part part;
@@ -330,91 +433,77 @@ struct cj_stream_state {
 };
 
 /* Feeds one window; returns false when parsing is over. */
-static bool cj_stream_window(struct cj_stream_state *s, const char *data, size_t len,
-			     uint64_t offset, bool final, size_t *carry, struct trex_error *err)
+static bool cj_stream_window(struct cj_stream_state *s, const struct cj_window *w, size_t *carry,
+			     struct trex_error *err)
 {
 	struct cj_parser *ps = &s->ps;
-	ps->base = data;
-	ps->base_offset = offset;
-	const char *pos = data, *end = data + len;
-	enum cj_stop r = cj_run(ps, &pos, end, NULL, final, err);
+	ps->base = w->data;
+	ps->base_offset = w->offset;
+	const char *pos = w->data, *end = w->data + w->len;
+	enum cj_stop r = cj_run(ps, &pos, end, NULL, w->final, err);
 	*carry = (size_t)(end - pos);
 	s->part.result = r;
 	if (r == CJ_FATAL || ps->cancelled || ps->oom)
 		return false;
-	if (r == CJ_NEED_MORE && final) {
+	if (r == CJ_NEED_MORE && w->final) {
 		cj_truncation(ps, pos, end);
 		s->part.truncated = true;
 	}
-	return !final;
+	return !w->final;
 }
 
 static enum trex_status cj_stream_loop(struct trex_load_job *job, struct trex_stream *st,
 				       struct cj_stream_state *s, struct trex_error *err)
 {
+	struct cj_window w = {.data = ""};
 	size_t carry = 0;
 	uint64_t reported = 0, disk_reported = 0;
 	for (;;) {
-		const char *data;
-		size_t len;
-		uint64_t offset;
-		bool truncated = false;
-		struct trex_error serr;
-		trex_error_clear(&serr);
-		enum trex_status status =
-			trex_stream_next(st, carry, &data, &len, &offset, &truncated, &serr);
-		bool corrupt = status == TREX_FORMAT;
-		if (status != TREX_OK && !corrupt) {
-			*err = serr;
+		enum trex_status status = cj_next_window(st, carry, &w, err);
+		if (status != TREX_OK)
 			return status;
-		}
-		bool final = len == carry || corrupt;
-		bool more = cj_stream_window(s, data, len, offset, final, &carry, err);
-		if (corrupt) { /* keep what decoded; say where the compressed data broke */
+		bool more = cj_stream_window(s, &w, &carry, err);
+		if (w.corrupt) { /* keep what decoded; say where the compressed data broke */
 			s->part.truncated = true;
 			if (!s->ps.st.has_problem)
-				cj_problem(&s->ps, data + len, "%s", serr.message);
+				cj_problem(&s->ps, w.data + w.len, "%s", w.serr.message);
 		}
-		uint64_t pos = offset + len - carry, disk = trex_stream_disk_position(st);
-		if (trex_load_job_progress(job, pos - reported, disk - disk_reported, 0))
+		if (cj_window_progress(job, st, &w, carry, &reported, &disk_reported))
 			s->ps.cancelled = true;
-		reported = pos;
-		disk_reported = disk;
 		if (!more || s->ps.cancelled)
 			return TREX_OK;
 	}
 }
 
-static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_error *err)
+/* No events array anywhere: say what the input looked like instead. */
+static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_error *err)
 {
-	struct trex_stream *st;
-	enum trex_status s = trex_stream_open(job->source, CJ_STREAM_CHUNK, job->threads > 1, &st, err);
-	if (s != TREX_OK)
-		return s;
+	if (ps->state == CJ_TOP_START)
+		return trex_error_set(err, TREX_FORMAT, NULL, 0,
+				      "expected a JSON trace, found an empty file");
+	return trex_error_set(err, TREX_FORMAT, NULL, -1,
+			      "expected a \"traceEvents\" array in the top-level object");
+}
+
+static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_stream *st,
+				       struct trex_error *err)
+{
 	struct cj_stream_state *ss = calloc(1, sizeof *ss);
 	struct trex_builder *b = trex_builder_new(job->file_id);
 	if (!ss || !b) {
 		free(ss);
 		trex_builder_free(b);
-		trex_stream_close(st);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
 	cj_parser_init(&ss->ps, b, job);
 	ss->ps.stream = true;
 	ss->part.b = b;
-	s = cj_stream_loop(job, st, ss, err);
+	enum trex_status s = cj_stream_loop(job, st, ss, err);
 	job->file->bytes_decoded = trex_stream_position(st);
-	trex_stream_close(st);
 	if (s == TREX_OK && ss->part.result == CJ_FATAL)
 		s = TREX_FORMAT;
-	else if (s == TREX_OK && !(ss->ps.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
-		s = TREX_FORMAT;
-		if (ss->ps.state == CJ_TOP_START)
-			trex_error_set(err, TREX_FORMAT, NULL, 0, "expected a JSON trace, found an empty file");
-		else
-			trex_error_set(err, TREX_FORMAT, NULL, -1,
-				       "expected a \"traceEvents\" array in the top-level object");
-	}
+	else if (s == TREX_OK && !(ss->ps.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY)))
+		s = cj_no_events(&ss->ps, err);
 	ss->part.st = ss->ps.st;
 	ss->part.cancelled = ss->ps.cancelled;
 	ss->part.oom = ss->ps.oom;
@@ -427,6 +516,208 @@ static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_er
 		trex_builder_free(b);
 	cj_parser_free(&ss->ps);
 	free(ss);
+	return s;
+}
+
+/* ---- several threads: each window's stretch of events parsed in parts --------------------- */
+
+/* The top level (outside the events array) is parsed here, between
+ * windows; the events of each window are split into parts parsed on the
+ * pool and checked as a chain, as for a mapped file. The part that ends a
+ * window's chain hands its parser state to the next window. Meanwhile the
+ * stream's producer thread inflates the next windows. */
+struct cj_pstream {
+	struct trex_load_job *job;
+	struct cj_parser top;      /* makes no events: no builder */
+	bool top_truncated;
+	bool fatal;                /* the top level was not JSON: err is set */
+	struct cj_part *parts;     /* 2 * want: the guesses, then the chain's fix-ups */
+	struct cj_part **order;
+	size_t want;               /* parts per window */
+	size_t min_split;          /* smaller stretches are parsed as one part */
+	uint32_t seq;              /* the next part's place in the file */
+	struct cj_sink sink;
+	struct trex_error *err;
+};
+
+/* Hands over what the top level counted since last time, so the file gets
+ * its statistics in byte order with the parts'. */
+static void cj_top_flush(struct cj_pstream *s)
+{
+	struct cj_part seg;
+	memset(&seg, 0, sizeof seg);
+	seg.st = s->top.st;
+	seg.truncated = s->top_truncated;
+	seg.cancelled = s->top.cancelled;
+	seg.oom = s->top.oom;
+	cj_emit(s->job, &seg, s->seq, &s->sink, s->err);
+	/* kept: the features that steer parsing, and the rank and base time
+	 * (the file keeps the last ones, so handing them again is harmless) */
+	struct cj_stats *st = &s->top.st;
+	memset(st->phase_counts, 0, sizeof st->phase_counts);
+	st->events = 0;
+	memset(&st->integrity, 0, sizeof st->integrity);
+	st->has_problem = false;
+	s->top_truncated = false;
+}
+
+/* The part that ended a window's chain leaves the parser where it stopped. */
+static void cj_top_resume(struct cj_parser *top, const struct cj_part *t)
+{
+	top->state = t->end_state;
+	top->expect_value = t->end_expect;
+	top->st.features |= t->st.features;
+	if (t->st.has_rank) {
+		top->st.has_rank = true;
+		top->st.rank = t->st.rank;
+	}
+	if (t->st.features & CJ_BASE_TIME)
+		top->st.base_time_ns = t->st.base_time_ns;
+}
+
+static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, const char *pos,
+			    size_t *n)
+{
+	const char *end = w->data + w->len;
+	struct cj_part *parts = s->parts;
+	memset(parts, 0, 2 * s->want * sizeof *parts);
+	*n = cj_split(pos, end, (size_t)(end - pos) >= s->min_split ? s->want : 1, parts);
+	bool ok = true;
+	for (size_t i = 0; i < *n; i++) {
+		/* a part's base time would be its own (none): the top level keeps it */
+		parts[i].inherited = s->top.st.features & ~(unsigned)CJ_BASE_TIME;
+		parts[i].open_end = !w->final;
+		parts[i].stream = true;
+		parts[i].base_offset = w->offset;
+		parts[i].b = trex_builder_new(s->job->file_id);
+		ok = ok && parts[i].b;
+	}
+	parts[0].after_value = !s->top.expect_value;
+	return ok;
+}
+
+/* Parses the events from pos to the window's end on the pool and hands the
+ * parts over. Returns the part that ended the chain, NULL without memory. */
+static struct cj_part *cj_window_parts(struct cj_pstream *s, const struct cj_window *w,
+				       const char *pos)
+{
+	const char *end = w->data + w->len;
+	size_t n = 0, nfix = 0;
+	bool ok = cj_window_split(s, w, pos, &n);
+	if (ok) {
+		struct cj_pool pool = {s->job, w->data, end, s->parts, n, 0};
+		cj_run_pool(&pool, s->job->threads);
+		ok = cj_chain(s->job, w->data, end, s->parts, n, s->parts + n, &nfix) == TREX_OK;
+	}
+	if (!ok) {
+		for (size_t i = 0; i < 2 * s->want; i++)
+			trex_builder_free(s->parts[i].b);
+		s->sink.status = TREX_NOMEM;
+		return NULL;
+	}
+	size_t k = cj_order(s->parts, n, nfix, s->order);
+	for (size_t i = 0; i < k; i++)
+		cj_emit(s->job, s->order[i], s->seq++, &s->sink, s->err);
+	return s->order[k - 1]; /* the first part always starts the chain */
+}
+
+/* Parses one window; *carry: its bytes left for the next one. Returns
+ * false when parsing is over. */
+static bool cj_pwindow(struct cj_pstream *s, const struct cj_window *w, size_t *carry)
+{
+	struct cj_parser *top = &s->top;
+	const char *pos = w->data, *end = w->data + w->len;
+	top->base = w->data;
+	top->base_offset = w->offset;
+	if (top->state != CJ_ARRAY) {
+		enum cj_stop r = cj_run(top, &pos, end, NULL, w->final, s->err);
+		*carry = (size_t)(end - pos);
+		if (r == CJ_FATAL) {
+			s->fatal = true;
+			return false;
+		}
+		if (r != CJ_ARRAY_OPEN) {
+			if (r == CJ_NEED_MORE && w->final) {
+				cj_truncation(top, pos, end);
+				s->top_truncated = true;
+			}
+			return !w->final;
+		}
+	}
+	cj_top_flush(s);
+	const struct cj_part *t = cj_window_parts(s, w, pos);
+	if (!t || s->sink.status != TREX_OK)
+		return false;
+	cj_top_resume(top, t);
+	*carry = (size_t)(end - t->pos);
+	return !w->final;
+}
+
+static enum trex_status cj_pstream_loop(struct cj_pstream *s, struct trex_stream *st,
+					struct trex_error *err)
+{
+	struct cj_window w = {.data = ""};
+	size_t carry = 0;
+	uint64_t reported = 0, disk_reported = 0;
+	for (;;) {
+		enum trex_status status = cj_next_window(st, carry, &w, err);
+		if (status != TREX_OK)
+			return status;
+		bool more = cj_pwindow(s, &w, &carry);
+		if (w.corrupt) { /* keep what decoded; say where the compressed data broke */
+			s->top_truncated = true;
+			if (!s->top.st.has_problem && s->job->file->first_problem.status == TREX_OK)
+				cj_problem(&s->top, w.data + w.len, "%s", w.serr.message);
+		}
+		if (cj_window_progress(s->job, st, &w, carry, &reported, &disk_reported))
+			s->top.cancelled = true;
+		if (!more || s->top.cancelled)
+			return TREX_OK;
+	}
+}
+
+static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_stream *st,
+					 struct trex_error *err)
+{
+	struct cj_pstream s = {.job = job, .err = err};
+	s.want = job->threads * CJ_WINDOW_PARTS_PER_THREAD;
+	s.min_split = cj_window_bytes(job, true) / 2;
+	s.parts = calloc(2 * s.want, sizeof *s.parts);
+	s.order = calloc(2 * s.want, sizeof *s.order);
+	enum trex_status status = TREX_OK;
+	if (!s.parts || !s.order)
+		status = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	cj_parser_init(&s.top, NULL, job);
+	s.top.stream = true;
+	s.top.stop_on_array = true;
+	if (status == TREX_OK)
+		status = cj_pstream_loop(&s, st, err);
+	job->file->bytes_decoded = trex_stream_position(st);
+	if (status == TREX_OK && s.fatal)
+		status = TREX_FORMAT;
+	else if (status == TREX_OK && s.sink.status == TREX_OK &&
+		 !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY)))
+		status = cj_no_events(&s.top, err);
+	if (status == TREX_OK) {
+		cj_top_flush(&s);
+		status = cj_sink_end(job, &s.sink, err);
+	}
+	cj_parser_free(&s.top);
+	free(s.parts);
+	free(s.order);
+	return status;
+}
+
+static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_error *err)
+{
+	struct trex_stream *st;
+	bool parallel = job->threads > 1;
+	enum trex_status s =
+		trex_stream_open(job->source, cj_window_bytes(job, parallel), parallel, &st, err);
+	if (s != TREX_OK)
+		return s;
+	s = parallel ? cj_load_parallel(job, st, err) : cj_load_serial(job, st, err);
+	trex_stream_close(st);
 	cj_fill_path(err, job);
 	return s;
 }

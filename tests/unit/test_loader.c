@@ -201,3 +201,250 @@ Test(loader, gzip_progress_counts_disk_and_decoded_bytes)
 	free(gz);
 	free(text);
 }
+
+/* ---- gzip parsed on several threads ------------------------------------------------ */
+
+/* A Kineto-like trace whose args hold text that looks like event
+ * boundaries ("}, {"), so guessed part starts are sometimes wrong, with
+ * top-level members before and after the events array, and an unknown key
+ * in most events (counted once even when a window cuts the event). */
+static char *mixed_trace(size_t n, size_t *len)
+{
+	char *s = malloc(n * 240 + 512);
+	size_t k =
+	    (size_t)sprintf(s, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0}],"
+	                       "\"baseTimeNanoseconds\":1700000000000000000,\"traceEvents\":[");
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i ? ",\n  " : "";
+		if (i % 7 == 3)
+			k += (size_t)sprintf(
+			    s + k,
+			    "%s{\"ph\":\"i\",\"s\":\"t\",\"name\":\"mark\",\"pid\":1,"
+			    "\"tid\":2,\"ts\":%zu,\"args\":{\"n\":%zu}}",
+			    sep, i * 3, i);
+		else if (i % 11 == 5)
+			k +=
+			    (size_t)sprintf(s + k,
+			                    "%s{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":%zu,"
+			                    "\"args\":{\"bytes\":%zu}}",
+			                    sep, i * 3, i * 10);
+		else
+			k += (size_t)sprintf(
+			    s + k,
+			    "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"op%zu\",\"zz\":0,"
+			    "\"pid\":%zu,\"tid\":%zu,\"ts\":%zu,\"dur\":2,\"args\":"
+			    "{\"text\":\"a}, {b\",\"correlation\":%zu,\"External id\":%zu}}",
+			    sep, i % 2 ? "kernel" : "cpu_op", i % 13, i % 2, i % 3, i * 3, i,
+			    i / 2);
+	}
+	k += (size_t)sprintf(s + k, "],\"distributedInfo\":{\"rank\":5},\"traceName\":\"t\"}\n");
+	*len = k;
+	return s;
+}
+
+/* Args as their reference; a few are read back too (each read of a gzip
+ * source inflates from an access point, too slow for every event). */
+static void put_args(FILE *f, const struct trex_index *idx, trex_args_ref ref, uint32_t i)
+{
+	fprintf(f, " args@%llu+%u", (unsigned long long)trex_args_ref_offset(ref),
+	        trex_args_ref_len(ref));
+	if (i % 4096 != 7)
+		return;
+	char *text = NULL;
+	size_t n = 0;
+	struct trex_error err;
+	cr_assert_eq(trex_index_args_text(idx, 0, ref, &text, &n, &err), TREX_OK);
+	fprintf(f, " args=%s", text ? text : "-");
+	free(text);
+}
+
+/* Everything the loader decides, as text: file statistics, the first
+ * problem, every slice, instant and sample, args read back lazily. */
+static char *index_text(const struct trex_index *idx)
+{
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&out, &size);
+	const struct trex_file *file = trex_index_file(idx, 0);
+	char msg[1024] = "";
+	if (file->first_problem.status != TREX_OK)
+		trex_error_format(&file->first_problem, msg, sizeof msg);
+	fprintf(f, "events=%llu truncated=%u rank=%lld/%u base=%lld decoded=%llu dialect=%s\n%s\n",
+	        (unsigned long long)file->events, file->truncated, (long long)file->rank,
+	        file->has_rank, (long long)file->base_time_ns,
+	        (unsigned long long)file->bytes_decoded, trex_index_str(idx, file->dialect), msg);
+	for (int ph = 0; ph < TREX_PH_COUNT; ph++)
+		fprintf(f, "ph%d=%llu ", ph, (unsigned long long)file->phase_counts[ph]);
+#define PUT_INTEGRITY(field, label)                                                                \
+	fprintf(f, "%s=%llu ", #field, (unsigned long long)file->integrity.field);
+	TREX_INTEGRITY_INFO(PUT_INTEGRITY)
+#undef PUT_INTEGRITY
+	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+		fprintf(f, "\nX %lld %lld %s %s %u %u %u %u %u", (long long)s->ts,
+		        (long long)s->dur, trex_index_str(idx, s->cat),
+		        trex_index_str(idx, s->name), s->track, s->depth, s->flags, s->corr,
+		        s->ext_id);
+		put_args(f, idx, s->args, i);
+	}
+	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {
+		const struct trex_instant *in = trex_index_instant(idx, i);
+		fprintf(f, "\ni %lld %s %u", (long long)in->ts, trex_index_str(idx, in->name),
+		        in->track);
+		put_args(f, idx, in->args, i);
+	}
+	for (uint32_t i = 0; i < trex_index_sample_count(idx); i++)
+		fprintf(f, "\nC %lld %g", (long long)trex_index_sample(idx, i)->ts,
+		        trex_index_sample(idx, i)->value);
+	fclose(f);
+	return out;
+}
+
+/* Loads gzip bytes; returns the index as text, or "status N: message". */
+static char *load_gz_text(const unsigned char *gz, size_t gz_len, unsigned threads, size_t window)
+{
+	struct trex_source *src;
+	struct trex_error err;
+	struct trex_index *idx;
+	struct trex_load_opts opts = {.threads = threads, .stream_window = window};
+	cr_assert_eq(trex_source_open_memory("m.gz", gz, gz_len, false, &src, &err), TREX_OK);
+	enum trex_status s = trex_load_sources(&src, 1, &opts, &idx, &err);
+	if (s != TREX_OK) {
+		char msg[1024], *out = NULL;
+		trex_error_format(&err, msg, sizeof msg);
+		cr_assert_gt(asprintf(&out, "status %d: %s", (int)s, msg), 0);
+		return out;
+	}
+	char *text = index_text(idx);
+	trex_index_free(idx);
+	return text;
+}
+
+/* One thread with the default window is the reference; several threads
+ * with windows down to a few events must give the same index. */
+static void expect_same_index(const unsigned char *gz, size_t gz_len, const char *what)
+{
+	static const size_t windows[] = {0, 65536, 4096, 700};
+	static const unsigned threads[] = {2, 3, 5};
+	char *ref = load_gz_text(gz, gz_len, 1, 0);
+	for (size_t w = 0; w < sizeof windows / sizeof *windows; w++)
+		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+			char *got = load_gz_text(gz, gz_len, threads[t], windows[w]);
+			cr_assert(strcmp(ref, got) == 0,
+			          "%s: %u threads, %zu-byte windows differ:\n"
+			          "%.300s\n--- vs ---\n%.300s",
+			          what, threads[t], windows[w], ref, got);
+			free(got);
+		}
+	free(ref);
+}
+
+static unsigned char *gzip_text(const char *text, size_t len, size_t *gz_len)
+{
+	return gzip_bytes(text, len, gz_len);
+}
+
+Test(loader, gzip_threads_give_the_one_thread_index)
+{
+	size_t len, gz_len;
+	char *text = mixed_trace(4000, &len);
+	unsigned char *gz = gzip_text(text, len, &gz_len);
+	char *ref = load_gz_text(gz, gz_len, 1, 0);
+	cr_assert_not_null(strstr(ref, "events=4000 truncated=0 rank=5/1 base=1700000000000000000"),
+	                   "%.200s", ref);
+	cr_assert_not_null(strstr(ref, "args={\"text\":\"a}, {b\""), "args read back");
+	free(ref);
+	expect_same_index(gz, gz_len, "whole trace");
+	free(gz);
+	free(text);
+}
+
+Test(loader, gzip_threads_bare_array_and_members_after_events)
+{
+	size_t len, gz_len;
+	char *text = many_events(8000, &len);
+	unsigned char *gz = gzip_text(text, len, &gz_len);
+	expect_same_index(gz, gz_len, "bare array");
+	free(gz);
+	/* a long member after the events straddles windows at the top level */
+	char *obj = malloc(len + 70000);
+	size_t k = (size_t)sprintf(obj, "{\"traceEvents\":%s,\"deviceProperties\":[", text);
+	for (int i = 0; i < 5000; i++)
+		k += (size_t)sprintf(obj + k, "%s{\"id\":%d}", i ? "," : "", i);
+	k += (size_t)sprintf(obj + k, "],\"baseTimeNanoseconds\":42} trailing");
+	gz = gzip_text(obj, k, &gz_len);
+	char *ref = load_gz_text(gz, gz_len, 1, 0);
+	cr_assert_not_null(strstr(ref, "base=42"), "%.200s", ref);
+	cr_assert_not_null(strstr(ref, "expected the end of input after the trace"), "%.400s", ref);
+	free(ref);
+	expect_same_index(gz, gz_len, "members after the events, then garbage");
+	free(gz);
+	free(obj);
+	free(text);
+}
+
+Test(loader, gzip_threads_truncated_input)
+{
+	size_t len, gz_len;
+	char *text = mixed_trace(3000, &len);
+	/* JSON cut inside an event, then compressed whole */
+	size_t cut = len / 2 + 17;
+	unsigned char *gz = gzip_text(text, cut, &gz_len);
+	char *ref = load_gz_text(gz, gz_len, 1, 0);
+	cr_assert_not_null(strstr(ref, "truncated=1"), "%.200s", ref);
+	cr_assert_null(strstr(ref, "events=3000 "), "events lost: %.200s", ref);
+	free(ref);
+	expect_same_index(gz, gz_len, "JSON cut");
+	free(gz);
+	/* compressed stream cut: what decoded is kept */
+	gz = gzip_text(text, len, &gz_len);
+	expect_same_index(gz, gz_len * 2 / 3, "gzip cut");
+	free(gz);
+	free(text);
+}
+
+Test(loader, gzip_threads_corrupt_spots_and_corrupt_gzip)
+{
+	size_t len, gz_len;
+	char *text = mixed_trace(3000, &len);
+	/* lost quotes and brackets: skipped, counted, resynced */
+	for (size_t at = 5000; at + 1000 < len; at += len / 9) {
+		char *q = strchr(text + at, '"');
+		*q = '}';
+		char *b = strchr(q, '{');
+		*b = 'x';
+	}
+	unsigned char *gz = gzip_text(text, len, &gz_len);
+	char *ref = load_gz_text(gz, gz_len, 1, 0);
+	cr_assert_not_null(strstr(ref, "syntax_errors="), "%.200s", ref);
+	cr_assert_null(strstr(ref, "syntax_errors=0 "), "the corruption is seen: %.900s", ref);
+	free(ref);
+	expect_same_index(gz, gz_len, "corrupt JSON");
+	/* a flipped byte in the deflate data ends the input where it broke */
+	gz[gz_len / 2] ^= 0x5a;
+	expect_same_index(gz, gz_len, "corrupt gzip");
+	free(gz);
+	free(text);
+}
+
+Test(loader, gzip_threads_cancel)
+{
+	size_t len, gz_len;
+	char *text = many_events(300000, &len);
+	unsigned char *gz = gzip_bytes(text, len, &gz_len);
+	volatile sig_atomic_t cancel = 0;
+	struct progress_seen stop = {.cancel = &cancel};
+	struct trex_load_opts opts = {.threads = 2,
+	                              .cancel = &cancel,
+	                              .progress = on_progress,
+	                              .progress_user = &stop,
+	                              .stream_window = 65536};
+	struct trex_source *src;
+	struct trex_error err;
+	struct trex_index *idx;
+	cr_assert_eq(trex_source_open_memory("m.gz", gz, gz_len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_CANCELLED);
+	cr_assert_null(idx);
+	free(gz);
+	free(text);
+}

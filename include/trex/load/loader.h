@@ -29,6 +29,9 @@ struct trex_load_opts {
 	volatile sig_atomic_t *cancel;  /* non-zero: stop, return CANCELLED; may be NULL */
 	trex_progress_fn progress;      /* called every few MiB from the loading threads, serialized; may be NULL */
 	void *progress_user;
+	/* Decoded bytes per window of a gzip stream (0: the loader's default).
+	 * Tests make it tiny so events straddle windows and parallel parts. */
+	size_t stream_window;
 };
 
 /* A format plug-in. */
