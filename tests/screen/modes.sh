@@ -151,7 +151,7 @@ if [ -n "${TREX_CHECK_CONFIG:-}" ] && "$TREX_CHECK_CONFIG" man-ui >"$TEST_TMP/ma
 	awk 'NR == FNR { want = want $0 "\n"; next } { have = have $0 "\n" } END { exit index(have, want) ? 0 : 1 }' \
 		"$TEST_TMP/man-ui.txt" "$TREX_SRCDIR/man/trex.1.in"
 	if [ $? -eq 0 ]; then ok "trex(1) lists the working keys as generated"; else not_ok "trex(1) lists the working keys as generated (update INTERACTIVE INTERFACE from 'trex_check_config man-ui')"; fi
-	for opt in keys theme color ascii script dump-screen; do
+	for opt in keys theme color ascii no-mouse script dump-screen; do
 		pat=$(printf '%s' "--$opt" | sed 's/-/\\-/g')
 		if "$TREX" --help | grep -q -- "--$opt" && grep -F -q -- "$pat" "$TREX_SRCDIR/man/trex.1.in"; then
 			ok "--help and trex(1) document --$opt"
