@@ -13,6 +13,7 @@
 
 #include "app_config.h"
 #include "trex/ui/term.h"
+#include "trex/ui/text.h"
 #include "trex/ui/view.h"
 
 #define VIEW_STACK_MAX 8
@@ -399,30 +400,6 @@ static void draw_too_small(struct app *a, int cols, int rows)
 	}
 }
 
-/* Display columns of the UTF-8 text [from, to). */
-static int text_cols(const char *from, const char *to)
-{
-	mbstate_t ps;
-	int cols = 0;
-
-	memset(&ps, 0, sizeof(ps));
-	while (from < to) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, from, (size_t)(to - from), &ps);
-		int w = 1;
-
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&ps, 0, sizeof(ps));
-			n = 1;
-		} else if (wcwidth(wc) >= 0) {
-			w = wcwidth(wc);
-		}
-		cols += w;
-		from += n;
-	}
-	return cols;
-}
-
 /* The open prompt over the last status row: label, then the text scrolled
  * so that the cursor stays visible; the terminal cursor shows where typing goes. */
 static void draw_prompt(struct app *a, const struct trex_layout *lay)
@@ -439,13 +416,13 @@ static void draw_prompt(struct app *a, const struct trex_layout *lay)
 	avail = w - label_w - 1;
 	if (avail < 1)
 		avail = 1;
-	while (text < cursor && text_cols(text, cursor) > avail) {
+	while (text < cursor && trex_text_cols(text, (size_t)(cursor - text)) > avail) {
 		text++; /* drop whole characters from the left until the cursor fits */
 		while (((unsigned char)*text & 0xc0) == 0x80)
 			text++;
 	}
 	trex_draw_text(stdscr, &a->term, y, label_w, text, avail);
-	move(y, label_w + text_cols(text, cursor));
+	move(y, label_w + trex_text_cols(text, (size_t)(cursor - text)));
 }
 
 static bool draw(struct app *a)

@@ -9,6 +9,8 @@
 
 #include <curses.h>
 
+#include "trex/ui/text.h"
+
 #define CTRL(c) ((trex_key)((c) & 0x1f))
 #define FUNC(k) (TREX_KEY_FUNC | (trex_key)(k))
 #define KEY_ESCAPE 27u
@@ -253,27 +255,5 @@ enum trex_prompt_result trex_prompt_key(struct trex_prompt *p, trex_key key)
 
 int trex_prompt_cursor_col(const struct trex_prompt *p)
 {
-	mbstate_t ps;
-	const char *s = p->text;
-	int col = 0;
-
-	memset(&ps, 0, sizeof(ps));
-	while ((size_t)(s - p->text) < p->cursor) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s, p->cursor - (size_t)(s - p->text), &ps);
-		int w;
-
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&ps, 0, sizeof(ps));
-			n = 1;
-			w = 1;
-		} else {
-			w = wcwidth(wc);
-			if (w < 0)
-				w = 1;
-		}
-		col += w;
-		s += n;
-	}
-	return col;
+	return trex_text_cols(p->text, p->cursor);
 }

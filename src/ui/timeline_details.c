@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "timeline_view.h"
+#include "trex/ui/text.h"
 #include "trex/ui/timespec.h"
 
 #define INDENT 4 /* continuation lines of a wrapped value */
@@ -339,29 +339,7 @@ void tl_details_layout(const struct timeline_view *tv, struct trex_layout *lay)
 /* Bytes of s that fit in width columns, stopping before a newline. */
 static size_t fit(const char *s, int width)
 {
-	mbstate_t ps;
-	size_t i = 0, len = strlen(s);
-	int used = 0;
-
-	memset(&ps, 0, sizeof(ps));
-	while (i < len && s[i] != '\n') {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s + i, len - i, &ps);
-		int w;
-
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&ps, 0, sizeof(ps));
-			n = 1;
-			w = 1;
-		} else {
-			w = wcwidth(wc) < 0 ? 1 : wcwidth(wc);
-		}
-		if (used + w > width)
-			break;
-		used += w;
-		i += n;
-	}
-	return i;
+	return trex_text_fit(s, strlen(s), width);
 }
 
 /* Where to end a line of n bytes of s: after the last blank, comma or
