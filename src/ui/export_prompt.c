@@ -88,7 +88,7 @@ void trex_export_prompt_open(struct trex_view *v, struct trex_export_prompt *ep,
 	                                .initial = ep->path,
 	                                .history = TREX_PROMPT_HISTORY_PATH,
 	                                .on_submit = ep->on_submit,
-	                                .on_cancel = ep->quiet_cancel ? NULL : ep->on_cancel};
+	                                .on_cancel = ep->on_cancel};
 
 	ep->asking = false;
 	snprintf(ep->path, sizeof(ep->path), "%s", default_name);

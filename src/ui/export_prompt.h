@@ -30,8 +30,6 @@ struct trex_export_prompt {
 	const struct trex_table *(*table)(struct trex_view *v, const size_t **rows, size_t *n);
 	/* what the file holds, said after "wrote N rows to FILE"; NULL: nothing */
 	const char *what;
-	/* Esc at "export to: " says nothing (the tables), not "export cancelled" */
-	bool quiet_cancel;
 	/* the prompt's state */
 	bool asking; /* the overwrite question is open */
 	char path[TREX_PROMPT_MAX];

@@ -614,7 +614,6 @@ static void open_export(struct table_view *tv)
 	tv->exp.on_submit = export_submit;
 	tv->exp.on_cancel = export_cancel;
 	tv->exp.table = export_rows;
-	tv->exp.quiet_cancel = true;
 	trex_export_prompt_open(&tv->base, &tv->exp, path);
 }
 

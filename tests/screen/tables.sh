@@ -251,6 +251,9 @@ export_checks() {
 	rows=$(exp "$TEST_TMP/cli.csv" rows)
 	(cd "$dir" && dump 80 24 '2 x' "$@")
 	check_dump "$what: x prompts with a default name" has 'export to: kernels.csv'
+	(cd "$dir" && dump 80 24 '2 x Esc' "$@")
+	check_dump "$what: Esc cancels, and says so" has 'export cancelled'
+	check "$what: ... nothing written" test ! -e "$dir/kernels.csv"
 	(cd "$dir" && dump 80 24 '2 x Enter' "$@")
 	check_dump "$what: the status line says what was written" has "wrote $rows rows to kernels.csv"
 	check "$what: the CSV equals trex kernels --format csv" cmp "$TEST_TMP/cli.csv" "$dir/kernels.csv"
