@@ -138,10 +138,11 @@ static void row_name(struct timeline_view *tv, const struct tl_row *row, char *b
 		         base ? base + 1 : path);
 	} else if (row->kind == TL_ROW_PROCESS) {
 		const struct trex_process *p = trex_index_process(idx, row->id);
+		const char *pid = trex_index_str(idx, p->pid), *name = trex_index_str(idx, p->name);
 
-		snprintf(buf, size, " %s %s %s",
-		         tv->rows.process_collapsed[row->id] ? closed : open,
-		         trex_index_str(idx, p->pid), trex_index_str(idx, p->name));
+		/* events with an empty pid (Kineto's global instants) still need a label */
+		snprintf(buf, size, " %s %s %s", tv->rows.process_collapsed[row->id] ? closed : open,
+		         *pid || *name ? pid : "(no pid)", name);
 	} else if (row->kind == TL_ROW_COUNTER ||
 	           (row->kind == TL_ROW_INSTANTS &&
 	            trex_index_track(idx, row->id)->lane_count == 0)) {

@@ -175,6 +175,10 @@ fi
 if have_corpus; then
 	trace=$(corpus_traces | grep kineto | head -n 1)
 	timeline_checks 80 24 "$trace"
+	# Kineto's "Record Window End" instant has pid "": its group still has a label
+	dlrm=$TREX_CORPUS/kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz
+	screen_dump 80 24 "$TEST_TMP/nopid.txt" "$dlrm"
+	check "a process with an empty pid is shown as (no pid)" grep -q '^ ▾ (no pid)' "$TEST_TMP/nopid.txt"
 else
 	skip "corpus trace in the timeline" "no corpus"
 fi
