@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include "trex/core/grow.h"
 #include "trex/analysis/kernels.h"
 
 #include <math.h>
@@ -8,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trex/analysis/categories.h"
+#include "trex/core/grow.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -139,6 +140,8 @@ struct ctx {
 	int64_t *ranks;      /* rank slot -> rank, ascending */
 	uint32_t nranks;
 	struct trex_kernel_members *members; /* NULL: not wanted */
+	const struct trex_catset *catset; /* with opts->category */
+	uint8_t *name_in_cat;             /* per name id: 0 unknown, 1 in the category, 2 not */
 	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
 	uint32_t *track_file; /* by op: file of each track (correlation ids are per file) */
 };
@@ -165,12 +168,46 @@ static inline enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
 	return k != 0 && k != KIND_BY_NAME ? (enum trex_kind)(k - 1) : kind_slow(c, s);
 }
 
+/* With opts->category: the rules (the built-in ones made into *builtin
+ * when none are given) and the per-name decisions. */
+static enum trex_status category_filter(struct ctx *c, struct trex_catset **builtin,
+                                        struct trex_error *err)
+{
+	enum trex_status st;
+
+	if (!c->opts->category)
+		return TREX_OK;
+	c->catset = c->opts->catset;
+	if (!c->catset) {
+		if ((st = trex_catset_builtin(builtin, err)) != TREX_OK)
+			return st;
+		c->catset = *builtin;
+	}
+	c->name_in_cat = calloc(trex_strtab_count(trex_index_strings(c->idx)) + 1, 1);
+	return c->name_in_cat ? TREX_OK : TREX_NOMEM;
+}
+
+/* Is the slice's name in opts->category? Decided once per name. */
+static bool in_category(struct ctx *c, const struct trex_slice *s)
+{
+	uint8_t *in = &c->name_in_cat[s->name];
+
+	if (*in == 0) {
+		const char *cat = trex_catset_match(c->catset, trex_index_str(c->idx, s->name));
+
+		*in = strcmp(cat ? cat : TREX_CATEGORY_NONE, c->opts->category) == 0 ? 1 : 2;
+	}
+	return *in == 1;
+}
+
 static bool counted(struct ctx *c, const struct trex_slice *s)
 {
 	enum trex_kind k = kind_of(c, s);
 
-	return k == TREX_KIND_KERNEL ||
-	       (c->opts->memory && (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET));
+	if (k != TREX_KIND_KERNEL &&
+	    !(c->opts->memory && (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET)))
+		return false;
+	return !c->opts->category || in_category(c, s);
 }
 
 static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
@@ -445,7 +482,7 @@ static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sampl
 enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
                                          struct trex_kernel_ops *out, struct trex_error *err)
 {
-	static const struct trex_kernel_opts every = {TREX_KERNELS_BY_OP, true, false, false, NULL};
+	static const struct trex_kernel_opts every = {.group = TREX_KERNELS_BY_OP, .memory = true};
 	struct ctx c = {.idx = idx, .opts = &every};
 	struct sample_vec sv = {NULL, 0, 0};
 	uint32_t n = trex_index_slice_count(idx);
@@ -1014,9 +1051,9 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
                                             struct trex_kernel_members *members,
                                             struct trex_error *err)
 {
-	static const struct trex_kernel_opts defaults = {TREX_KERNELS_BY_NAME, false, false, false,
-	                                                 NULL};
+	static const struct trex_kernel_opts defaults = {.group = TREX_KERNELS_BY_NAME};
 	struct ctx c = {.idx = idx, .opts = opts ? opts : &defaults, .members = members};
+	struct trex_catset *builtin = NULL;
 	enum trex_status st;
 
 	if (members)
@@ -1026,8 +1063,12 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
 	if ((size_t)c.opts->group >= TREX_KERNELS_BY_COUNT)
 		return trex_error_set(err, TREX_USAGE, NULL, -1, "kernel summary: bad grouping");
 	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-	st = c.cat_kind ? compute(&c, t, err) : TREX_NOMEM;
+	st = c.cat_kind ? category_filter(&c, &builtin, err) : TREX_NOMEM;
+	if (st == TREX_OK)
+		st = compute(&c, t, err);
 	free(c.cat_kind);
+	free(c.name_in_cat);
+	trex_catset_free(builtin);
 	free(c.file_rank);
 	free(c.ranks);
 	free(c.anc_op);

@@ -27,6 +27,7 @@ struct ops_prefetch {
 struct kernels_view {
 	struct table_view tv;
 	enum trex_kernel_group group;
+	char *category; /* only this category's work (memory included), or NULL */
 	struct trex_kernel_members members;
 	struct ops_prefetch prefetch;
 };
@@ -141,6 +142,9 @@ static bool kernels_build(struct kernels_view *kv)
 	    .group = kv->group,
 	    .per_rank = kv->group == TREX_KERNELS_BY_NAME && trex_index_file_count(ctx->idx) > 1,
 	    .ops = kv->group == TREX_KERNELS_BY_OP ? prefetch_get(&kv->prefetch) : NULL,
+	    .memory = kv->category != NULL,
+	    .category = kv->category,
+	    .catset = ctx->catset,
 	};
 	struct trex_kernel_members m;
 	struct trex_table t;
@@ -151,7 +155,11 @@ static bool kernels_build(struct kernels_view *kv)
 		trex_ui_message(ctx, "%s", err.message);
 		return false;
 	}
-	snprintf(title, sizeof(title), "kernels by %s", trex_kernel_group_name(kv->group));
+	if (kv->category)
+		snprintf(title, sizeof(title), "%s: work by %s", kv->category,
+		         trex_kernel_group_name(kv->group));
+	else
+		snprintf(title, sizeof(title), "kernels by %s", trex_kernel_group_name(kv->group));
 	if (!table_view_set_table(&kv->tv, &t, title, "total_ns", true)) {
 		trex_kernel_members_free(&m);
 		return false;
@@ -214,6 +222,7 @@ static void kernels_free(struct table_view *tv)
 
 	prefetch_free(&kv->prefetch);
 	trex_kernel_members_free(&kv->members);
+	free(kv->category);
 }
 
 static const struct table_view_hooks kernels_hooks = {
@@ -225,11 +234,21 @@ static const struct trex_view_ops kernels_ops = TABLE_VIEW_OPS("kernels");
 
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
 {
+	return trex_category_kernels_view_new(ctx, NULL);
+}
+
+struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const char *category)
+{
 	struct kernels_view *kv = table_view_new(sizeof(*kv), ctx, &kernels_ops, &kernels_hooks);
 
 	if (!kv)
 		return NULL;
 	kv->group = TREX_KERNELS_BY_NAME;
+	if (category && !(kv->category = strdup(category))) {
+		trex_ui_message(ctx, "out of memory");
+		table_view_free(&kv->tv.base);
+		return NULL;
+	}
 	if (!kernels_build(kv)) {
 		table_view_free(&kv->tv.base);
 		return NULL;

@@ -17,9 +17,29 @@
 
 static const struct trex_view_ops categories_ops = TABLE_VIEW_OPS("categories");
 
+/* Enter on a category lists its work in a kernels view. */
+static enum trex_handled categories_action(struct table_view *tv, enum trex_action a)
+{
+	size_t r = table_view_selected(tv);
+	struct trex_view *v;
+
+	if (a != TREX_ACTION_ENTER)
+		return TREX_IGNORED;
+	if (r == (size_t)-1 || r >= tv->table.nrows) {
+		trex_ui_message(tv->base.ctx, "no row selected");
+		return TREX_HANDLED;
+	}
+	v = trex_category_kernels_view_new(tv->base.ctx, table_view_name(tv, r));
+	if (v)
+		trex_ui_push_view(tv->base.ctx, v);
+	return TREX_HANDLED;
+}
+
+static const struct table_view_hooks categories_hooks = {.action = categories_action};
+
 struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx)
 {
-	struct table_view *tv = table_view_new(sizeof(*tv), ctx, &categories_ops, NULL);
+	struct table_view *tv = table_view_new(sizeof(*tv), ctx, &categories_ops, &categories_hooks);
 	struct trex_category_opts opts = {.set = ctx->catset, .bar = true};
 	struct trex_table t;
 	struct trex_error err;

@@ -363,12 +363,37 @@ sort_mark_checks() {
 	check_dump "$what: Space again unmarks" sh -c "! grep -q 'marked' '$TEST_TMP/screen.txt'"
 }
 
+# category_checks ARGS...: Enter on the first (largest) category lists its
+# work, whose totals add up to the category's total in trex categories.
+category_checks() {
+	what="categories drill-in $*"
+	dir=$TEST_TMP/cat
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$TREX" -q categories --format csv "$@" >"$TEST_TMP/cats.csv"
+	cat=$("$PYTHON3" -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["category"])' "$TEST_TMP/cats.csv")
+	(cd "$dir" && dump 100 24 '4 g Enter' "$@")
+	check_dump "$what: Enter on $cat lists its work" has "$cat: work by name"
+	(cd "$dir" && dump 100 24 '4 g Enter x C-u d . c s v Enter' "$@")
+	check "$what: the work of $cat adds up to its total" "$PYTHON3" -c '
+import csv, sys
+want = [r for r in csv.DictReader(open(sys.argv[1])) if r["category"] == sys.argv[3]][0]
+rows = list(csv.DictReader(open(sys.argv[2])))
+got = sum(int(float(r["total_ns"])) for r in rows)
+calls = sum(int(r["instances"]) for r in rows)
+sys.exit(0 if got == int(float(want["total_ns"])) and calls == int(want["calls"]) else 1)
+' "$TEST_TMP/cats.csv" "$dir/d.csv" "$cat"
+	(cd "$dir" && dump 100 24 '4 g Enter Esc' "$@")
+	check_dump "$what: Esc goes back to the categories" has 'categories  '
+}
+
 kernel_checks 80 24 --demo
 kernel_checks 160 48 --demo
 kernel_checks 40 12 --demo
 export_checks --demo
 triage_checks 80 24 --demo
 triage_checks 40 12 --demo
+category_checks --demo
 mouse_checks --demo
 sort_mark_checks --demo
 if [ -f "$CORPUS_TRACE" ]; then
@@ -376,6 +401,8 @@ if [ -f "$CORPUS_TRACE" ]; then
 	kernel_checks 160 48 "$CORPUS_TRACE"
 	triage_checks 80 24 "$CORPUS_TRACE"
 	export_checks "$CORPUS_TRACE"
+	category_checks "$CORPUS_TRACE"
+	category_checks "$TREX_CORPUS/kineto/hta_nccl_data/nccl_data.json.gz"
 	rank_checks "$TREX_CORPUS/kineto/hta_sampled_2rank/sampled_rank-0.json.gz" \
 		"$TREX_CORPUS/kineto/hta_sampled_2rank/sampled_rank-1.json.gz"
 else

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "trex/analysis/categories.h"
 #include "trex/analysis/kernels.h"
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
@@ -60,7 +61,7 @@ static void kernels(const struct kev *ev, size_t n, enum trex_kernel_group group
                     struct trex_table *t)
 {
 	struct trex_index *idx = index_of(ev, n);
-	struct trex_kernel_opts opts = {group, false, false, false, NULL};
+	struct trex_kernel_opts opts = {group, false, false, false, NULL, NULL, NULL};
 	struct trex_error err;
 
 	cr_assert_eq(trex_kernels_table(idx, &opts, t, &err), TREX_OK);
@@ -401,7 +402,7 @@ static const struct gev two_ranks[] = {
 
 Test(kernels, by_stream_device_and_rank)
 {
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_STREAM, false, false, false, NULL};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_STREAM, false, false, false, NULL, NULL, NULL};
 	struct trex_table t;
 
 	/* streams: r11/0/7 200, r10/0/7 150, r10/0/8 30, r10/1/7 5 */
@@ -445,7 +446,7 @@ Test(kernels, by_stream_device_and_rank)
 
 Test(kernels, per_rank_totals_and_memory)
 {
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_NAME, true, true, false, NULL};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_NAME, true, true, false, NULL, NULL, NULL};
 	struct trex_table t;
 	size_t r10, r11;
 
@@ -493,7 +494,7 @@ Test(kernels, by_launching_op)
 	    {0, "0", "7", "kernel", "add", NULL, 6000, 30, 6, 0},
 	    {0, "0", "7", "kernel", "lost", NULL, 7000, 8, 7, 0},
 	};
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_OP, false, false, false, NULL};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_OP, false, false, false, NULL, NULL, NULL};
 	struct trex_table t;
 
 	table_of(ev, 9, 1, &o, &t);
@@ -529,6 +530,57 @@ Test(kernels, by_launching_op)
 	trex_index_free(idx);
 }
 
+Test(kernels, only_one_category)
+{
+	/* built-in rules: sgemm -> gemm, ncclAllReduce -> collective, Memcpy -> memcpy,
+	 * my_op -> uncategorized */
+	const struct gev ev[] = {
+	    {0, "0", "7", "kernel", "sgemm_128", NULL, 100, 40, 0, 0},
+	    {0, "0", "7", "kernel", "sgemm_64", NULL, 200, 10, 0, 0},
+	    {0, "0", "7", "kernel", "sgemm_128", NULL, 300, 20, 0, 0},
+	    {0, "0", "8", "kernel", "ncclAllReduce", NULL, 100, 500, 0, 0},
+	    {0, "0", "7", "kernel", "my_op", NULL, 400, 7, 0, 0},
+	    {0, "0", "9", "gpu_memcpy", "Memcpy HtoD", NULL, 50, 3, 0, 0},
+	};
+	struct trex_kernel_opts o = {.group = TREX_KERNELS_BY_NAME, .category = "gemm"};
+	struct trex_table t, cats;
+	struct trex_error err;
+	struct trex_index *idx = index_of_files(ev, 6, 1);
+	int64_t gemm_total = -1;
+
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_str_eq(name(&t, 0), "sgemm_128");
+	cr_assert_eq(num(&t, 0, TOTAL), 60);
+	cr_assert_str_eq(name(&t, 1), "sgemm_64");
+	cr_assert_eq(num(&t, 0, TOTAL) + num(&t, 1, TOTAL), 70);
+	trex_table_free(&t);
+	/* the same total as the categories table's gemm row */
+	cr_assert_eq(trex_categories_table(idx, NULL, &cats, &err), TREX_OK);
+	for (size_t r = 0; r < cats.nrows; r++)
+		if (strcmp(trex_table_cell(&cats, r, cats.ncols - 1)->text, "gemm") == 0)
+			gemm_total = (int64_t)trex_table_cell(&cats, r, 0)->number;
+	cr_assert_eq(gemm_total, 70);
+	trex_table_free(&cats);
+
+	o.category = TREX_CATEGORY_NONE;
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_str_eq(name(&t, 0), "my_op");
+	trex_table_free(&t);
+
+	o.category = "memcpy";
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 0, "memory work counts only with .memory");
+	trex_table_free(&t);
+	o.memory = true;
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_str_eq(name(&t, 0), "Memcpy HtoD");
+	trex_table_free(&t);
+	trex_index_free(idx);
+}
+
 Test(kernels, rocm_kernels_take_the_shape_of_their_launch)
 {
 	/* The ROCm kernel has no grid/block; its hipLaunchKernel (corr 3) has.
@@ -542,7 +594,7 @@ Test(kernels, rocm_kernels_take_the_shape_of_their_launch)
 	    {0, "2", "0", "kernel", "k", ks, 200, 20, 0, 0},
 	    {0, "2", "0", "kernel", "k", ks, 300, 20, 0, 0},
 	};
-	struct trex_kernel_opts o = {TREX_KERNELS_BY_SHAPE, false, false, true, NULL};
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_SHAPE, false, false, true, NULL, NULL, NULL};
 	struct trex_table t;
 	size_t args;
 
@@ -582,7 +634,7 @@ Test(kernels, members_list_each_rows_slices)
 	    {"kernel", "B", NULL, 20}, {"kernel", "A", NULL, 20}, {"cpu_op", "A", NULL, 99},
 	};
 	struct trex_index *idx = index_of(ev, 6);
-	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false, NULL};
+	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false, NULL, NULL, NULL};
 	struct trex_kernel_members m;
 	struct trex_table t;
 	struct trex_error err;
@@ -614,7 +666,7 @@ Test(kernels, members_follow_every_grouping)
 	struct trex_index *idx = index_of(ev, 3);
 
 	for (int g = 0; g < TREX_KERNELS_BY_COUNT; g++) {
-		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false, NULL};
+		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false, NULL, NULL, NULL};
 		struct trex_kernel_members m;
 		struct trex_table t;
 		struct trex_error err;

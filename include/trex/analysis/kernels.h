@@ -33,6 +33,7 @@ bool trex_kernel_group_parse(const char *s, enum trex_kernel_group *out);
 const char *trex_kernel_group_name(enum trex_kernel_group g);
 
 struct trex_kernel_ops;
+struct trex_catset;
 
 struct trex_kernel_opts {
 	enum trex_kernel_group group;
@@ -43,6 +44,11 @@ struct trex_kernel_opts {
 	/* BY_OP only: launching ops from trex_kernel_ops_compute (the same
 	 * index), so that regrouping does not find them again; NULL: found here */
 	const struct trex_kernel_ops *ops;
+	/* Only the work whose name falls in this category of catset (NULL:
+	 * the built-in rules; TREX_CATEGORY_NONE for what no rule matches),
+	 * as trex_categories_table counts it; NULL: every category. */
+	const char *category;
+	const struct trex_catset *catset;
 };
 
 /* The launching CPU op of every GPU kernel, memcpy and memset (see

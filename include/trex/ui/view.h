@@ -96,6 +96,9 @@ bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx);
 struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx);
 struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx);
+/* The kernels view over one category's work (kernels, copies and sets
+ * whose names ctx->catset, else the built-in rules, put in category). */
+struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const char *category);
 /* The actions the table views implement. */
 bool trex_table_view_supports(enum trex_action action);
 
