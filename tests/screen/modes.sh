@@ -132,11 +132,13 @@ check "--no-mouse needs no command" test "$(rc_of nomousecmd)" -eq 1
 # through /proc/PID/fd/2) does not garble the screen and is shown after exit.
 screen_start 80 24 -- --demo
 screen_wait ' .. ' >/dev/null
-pid=$(pgrep -n -f -- "$TREX -q --demo" || true)
-if [ -n "$pid" ] && [ -w "/proc/$pid/fd/2" ]; then
+# trex is the child of this session's pane shell (other tests may run trex
+# at the same time: no pgrep by name)
+shell_pid=$(tm display-message -p -t t '#{pane_pid}' 2>/dev/null)
+pid=$(pgrep -P "${shell_pid:-0}" 2>/dev/null | head -n 1)
+if [ -n "$pid" ] && grep -q trex "/proc/$pid/cmdline" 2>/dev/null && [ -w "/proc/$pid/fd/2" ]; then
 	echo "message-written-while-the-ui-was-up" >"/proc/$pid/fd/2"
-	screen_keys C-l
-	screen_settle
+	screen_settle # no key, no redraw: text sent to the terminal would stay visible
 	check_screen "stderr while the UI is up: not on the screen" sh -c "! tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q message-written"
 	screen_keys q
 	screen_wait 'EXIT=0' >/dev/null
