@@ -341,17 +341,19 @@ static void click(struct timeline_view *tv, struct trex_hit h)
 		                           tv->rows.v[r].id, h.col, tv->cursor);
 }
 
+/* Over the time area the wheel zooms around the pointer (Ctrl: scrolls
+ * the tracks instead); over the track names it scrolls the tracks; with
+ * Shift it pans. Terminals often swallow the modifiers, so the plain wheel
+ * does what users reach for first in a timeline, and every one has a key. */
 static void wheel(struct timeline_view *tv, struct trex_hit h, int dir, unsigned long bstate)
 {
 	struct trex_view *v = &tv->base;
 
-	if (bstate & BUTTON_CTRL) {
-		if (h.col >= 0) { /* the time under the pointer stays put */
-			struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
-			int64_t hi;
+	if (h.col >= 0 && !(bstate & (BUTTON_CTRL | BUTTON_SHIFT))) {
+		struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
+		int64_t hi;
 
-			trex_tmap_cell(&m, h.col, &tv->cursor, &hi);
-		}
+		trex_tmap_cell(&m, h.col, &tv->cursor, &hi); /* the pointer's time stays put */
 		v->ops->dispatch(v, dir < 0 ? TREX_ACTION_ZOOM_IN : TREX_ACTION_ZOOM_OUT);
 	} else if (bstate & BUTTON_SHIFT) {
 		v->ops->dispatch(v, dir < 0 ? TREX_ACTION_PAN_LEFT : TREX_ACTION_PAN_RIGHT);

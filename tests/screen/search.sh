@@ -177,15 +177,22 @@ if grep -q 'FILTER: gemm' "$dump" && ! grep -q 'filter cleared' "$dump"; then ok
 dump=$TEST_TMP/click.txt
 screen_dump 100 30 "$dump" --demo --script 'click:8,60'
 if grep -q '  start .*  dur ' "$dump"; then ok "mouse: a click on a lane selects a slice"; else not_ok "mouse: a click on a lane selects a slice"; diag_file "$dump" 30; fi
-screen_dump 100 30 "$dump" --demo --script 'C-wheel-up:6,60'
-if grep -q '^ [0-9.]* [a-z]* \.\. .*(28' "$dump"; then ok "mouse: Ctrl+wheel zooms in 2x"; else not_ok "mouse: Ctrl+wheel zooms in 2x"; diag_file "$dump" 30; fi
-# the wheel scrolls the tracks by 3: body row k shows what row k + 3 showed
-# (at 16 rows: 12 body rows, the demo has more than 15 rows)
+screen_dump 100 30 "$dump" --demo --script 'wheel-up:6,60'
+if grep -q '^ [0-9.]* [a-z]* \.\. .*(28' "$dump"; then ok "mouse: the wheel over the time area zooms in 2x"; else not_ok "mouse: the wheel over the time area zooms in 2x"; diag_file "$dump" 30; fi
+screen_dump 100 30 "$dump" --demo --script 'wheel-up:6,60 wheel-down:6,60'
+if grep -q '^ [0-9.]* [a-z]* \.\. .*(56' "$dump"; then ok "mouse: ... and back out"; else not_ok "mouse: ... and back out"; diag_file "$dump" 30; fi
+screen_dump 100 30 "$dump" --demo --script 'S-wheel-up:6,60 S-wheel-up:6,60 wheel-up:6,60 S-wheel-down:6,60'
+if grep -q '^ [0-9.]* [a-z]* \.\. .*(28' "$dump"; then ok "mouse: Shift+wheel pans, not zooms"; else not_ok "mouse: Shift+wheel pans, not zooms"; diag_file "$dump" 30; fi
+# over the track names (or with Ctrl) the wheel scrolls the tracks by 3:
+# body row k shows what row k + 3 showed (at 16 rows: 12 body rows, the
+# demo has more than 15 rows)
 screen_dump 100 16 "$TEST_TMP/before.txt" --demo
-screen_dump 100 16 "$dump" --demo --script 'wheel-down:6,60'
 sed -n '6,14p' "$TEST_TMP/before.txt" | cut -c1-22 >"$TEST_TMP/want.txt"
-sed -n '3,11p' "$dump" | cut -c1-22 >"$TEST_TMP/got.txt"
-if diff "$TEST_TMP/want.txt" "$TEST_TMP/got.txt" >"$TEST_TMP/diff.txt"; then ok "mouse: the wheel scrolls 3 tracks"; else not_ok "mouse: the wheel scrolls 3 tracks"; diag_file "$TEST_TMP/diff.txt" 20; fi
+for ev in wheel-down:6,5 C-wheel-down:6,60; do
+	screen_dump 100 16 "$dump" --demo --script "$ev"
+	sed -n '3,11p' "$dump" | cut -c1-22 >"$TEST_TMP/got.txt"
+	if diff "$TEST_TMP/want.txt" "$TEST_TMP/got.txt" >"$TEST_TMP/diff.txt"; then ok "mouse: $ev scrolls 3 tracks"; else not_ok "mouse: $ev scrolls 3 tracks"; diag_file "$TEST_TMP/diff.txt" 20; fi
+done
 
 # Instants as ticks on their thread's top lane, counters as sparklines
 # scaled to the series: 1 then 8 -> the lowest, then the full block.
