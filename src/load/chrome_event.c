@@ -25,6 +25,7 @@ struct cj_event {
 	struct tok name, cat, pid, tid, id, scope, bp;
 	int64_t ts, dur;
 	bool has_ts, has_dur, saturated, bad_value;
+	uint32_t unknown_keys; /* counted with the event once it is complete */
 	const char *args; /* the args (or attr) object, braces included */
 	size_t args_len;
 	/* from args */
@@ -341,7 +342,7 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 		break;
 	}
 	if (!known_unused_key(key, klen))
-		ps->st.integrity.unknown_keys++;
+		ev->unknown_keys++;
 	return skip_member(ps, p, end, out);
 }
 
@@ -707,6 +708,7 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 	ps->st.phase_counts[ph]++;
 	ps->st.integrity.bad_values += ev->bad_value;
 	ps->st.integrity.saturated_numbers += ev->saturated;
+	ps->st.integrity.unknown_keys += ev->unknown_keys;
 	if (!ev->has_ph) {
 		ps->st.integrity.missing_fields++;
 		return 0;

@@ -92,8 +92,7 @@ static const char *cj_resync(struct cj_parser *ps, const char *start, const char
 
 /* An array element at p. Returns the position after it, or NULL when more
  * input is needed (then *pp stays at p). */
-static const char *cj_element_once(struct cj_parser *ps, const char *p, const char *end,
-				   bool final)
+static const char *cj_element(struct cj_parser *ps, const char *p, const char *end, bool final)
 {
 	const char *q;
 	ps->why = NULL;
@@ -118,18 +117,6 @@ static const char *cj_element_once(struct cj_parser *ps, const char *p, const ch
 	if (!ps->why)
 		ps->why = *p == '{' ? "a value" : "an event object";
 	return cj_resync(ps, p, q, end, final);
-}
-
-/* An element cut by the end of a window is parsed again with the next
- * one: the unknown keys counted on the way are counted then, so the count
- * does not depend on where windows (or parallel parts) end. */
-static const char *cj_element(struct cj_parser *ps, const char *p, const char *end, bool final)
-{
-	uint64_t unknown = ps->st.integrity.unknown_keys;
-	const char *q = cj_element_once(ps, p, end, final);
-	if (!q && !final)
-		ps->st.integrity.unknown_keys = unknown;
-	return q;
 }
 
 static enum cj_stop cj_array(struct cj_parser *ps, const char **pp, const char *end,
