@@ -452,8 +452,17 @@ static bool cj_stream_window(struct cj_stream_state *s, const struct cj_window *
 	return !w->final;
 }
 
-static enum trex_status cj_stream_loop(struct trex_load_job *job, struct trex_stream *st,
-				       struct cj_stream_state *s, struct trex_error *err)
+/* Parses one window (whether more follow; *carry: its bytes left for the
+ * next one); the serial and the parallel paths each have one. */
+typedef bool cj_window_fn(void *state, const struct cj_window *w, size_t *carry,
+			  struct trex_error *err);
+
+/* Windows from the stream to parse until the input or parsing ends; a
+ * corrupt compressed stream keeps what decoded and becomes ps's problem
+ * (unless the file has one), Ctrl-C sets ps->cancelled. */
+static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_stream *st,
+				       cj_window_fn *parse, void *state, struct cj_parser *ps,
+				       bool *truncated, struct trex_error *err)
 {
 	struct cj_window w = {.data = ""};
 	size_t carry = 0;
@@ -462,17 +471,23 @@ static enum trex_status cj_stream_loop(struct trex_load_job *job, struct trex_st
 		enum trex_status status = cj_next_window(st, carry, &w, err);
 		if (status != TREX_OK)
 			return status;
-		bool more = cj_stream_window(s, &w, &carry, err);
-		if (w.corrupt) { /* keep what decoded; say where the compressed data broke */
-			s->part.truncated = true;
-			if (!s->ps.st.has_problem)
-				cj_problem(&s->ps, w.data + w.len, "%s", w.serr.message);
+		bool more = parse(state, &w, &carry, err);
+		if (w.corrupt) {
+			*truncated = true;
+			if (!ps->st.has_problem && job->file->first_problem.status == TREX_OK)
+				cj_problem(ps, w.data + w.len, "%s", w.serr.message);
 		}
 		if (cj_window_progress(job, st, &w, carry, &reported, &disk_reported))
-			s->ps.cancelled = true;
-		if (!more || s->ps.cancelled)
+			ps->cancelled = true;
+		if (!more || ps->cancelled)
 			return TREX_OK;
 	}
+}
+
+static bool cj_serial_window(void *state, const struct cj_window *w, size_t *carry,
+			     struct trex_error *err)
+{
+	return cj_stream_window(state, w, carry, err);
 }
 
 /* No events array anywhere: say what the input looked like instead. */
@@ -498,7 +513,8 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 	cj_parser_init(&ss->ps, b, job);
 	ss->ps.stream = true;
 	ss->part.b = b;
-	enum trex_status s = cj_stream_loop(job, st, ss, err);
+	enum trex_status s = cj_window_loop(job, st, cj_serial_window, ss, &ss->ps,
+					    &ss->part.truncated, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (s == TREX_OK && ss->part.result == CJ_FATAL)
 		s = TREX_FORMAT;
@@ -653,27 +669,11 @@ static bool cj_pwindow(struct cj_pstream *s, const struct cj_window *w, size_t *
 	return !w->final;
 }
 
-static enum trex_status cj_pstream_loop(struct cj_pstream *s, struct trex_stream *st,
-					struct trex_error *err)
+static bool cj_parallel_window(void *state, const struct cj_window *w, size_t *carry,
+			       struct trex_error *err)
 {
-	struct cj_window w = {.data = ""};
-	size_t carry = 0;
-	uint64_t reported = 0, disk_reported = 0;
-	for (;;) {
-		enum trex_status status = cj_next_window(st, carry, &w, err);
-		if (status != TREX_OK)
-			return status;
-		bool more = cj_pwindow(s, &w, &carry);
-		if (w.corrupt) { /* keep what decoded; say where the compressed data broke */
-			s->top_truncated = true;
-			if (!s->top.st.has_problem && s->job->file->first_problem.status == TREX_OK)
-				cj_problem(&s->top, w.data + w.len, "%s", w.serr.message);
-		}
-		if (cj_window_progress(s->job, st, &w, carry, &reported, &disk_reported))
-			s->top.cancelled = true;
-		if (!more || s->top.cancelled)
-			return TREX_OK;
-	}
+	(void)err; /* the parts report into the pstream's own error */
+	return cj_pwindow(state, w, carry);
 }
 
 static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_stream *st,
@@ -691,7 +691,8 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 	s.top.stream = true;
 	s.top.stop_on_array = true;
 	if (status == TREX_OK)
-		status = cj_pstream_loop(&s, st, err);
+		status = cj_window_loop(job, st, cj_parallel_window, &s, &s.top, &s.top_truncated,
+					err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (status == TREX_OK && s.fatal)
 		status = TREX_FORMAT;
