@@ -212,24 +212,28 @@ static int64_t sub_sat(int64_t a, int64_t b)
 	return b < 0 ? INT64_MAX : INT64_MIN;
 }
 
-/* A local string id of the part being merged, as a global one. Bad ids
- * (a loader bug) are remembered and fail the build after the part. */
+/* A part's local id through its map to the global one; an id past the map
+ * (a loader bug) gives fallback and sets *bad, which fails the build after
+ * the part. */
+static inline uint32_t map_id(const uint32_t *map, uint32_t n, uint32_t id, uint32_t fallback,
+			      bool *bad)
+{
+	if (id >= n) {
+		*bad = true;
+		return fallback;
+	}
+	return map[id];
+}
+
+/* Local string / track ids of the part being merged, as global ones. */
 static inline uint32_t gstr(struct bld *c, uint32_t id)
 {
-	if (id >= c->nsmap) {
-		c->bad_id = true;
-		return TREX_STR_NONE;
-	}
-	return c->smap[id];
+	return map_id(c->smap, c->nsmap, id, TREX_STR_NONE, &c->bad_id);
 }
 
 static inline uint32_t gtrk(struct bld *c, uint32_t id)
 {
-	if (id >= c->ntmap) {
-		c->bad_id = true;
-		return 0;
-	}
-	return c->tmap[id];
+	return map_id(c->tmap, c->ntmap, id, 0, &c->bad_id);
 }
 
 /* ---- running tasks on the build's threads ------------------------------------------------
@@ -825,20 +829,12 @@ static enum trex_status merge_samples(struct bld *c, struct trex_builder *b)
 
 static inline uint32_t pstr(struct pmerge *p, uint32_t id)
 {
-	if (id >= p->ns) {
-		p->bad_id = true;
-		return TREX_STR_NONE;
-	}
-	return p->smap[id];
+	return map_id(p->smap, p->ns, id, TREX_STR_NONE, &p->bad_id);
 }
 
 static inline uint32_t ptrk(struct pmerge *p, uint32_t id)
 {
-	if (id >= p->nt) {
-		p->bad_id = true;
-		return 0;
-	}
-	return p->tmap[id];
+	return map_id(p->tmap, p->nt, id, 0, &p->bad_id);
 }
 
 /* classify_cat without the shared cache. */
