@@ -91,7 +91,7 @@ struct gz_dec {
 	bool done, truncated;
 };
 
-enum slot_state { SLOT_FREE, SLOT_READY, SLOT_HELD };
+enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_HELD };
 
 /* A buffer of the background queue: headroom for the caller's carry bytes,
  * then up to chunk freshly decoded bytes. */
@@ -108,6 +108,8 @@ struct slot {
 
 struct producer {
 	pthread_t thread;
+	bool has_thread;  /* else slots are filled by trex_stream_prefetch */
+	bool published_last;
 	pthread_mutex_t mu;
 	pthread_cond_t filled; /* a slot became READY */
 	pthread_cond_t freed;  /* a slot became FREE, or stop */
@@ -1017,9 +1019,32 @@ static void producer_publish(struct producer *p, struct slot *s)
 {
 	pthread_mutex_lock(&p->mu);
 	s->state = SLOT_READY;
+	p->published_last |= s->last;
 	p->fill_idx = (p->fill_idx + 1) % QUEUE_SLOTS;
-	pthread_cond_signal(&p->filled);
+	pthread_cond_broadcast(&p->filled);
 	pthread_mutex_unlock(&p->mu);
+}
+
+/* Without a thread: fills the next slot on the calling thread if it is
+ * free and the input is not over. Slots are filled one at a time: a
+ * second caller finds the slot FILLING and leaves. */
+static bool producer_step(struct producer *p)
+{
+	struct slot *s;
+	bool claimed = false;
+
+	pthread_mutex_lock(&p->mu);
+	s = &p->slots[p->fill_idx]; /* under the lock: another caller may publish */
+	if (!p->published_last && !atomic_load(&p->stop) && s->state == SLOT_FREE) {
+		s->state = SLOT_FILLING;
+		claimed = true;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (!claimed)
+		return false;
+	producer_fill(p, s);
+	producer_publish(p, s);
+	return true;
 }
 
 static void *producer_main(void *arg)
@@ -1046,8 +1071,16 @@ static struct slot *bg_take(struct producer *p)
 	struct slot *s = &p->slots[p->take_idx];
 
 	pthread_mutex_lock(&p->mu);
-	while (s->state != SLOT_READY)
+	while (s->state != SLOT_READY) {
+		if (!p->has_thread && s->state == SLOT_FREE && !p->published_last) {
+			/* nobody decoded ahead: decode it here */
+			pthread_mutex_unlock(&p->mu);
+			producer_step(p);
+			pthread_mutex_lock(&p->mu);
+			continue;
+		}
 		pthread_cond_wait(&p->filled, &p->mu);
+	}
 	s->state = SLOT_HELD;
 	p->take_idx = (p->take_idx + 1) % QUEUE_SLOTS;
 	pthread_mutex_unlock(&p->mu);
@@ -1180,6 +1213,7 @@ static bool producer_start(struct producer *p)
 	int rc = pthread_create(&p->thread, NULL, producer_main, p);
 
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	p->has_thread = rc == 0;
 	return rc == 0;
 }
 
@@ -1189,21 +1223,22 @@ static void producer_stop(struct producer *p)
 	atomic_store(&p->stop, true);
 	pthread_cond_broadcast(&p->freed);
 	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->thread, NULL);
+	if (p->has_thread)
+		pthread_join(p->thread, NULL);
 }
 
 /* ---- streaming: API ---------------------------------------------------------------- */
 
 /* Background decoding when a thread can be had; without one (thread limits)
  * the same bytes come from the caller's thread. */
-static enum trex_status stream_setup_gzip(struct trex_stream *st, bool background,
+static enum trex_status stream_setup_gzip(struct trex_stream *st, enum trex_stream_ahead ahead,
 					  struct trex_error *err)
 {
-	if (background) {
+	if (ahead != TREX_STREAM_INLINE) {
 		st->bg = producer_new(st->src, st->chunk);
 		if (!st->bg)
 			return nomem(err, st->src->name);
-		if (producer_start(st->bg)) {
+		if (ahead == TREX_STREAM_ON_CALL || producer_start(st->bg)) {
 			st->fetch = bg_fetch;
 			return TREX_OK;
 		}
@@ -1217,8 +1252,9 @@ static enum trex_status stream_setup_gzip(struct trex_stream *st, bool backgroun
 	return s;
 }
 
-enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size, bool background,
-				  struct trex_stream **out, struct trex_error *err)
+enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size,
+				  enum trex_stream_ahead ahead, struct trex_stream **out,
+				  struct trex_error *err)
 {
 	*out = NULL;
 	struct trex_stream *st = calloc(1, sizeof(*st));
@@ -1232,7 +1268,7 @@ enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size, bo
 	 * background only matters for gzip. */
 	st->fetch = plain_fetch;
 	if (src->gzip) {
-		enum trex_status s = stream_setup_gzip(st, background, err);
+		enum trex_status s = stream_setup_gzip(st, ahead, err);
 
 		if (s != TREX_OK) {
 			trex_stream_close(st);
@@ -1269,6 +1305,11 @@ enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const ch
 	*offset = st->pos - st->win_len;
 	*truncated = st->truncated;
 	return TREX_OK;
+}
+
+bool trex_stream_prefetch(struct trex_stream *st)
+{
+	return st->bg && !st->bg->has_thread && producer_step(st->bg);
 }
 
 uint64_t trex_stream_position(const struct trex_stream *st)

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,16 +150,46 @@ struct drained {
 	size_t calls;
 };
 
+/* TREX_STREAM_ON_CALL: a second thread decoding ahead while the reader
+ * takes windows, as a parsing pool does. */
+struct prefetcher {
+	struct trex_stream *st;
+	atomic_bool stop;
+	size_t decoded;
+	pthread_t thread;
+};
+
+static void *prefetch_main(void *arg)
+{
+	struct prefetcher *pf = arg;
+	while (!atomic_load(&pf->stop))
+		if (trex_stream_prefetch(pf->st))
+			pf->decoded++;
+		else
+			sched_yield();
+	return NULL;
+}
+
 /* Streams src to its end, checking the carry contract on every window, and
- * rebuilds the decoded bytes. seed 0 carries nothing. */
-static struct drained drain(struct trex_source *src, size_t chunk, bool bg, uint64_t seed)
+ * rebuilds the decoded bytes. seed 0 carries nothing. With ON_CALL, an odd
+ * seed also prefetches on a second thread (an even one never prefetches:
+ * the reader then decodes each chunk itself). */
+static struct drained drain(struct trex_source *src, size_t chunk, enum trex_stream_ahead ahead,
+			    uint64_t seed)
 {
 	struct drained d = {0};
 	struct trex_stream *st;
 	size_t carry = 0;
+	struct prefetcher pf = {0};
 
-	d.status = trex_stream_open(src, chunk, bg, &st, &d.err);
+	d.status = trex_stream_open(src, chunk, ahead, &st, &d.err);
 	cr_assert_eq(d.status, TREX_OK, "%s", d.err.message);
+	bool prefetching = ahead == TREX_STREAM_ON_CALL && seed % 2 == 1;
+	if (prefetching) {
+		pf.st = st;
+		atomic_init(&pf.stop, false);
+		cr_assert_eq(pthread_create(&pf.thread, NULL, prefetch_main, &pf), 0);
+	}
 	for (;;) {
 		const char *data;
 		size_t len;
@@ -177,6 +209,10 @@ static struct drained drain(struct trex_source *src, size_t chunk, bool bg, uint
 			break;
 		carry = seed ? pick_carry(&seed, len) : 0;
 	}
+	if (prefetching) {
+		atomic_store(&pf.stop, true);
+		pthread_join(pf.thread, NULL);
+	}
 	if (d.status == TREX_OK)
 		cr_assert_eq(trex_stream_position(st), d.out.n);
 	trex_stream_close(st);
@@ -190,7 +226,7 @@ static void expect_same(const struct bytes *got, const struct bytes *want)
 }
 
 static void expect_stream(struct trex_source *src, const struct bytes *want, size_t chunk,
-			  bool bg, uint64_t seed)
+			  enum trex_stream_ahead bg, uint64_t seed)
 {
 	struct drained d = drain(src, chunk, bg, seed);
 
@@ -435,6 +471,8 @@ Test(source, gzip_multi_member_with_empty_members)
 	cr_assert(trex_source_is_gzip(src));
 	expect_stream(src, &data, 1 << 16, false, 0);
 	expect_stream(src, &data, 100000, true, 11);
+	expect_stream(src, &data, 100000, TREX_STREAM_ON_CALL, 11);
+	expect_stream(src, &data, 70000, TREX_STREAM_ON_CALL, 12);
 	expect_reads(src, &data, 100, 20000, 12);
 	trex_source_close(src);
 	free(gz.p);
@@ -452,7 +490,7 @@ Test(source, carry_contract_random, .timeout = 120)
 	for (int i = 0; i < 60; i++) {
 		size_t chunk = 64 + rnd_below(&seed, 20000);
 		struct trex_source *src = i % 2 ? zip : plain;
-		bool bg = (i / 2) % 2;
+		enum trex_stream_ahead bg = (enum trex_stream_ahead)((i / 2) % 3);
 
 		expect_stream(src, &data, chunk, bg, 1000 + (uint64_t)i);
 	}
@@ -472,6 +510,7 @@ Test(source, tiny_chunks)
 		expect_stream(plain, &data, chunk, false, chunk);
 		expect_stream(zip, &data, chunk, false, chunk);
 		expect_stream(zip, &data, chunk, true, chunk);
+		expect_stream(zip, &data, chunk, TREX_STREAM_ON_CALL, chunk);
 	}
 	trex_source_close(plain);
 	trex_source_close(zip);
@@ -481,7 +520,8 @@ Test(source, tiny_chunks)
 
 /* A caller stuck inside one huge event carries its whole window every time;
  * the window must grow geometrically, not by one chunk per call. */
-static void expect_growth(struct trex_source *src, const struct bytes *want, bool bg)
+static void expect_growth(struct trex_source *src, const struct bytes *want,
+			  enum trex_stream_ahead bg)
 {
 	struct trex_stream *st;
 	struct trex_error err;
@@ -514,6 +554,7 @@ Test(source, window_grows_for_huge_carry)
 	expect_growth(plain, &data, false);
 	expect_growth(zip, &data, false);
 	expect_growth(zip, &data, true);
+	expect_growth(zip, &data, TREX_STREAM_ON_CALL);
 	trex_source_close(plain);
 	trex_source_close(zip);
 	free(gz.p);
@@ -571,7 +612,7 @@ Test(source, truncated_gzip_delivers_what_decodes)
 		size_t want = decodable(&gz, cuts[i], data.n);
 		struct bytes prefix = {data.p, want, want};
 
-		for (int bg = 0; bg < 2; bg++) {
+		for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
 			struct drained d = drain(src, 8192, bg, 20 + i);
 
 			cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", cuts[i], d.err.message);
@@ -637,7 +678,7 @@ Test(source, corrupt_member_after_good_data)
 	bytes_add(&gz, broken, sizeof(broken));
 	struct trex_source *src = open_mem(&gz);
 
-	for (int bg = 0; bg < 2; bg++) {
+	for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
 		struct drained d = drain(src, 1 << 14, bg, 0);
 
 		cr_assert_eq(d.status, TREX_FORMAT);
@@ -886,7 +927,7 @@ static void expect_bad_trailer(size_t from_end, const char *why)
 	gz.p[gz.n - from_end] ^= 0x40;
 	struct trex_source *src = open_mem(&gz);
 
-	for (int bg = 0; bg < 2; bg++) {
+	for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
 		struct drained d = drain(src, 1 << 15, bg, 0);
 
 		cr_assert_eq(d.status, TREX_FORMAT, "%s", why);
@@ -987,7 +1028,7 @@ Test(source, truncated_members_deliver_what_decodes, .timeout = 120)
 		size_t want = decodable_members(&gz, at[i], data.n);
 		struct bytes prefix = {data.p, want, want};
 
-		for (int bg = 0; bg < 2; bg++) {
+		for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
 			struct drained d = drain(src, 5000, bg, 60 + i);
 
 			cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", at[i], d.err.message);

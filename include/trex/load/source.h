@@ -45,10 +45,25 @@ size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
 
 struct trex_stream;
 
-/* chunk_size: decoded bytes per chunk (e.g. 4 MiB). With background, a
- * second thread decodes ahead (inflate overlapped with parsing). */
-enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size, bool background,
-				  struct trex_stream **out, struct trex_error *err);
+/* Who decodes compressed input ahead of the reader. */
+enum trex_stream_ahead {
+	TREX_STREAM_INLINE = 0, /* nobody: trex_stream_next decodes what it hands out */
+	TREX_STREAM_THREAD = 1, /* a thread of the stream's own, overlapped with parsing */
+	/* the caller's threads, through trex_stream_prefetch: a parsing pool
+	 * runs it as one of its tasks, so no third thread competes for cores */
+	TREX_STREAM_ON_CALL = 2,
+};
+
+/* chunk_size: decoded bytes per chunk (e.g. 4 MiB). */
+enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size,
+				  enum trex_stream_ahead ahead, struct trex_stream **out,
+				  struct trex_error *err);
+
+/* TREX_STREAM_ON_CALL: decodes the chunk after those already decoded, on
+ * the calling thread, when there is room for it (a few chunks ahead).
+ * Any thread may call it, also while another is in trex_stream_next;
+ * chunks are decoded one at a time. Returns whether it decoded one. */
+bool trex_stream_prefetch(struct trex_stream *st);
 
 /* Next window of decoded bytes. carry: how many bytes at the end of the
  * previous window the caller did not consume; the new window starts with
