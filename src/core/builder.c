@@ -337,6 +337,37 @@ struct trex_builder *trex_builder_new(uint32_t file)
 	return b;
 }
 
+/* Block 0 grows by doubling, so a small vector may have up to half of it
+ * spare; later blocks are all full-size, so only a lone block 0 shrinks. */
+static void vec_trim(struct trex_vec *v)
+{
+	unsigned char *b;
+
+	if (v->nblocks != 1 || v->count == 0 || v->count == v->cap)
+		return;
+	b = realloc(v->blocks[0], v->count * v->elem);
+	if (b) { /* a failed shrink keeps the larger block */
+		v->blocks[0] = b;
+		v->cap = v->count;
+	}
+}
+
+/* Every record vector of a builder, for what applies to all of them. */
+static void builder_each_vec(struct trex_builder *b, void (*fn)(struct trex_vec *))
+{
+	struct trex_vec *vecs[] = {&b->slices,    &b->be,      &b->asyncs,
+				   &b->instants, &b->samples, &b->flows};
+
+	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
+		fn(vecs[i]);
+}
+
+void trex_builder_trim(struct trex_builder *b)
+{
+	builder_each_vec(b, vec_trim);
+	trex_strtab_shrink(b->strs);
+}
+
 void trex_builder_free(struct trex_builder *b)
 {
 	if (!b)
@@ -346,12 +377,7 @@ void trex_builder_free(struct trex_builder *b)
 	free(b->procs);
 	trex_kmap_free(&b->track_map);
 	trex_kmap_free(&b->proc_map);
-	trex_vec_free(&b->slices);
-	trex_vec_free(&b->be);
-	trex_vec_free(&b->asyncs);
-	trex_vec_free(&b->instants);
-	trex_vec_free(&b->samples);
-	trex_vec_free(&b->flows);
+	builder_each_vec(b, trex_vec_free);
 	free(b);
 }
 

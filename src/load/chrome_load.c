@@ -14,12 +14,19 @@
 #define CJ_STREAM_CHUNK (4u << 20)
 #define CJ_MIN_PARALLEL_BYTES (8u << 20)
 #define CJ_CHUNKS_PER_THREAD 4
-/* Several threads: 16 MiB windows, two parts per thread each. Smaller
- * windows make more parts, each a builder with spare room in its vectors
- * (4 MiB windows: +25 MiB peak RSS on a 1 GB trace, and a barrier per
- * window); bigger ones cost the 4 windows the stream queues (32 MiB: +60). */
+/* Several threads: 16 MiB windows. Bigger ones cost the windows the stream
+ * decodes ahead (32 MiB: +60 MiB peak RSS on a 1 GB trace). Each window
+ * ends at a barrier, and one pool task decodes the next window meanwhile:
+ * with equal parts, two per thread, the thread that drew that task ended
+ * late and the other waited (15 % of the cores idle at -j2). Parts are
+ * therefore guided: each takes 1/threads of what is left, down to 1/32 of
+ * the window, so the last ones are small and the threads end together.
+ * Not smaller: each part is a builder of its own until the index is built
+ * (equal 1 MiB parts: +80 MiB peak RSS on a 1 GB trace). */
 #define CJ_PARALLEL_WINDOW (16u << 20)
-#define CJ_WINDOW_PARTS_PER_THREAD 2
+#define CJ_WINDOW_PARTS_PER_THREAD 8
+#define CJ_WINDOW_PART_DIVISOR 32
+#define CJ_MAX_PARTS 1024 /* cut points one split may make */
 
 /* One piece of the events array parsed by one builder. */
 struct cj_part {
@@ -48,6 +55,9 @@ struct cj_pool {
 	struct cj_part *parts;
 	size_t count;
 	atomic_size_t next;
+	/* decoded ahead as the pool's first task (the longest, so it never
+	 * ends the window late); NULL for a mapped file */
+	struct trex_stream *prefetch;
 };
 
 /* ---- one part ------------------------------------------------------------------------ */
@@ -93,16 +103,26 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 	part->oom = ps.oom;
 	part->st = ps.st;
 	cj_parser_free(&ps);
+	trex_builder_trim(part->b); /* small parts, many kept until the build */
+}
+
+static size_t cj_pool_tasks(const struct cj_pool *pool)
+{
+	return pool->count + (pool->prefetch != NULL);
 }
 
 static void *cj_worker(void *arg)
 {
 	struct cj_pool *pool = arg;
+	size_t first_part = pool->prefetch != NULL;
 	for (;;) {
 		size_t i = atomic_fetch_add(&pool->next, 1);
-		if (i >= pool->count)
+		if (i >= cj_pool_tasks(pool))
 			return NULL;
-		cj_parse_part(pool->job, pool->map, pool->end, &pool->parts[i]);
+		if (i < first_part)
+			trex_stream_prefetch(pool->prefetch);
+		else
+			cj_parse_part(pool->job, pool->map, pool->end, &pool->parts[i - first_part]);
 	}
 }
 
@@ -112,7 +132,7 @@ static void cj_run_pool(struct cj_pool *pool, unsigned threads)
 	unsigned started = 0;
 	if (threads > 64)
 		threads = 64;
-	for (unsigned t = 1; t < threads && t < pool->count; t++)
+	for (unsigned t = 1; t < threads && t < cj_pool_tasks(pool); t++)
 		if (pthread_create(&tids[started], NULL, cj_worker, pool) == 0)
 			started++;
 	cj_worker(pool);
@@ -122,15 +142,16 @@ static void cj_run_pool(struct cj_pool *pool, unsigned threads)
 
 /* ---- splitting and the chain check ---------------------------------------------------- */
 
-/* Guesses event boundaries; a wrong guess is caught by the chain check. */
-static size_t cj_split(const char *start, const char *end, size_t want, struct cj_part *parts)
+/* Guesses event boundaries at the given offsets from start (ascending);
+ * a wrong guess is caught by the chain check. */
+static size_t cj_split_at(const char *start, const char *end, const size_t *cuts, size_t ncuts,
+			  struct cj_part *parts)
 {
 	size_t n = 0;
 	parts[n++].start = start;
-	size_t step = (size_t)(end - start) / want;
-	for (size_t k = 1; k < want; k++) {
-		const char *guess = start + k * step;
-		if (guess <= parts[n - 1].start)
+	for (size_t k = 0; k < ncuts; k++) {
+		const char *guess = start + cuts[k];
+		if (guess <= parts[n - 1].start || guess >= end)
 			continue;
 		const char *b = cj_find_boundary(guess, end);
 		if (!b || *b != '{' || b <= parts[n - 1].start)
@@ -140,6 +161,36 @@ static size_t cj_split(const char *start, const char *end, size_t want, struct c
 	for (size_t i = 0; i < n; i++)
 		parts[i].stop = i + 1 < n ? parts[i + 1].start : NULL;
 	return n;
+}
+
+/* want parts of equal size. */
+static size_t cj_split(const char *start, const char *end, size_t want, struct cj_part *parts)
+{
+	size_t cuts[CJ_MAX_PARTS];
+	size_t step = (size_t)(end - start) / want, n = 0;
+	for (size_t k = 1; k < want && n < CJ_MAX_PARTS; k++)
+		cuts[n++] = k * step;
+	return cj_split_at(start, end, cuts, n, parts);
+}
+
+/* At most want parts, each a share of what is left and none under min:
+ * big parts first and small ones last, so that the threads of a pool run
+ * out of work at nearly the same time (a window ends at a barrier). */
+static size_t cj_split_guided(const char *start, const char *end, size_t share, size_t min,
+			      size_t want, struct cj_part *parts)
+{
+	size_t cuts[CJ_MAX_PARTS];
+	size_t len = (size_t)(end - start), at = 0, n = 0;
+	while (n + 1 < want && n < CJ_MAX_PARTS) {
+		size_t step = (len - at) / share;
+		if (step < min)
+			step = min;
+		if (at + step >= len)
+			break;
+		at += step;
+		cuts[n++] = at;
+	}
+	return cj_split_at(start, end, cuts, n, parts);
 }
 
 /* A part is valid when the part before it stopped exactly at its start;
@@ -348,7 +399,7 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 			s = TREX_NOMEM;
 	}
 	if (s == TREX_OK) {
-		struct cj_pool pool = {job, map, end, parts, n, 0};
+		struct cj_pool pool = {job, map, end, parts, n, 0, NULL};
 		cj_run_pool(&pool, threads);
 	}
 	size_t nfix = 0;
@@ -551,9 +602,11 @@ struct cj_pstream {
 	struct cj_part **order;
 	size_t want;               /* parts per window */
 	size_t min_split;          /* smaller stretches are parsed as one part */
+	size_t min_part;           /* the guided split's smallest part */
 	uint32_t seq;              /* the next part's place in the file */
 	struct cj_sink sink;
 	struct trex_error *err;
+	struct trex_stream *stream; /* decodes ahead on the pool */
 };
 
 /* Hands over what the top level counted since last time, so the file gets
@@ -597,7 +650,9 @@ static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, con
 	const char *end = w->data + w->len;
 	struct cj_part *parts = s->parts;
 	memset(parts, 0, 2 * s->want * sizeof *parts);
-	*n = cj_split(pos, end, (size_t)(end - pos) >= s->min_split ? s->want : 1, parts);
+	*n = (size_t)(end - pos) >= s->min_split
+		     ? cj_split_guided(pos, end, s->job->threads, s->min_part, s->want, parts)
+		     : cj_split(pos, end, 1, parts);
 	bool ok = true;
 	for (size_t i = 0; i < *n; i++) {
 		/* a part's base time would be its own (none): the top level keeps it */
@@ -621,7 +676,7 @@ static struct cj_part *cj_window_parts(struct cj_pstream *s, const struct cj_win
 	size_t n = 0, nfix = 0;
 	bool ok = cj_window_split(s, w, pos, &n);
 	if (ok) {
-		struct cj_pool pool = {s->job, w->data, end, s->parts, n, 0};
+		struct cj_pool pool = {s->job, w->data, end, s->parts, n, 0, s->stream};
 		cj_run_pool(&pool, s->job->threads);
 		ok = cj_chain(s->job, w->data, end, s->parts, n, s->parts + n, &nfix) == TREX_OK;
 	}
@@ -679,9 +734,11 @@ static bool cj_parallel_window(void *state, const struct cj_window *w, size_t *c
 static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_stream *st,
 					 struct trex_error *err)
 {
-	struct cj_pstream s = {.job = job, .err = err};
+	struct cj_pstream s = {.job = job, .err = err, .stream = st};
+	size_t window = cj_window_bytes(job, true);
 	s.want = job->threads * CJ_WINDOW_PARTS_PER_THREAD;
-	s.min_split = cj_window_bytes(job, true) / 2;
+	s.min_split = window / 2;
+	s.min_part = window / CJ_WINDOW_PART_DIVISOR + 1;
 	s.parts = calloc(2 * s.want, sizeof *s.parts);
 	s.order = calloc(2 * s.want, sizeof *s.order);
 	enum trex_status status = TREX_OK;
@@ -713,8 +770,9 @@ static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_er
 {
 	struct trex_stream *st;
 	bool parallel = job->threads > 1;
-	enum trex_status s =
-		trex_stream_open(job->source, cj_window_bytes(job, parallel), parallel, &st, err);
+	enum trex_status s = trex_stream_open(job->source, cj_window_bytes(job, parallel),
+					      parallel ? TREX_STREAM_ON_CALL : TREX_STREAM_INLINE,
+					      &st, err);
 	if (s != TREX_OK)
 		return s;
 	s = parallel ? cj_load_parallel(job, st, err) : cj_load_serial(job, st, err);

@@ -266,6 +266,33 @@ Test(builder, events_are_recorded_in_file_order)
 	trex_builder_free(b);
 }
 
+/* A finished loader part gives back its vectors' spare room; the records
+ * stay, and a builder trimmed too early still takes more. */
+Test(builder, trim_keeps_records_and_allows_more)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
+	size_t first = 100, more = 2 * TREX_VEC_BLOCK;
+
+	for (size_t i = 0; i < first; i++) {
+		struct trex_ev x = ev_at(b, "x", (int64_t)i * 10, 5);
+		cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+	}
+	cr_assert_gt(b->slices.cap, first, "block 0 grew by doubling");
+	trex_builder_trim(b);
+	cr_assert_eq(b->slices.cap, first);
+	cr_assert_lt(trex_vec_memory(&b->slices), (first + 8) * sizeof(struct trex_slice) + 64);
+	for (size_t i = first; i < first + more; i++) {
+		struct trex_ev x = ev_at(b, "x", (int64_t)i * 10, 5);
+		cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+	}
+	trex_builder_trim(b); /* several blocks: left as they are */
+	cr_assert_eq(b->slices.count, first + more);
+	for (size_t i = 0; i < first + more; i++)
+		cr_assert_eq(TREX_VEC_AT(&b->slices, struct trex_slice, i)->ts, (int64_t)i * 10);
+	trex_builder_free(b);
+}
+
 Test(builder, every_kind_of_event_is_counted)
 {
 	struct trex_builder *b = trex_builder_new(0);

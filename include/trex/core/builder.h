@@ -35,6 +35,9 @@ struct trex_ev {
 /* file: the global file id this builder's events belong to. */
 struct trex_builder *trex_builder_new(uint32_t file);
 void trex_builder_free(struct trex_builder *b);
+/* Gives back spare room once nothing more will be added (a loader part is
+ * done); adding after it still works, it only grows again. */
+void trex_builder_trim(struct trex_builder *b);
 
 /* Interns into the builder's own table; TREX_STR_ERROR when out of memory. */
 uint32_t trex_builder_intern(struct trex_builder *b, const char *s, size_t len);
