@@ -452,6 +452,30 @@ static bool cache_text_eq(const char *cached, uint8_t len, const struct tok *t)
 	return len == t->len && (len == 0 || memcmp(cached, t->p, len) == 0);
 }
 
+/* The category's string id and dialect evidence, through the cache. */
+static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *features)
+{
+	for (unsigned i = 0; i < CJ_CAT_CACHE; i++) {
+		const struct cj_cat_cache *c = &ps->cats[i];
+		if (c->valid && cache_text_eq(c->text, c->len, t)) {
+			*features = c->features;
+			return c->id;
+		}
+	}
+	uint32_t id = intern_tok(ps, t);
+	*features = cat_features(t);
+	if (id == TREX_STR_ERROR || t->len > sizeof ps->cats[0].text)
+		return id;
+	struct cj_cat_cache *c = &ps->cats[ps->cat_next++ % CJ_CAT_CACHE];
+	if (t->len)
+		memcpy(c->text, t->p, t->len);
+	c->len = (uint8_t)t->len;
+	c->valid = true;
+	c->id = id;
+	c->features = *features;
+	return id;
+}
+
 static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 {
 	for (unsigned i = 0; i < CJ_TRACK_CACHE; i++) {
@@ -506,14 +530,17 @@ static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
 
 static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *out)
 {
-	bool hit;
 	memset(out, 0, sizeof *out);
 	out->ts = ev->ts;
 	out->dur = ev->dur;
 	out->name = intern_name(ps, &ev->name);
-	out->cat = intern_cached(ps, &ps->cat, &ev->cat, &hit);
-	if (!hit && ev->cat.present)
-		ps->cat_kind_bits = cat_features(&ev->cat);
+	if (ev->cat.present) {
+		unsigned features;
+		out->cat = intern_cat(ps, &ev->cat, &features);
+		ps->cat_kind_bits = features;
+	} else {
+		out->cat = TREX_STR_NONE;
+	}
 	ps->st.features |= ps->cat_kind_bits;
 	if (ev->args)
 		out->args = trex_args_ref_make(cj_offset(ps, ev->args), ev->args_len);

@@ -56,6 +56,18 @@ struct cj_short_cache { /* last pid/tid/cat texts -> ids, to skip hashing */
 	uint32_t id;
 };
 
+/* Recent categories -> (string id, dialect evidence): Kineto interleaves
+ * a handful (cpu_op, cuda_runtime, kernel, ac2g ...), so one entry missed
+ * on most events and paid a hash and a table scan each time. */
+#define CJ_CAT_CACHE 8
+struct cj_cat_cache {
+	char text[32];
+	uint8_t len;
+	bool valid;
+	uint32_t id;
+	unsigned features;
+};
+
 /* Recent (pid text, tid text) -> (pid id, track): Kineto interleaves a
  * few CPU threads and GPU streams, so a handful of entries catch nearly
  * every event without hashing. */
@@ -87,10 +99,12 @@ struct cj_parser {
 	bool stop_on_array;
 	bool stream;                    /* windows of a stream (gzip), not a mapping */
 	struct cj_stats st;
-	struct cj_short_cache pid, cat;
+	struct cj_short_cache pid;
+	struct cj_cat_cache cats[CJ_CAT_CACHE];
+	unsigned cat_next;              /* round-robin victim */
 	struct cj_track_cache tracks[CJ_TRACK_CACHE];
 	unsigned track_next;            /* round-robin victim */
-	uint32_t cat_kind_bits;         /* features of the cached cat */
+	uint32_t cat_kind_bits;         /* features of the last category seen */
 	struct cj_name_cache *names;     /* CJ_NAME_CACHE entries, lazily allocated */
 	char *scratch;
 	size_t scratch_cap;
