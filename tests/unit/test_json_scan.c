@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../src/load/json_scan.h"
@@ -192,4 +194,71 @@ Test(json_skip, fast_number_path_agrees_with_the_general_one)
 		     "digits may continue past the window");
 	const char *minus = "-";
 	cr_assert_eq(json_skip_value_fast(minus, minus + 1, &out), JSON_INCOMPLETE);
+}
+
+/* Fast paths look a few bytes ahead (eight digits at a time) only when
+ * there is room; the same text ending right after its delimiter takes the
+ * byte paths. Both must agree on every number shape, length and delimiter. */
+static size_t random_number(unsigned *seed, char *buf)
+{
+	static const char digits[] = "0123456789";
+	static const char *const tails[] = {",", "}", "]", " ", "\"", "x", ".", "e5,", ".5,"};
+	size_t n = 0;
+	if (rand_r(seed) % 5 == 0)
+		buf[n++] = '-';
+	size_t nint = (size_t)(rand_r(seed) % 21);
+	for (size_t i = 0; i < nint; i++)
+		buf[n++] = digits[rand_r(seed) % 10];
+	if (rand_r(seed) % 2) {
+		buf[n++] = '.';
+		size_t nfrac = (size_t)(rand_r(seed) % 11);
+		for (size_t i = 0; i < nfrac; i++)
+			buf[n++] = digits[rand_r(seed) % 10];
+	}
+	if (rand_r(seed) % 8 == 0)
+		n += (size_t)sprintf(buf + n, "e%d", rand_r(seed) % 7 - 3);
+	const char *tail = tails[rand_r(seed) % (sizeof tails / sizeof tails[0])];
+	memcpy(buf + n, tail, strlen(tail));
+	return n + strlen(tail);
+}
+
+Test(json_number, same_result_with_and_without_room_after)
+{
+	unsigned seed = 12345;
+	char roomy[128], tight[64];
+	for (int iter = 0; iter < 200000; iter++) {
+		size_t n = random_number(&seed, tight);
+		memset(roomy, ' ', sizeof roomy);
+		memcpy(roomy, tight, n);
+		const char *te = tight + n, *re = roomy + sizeof roomy;
+		int64_t a = 0, b = 0;
+		bool sa = false, sb = false, ia = false, ib = false;
+		const char *qa = NULL, *qb = NULL;
+		int st_a = json_parse_us_ns(tight, te, &a, &sa, &qa);
+		int st_b = json_parse_us_ns(roomy, re, &b, &sb, &qb);
+		if (st_a == JSON_OK) { /* tight ends at the delimiter: OK only before it */
+			cr_assert_eq(st_b, JSON_OK, "%.*s", (int)n, tight);
+			cr_assert_eq(a, b, "%.*s: %lld vs %lld", (int)n, tight, (long long)a,
+				     (long long)b);
+			cr_assert_eq(sa, sb, "%.*s", (int)n, tight);
+			cr_assert_eq(qa - tight, qb - roomy, "%.*s", (int)n, tight);
+		} else if (st_a == JSON_SYNTAX) {
+			cr_assert_eq(st_b, JSON_SYNTAX, "%.*s", (int)n, tight);
+		}
+		st_a = json_parse_int(tight, te, &a, &ia, &sa, &qa);
+		st_b = json_parse_int(roomy, re, &b, &ib, &sb, &qb);
+		if (st_a == JSON_OK) {
+			cr_assert_eq(st_b, JSON_OK, "%.*s", (int)n, tight);
+			cr_assert_eq(a, b, "%.*s", (int)n, tight);
+			cr_assert_eq(ia, ib, "%.*s", (int)n, tight);
+			cr_assert_eq(sa, sb, "%.*s", (int)n, tight);
+			cr_assert_eq(qa - tight, qb - roomy, "%.*s", (int)n, tight);
+		}
+		qa = qb = NULL;
+		st_a = json_skip_value(roomy, re, &qa);
+		st_b = json_skip_value_fast(roomy, re, &qb);
+		cr_assert_eq(st_a, st_b, "[%.*s]", (int)n, tight);
+		if (st_a != JSON_INCOMPLETE) /* *out is unset then */
+			cr_assert_eq(qa, qb, "[%.*s]", (int)n, tight);
+	}
 }
