@@ -591,8 +591,8 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 /* The top level (outside the events array) is parsed here, between
  * windows; the events of each window are split into parts parsed on the
  * pool and checked as a chain, as for a mapped file. The part that ends a
- * window's chain hands its parser state to the next window. Meanwhile the
- * stream's producer thread inflates the next windows. */
+ * window's chain hands its parser state to the next window. Meanwhile one
+ * of the pool's tasks inflates the next window (TREX_STREAM_ON_CALL). */
 struct cj_pstream {
 	struct trex_load_job *job;
 	struct cj_parser top;      /* makes no events: no builder */
