@@ -3,9 +3,10 @@
 #
 # Generates synthetic Kineto traces into tests/bench/data/ (git-ignored,
 # reused while the generator is unchanged), plain and gzip -6, and times on
-# each: `cat FILE`, tests/bench/baseline.py (Python json.load) and
-# `trex kernels -q -j1/-j2`. Prints the machine and a Markdown table of
-# medians. See tests/bench/README.md.
+# each: `cat FILE`, tests/bench/baseline.py (Python json.load),
+# `trex kernels -q -j1/-j2` and, on plain traces where libsimdjson-dev is
+# installed, tests/bench/simdjson_ref.cpp. Prints the machine and a
+# Markdown table of medians. See tests/bench/README.md.
 #
 # Environment:
 #   TREX_BENCH_SIZES    event counts (default "100000 1000000 4000000")
@@ -59,6 +60,13 @@ build_generator() {
 	$cc -O2 -std=gnu17 -I"$inc" "$here/rusage.c" -o "$data/rusage"
 	TREX_RUSAGE=$data/rusage
 	export TREX_RUSAGE
+	# The simdjson reference, only where libsimdjson-dev is installed.
+	have_simdjson=no
+	if command -v c++ >/dev/null 2>&1 &&
+		c++ -O2 -march=native -std=c++17 "$here/simdjson_ref.cpp" -lsimdjson \
+			-o "$data/simdjson_ref" 2>/dev/null; then
+		have_simdjson=yes
+	fi
 	# Traces are regenerated only when the generator or its parameters change.
 	stamp="$(cat "$srcdir/src/load/synthetic.c" "$here/gen_trace.c" | cksum | cut -d' ' -f1)"
 	stamp="$stamp streams=$streams seed=$seed"
@@ -100,6 +108,14 @@ bench_file() {
 		measure "trex -j1" "$3" "$1" "$2" "$trex" kernels -q -j1 "$1"
 		measure "trex -j2" "$3" "$1" "$2" "$trex" kernels -q -j2 "$1"
 	fi
+	case $1 in
+	*.json)
+		if [ "$have_simdjson" = yes ]; then
+			measure "simdjson ref" "$3" "$1" "$2" "$data/simdjson_ref" "$1"
+			"$data/simdjson_ref" "$1" | sed -n 's/^parse: /    simdjson ref, parse loop alone: /p'
+		fi
+		;;
+	esac
 }
 
 # Timeline redraw and search timings (tests/bench/redraw.c and search.c,
