@@ -14,8 +14,7 @@
 #define CJ_STREAM_CHUNK (4u << 20)
 #define CJ_MIN_PARALLEL_BYTES (8u << 20)
 #define CJ_CHUNKS_PER_THREAD 4
-/* Several threads: 16 MiB windows. Bigger ones cost the windows the stream
- * decodes ahead (32 MiB: +60 MiB peak RSS on a 1 GB trace). Each window
+/* Several threads: 16 MiB windows (32 MiB ones were no faster). Each window
  * ends at a barrier, and one pool task decodes the next window meanwhile:
  * with equal parts, two per thread, the thread that drew that task ended
  * late and the other waited (15 % of the cores idle at -j2). Parts are
