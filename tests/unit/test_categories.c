@@ -10,6 +10,8 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
+#include "index_fixture.h"
+
 #define DIAGS_MAX 8
 
 struct diags {
@@ -172,33 +174,16 @@ struct gev {
 	int64_t ts, dur;
 };
 
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	return trex_builder_intern(b, s, strlen(s));
-}
-
 static struct trex_index *index_of(const struct gev *ev, size_t n)
 {
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_file file = {
-	    .path = "t.json", .format = "chrome-json", .dialect = "kineto", .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
+	struct trex_build_file file = fixture_file("t.json");
 
-	file.phase_counts[TREX_PH_COMPLETE] = n;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t track = trex_builder_track(b, intern(b, ev[i].pid), intern(b, "7"));
-		struct trex_ev e = {.ts = ev[i].ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(b, ev[i].name),
-		                    .cat = intern(b, ev[i].cat)};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	for (size_t i = 0; i < n; i++)
+		fixture_add(b, &file,
+		            &(struct fixture_slice){ev[i].pid, "7", ev[i].cat, ev[i].name, ev[i].ts,
+		                                    ev[i].dur, 0, 0, NULL});
+	return fixture_build(&file, &b, 1);
 }
 
 static size_t row_of(const struct trex_table *t, const char *cat)

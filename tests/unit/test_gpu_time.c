@@ -9,6 +9,8 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
+#include "index_fixture.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum { RANK, DEVICE, SPAN, BUSY, IDLE, BUSY_PCT, HOST_WAIT, KERNEL_GAP, SYNC, OTHER, COMPUTE,
@@ -19,11 +21,6 @@ struct gev {
 	int64_t ts, dur;
 	uint32_t corr;
 };
-
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	return trex_builder_intern(b, s, strlen(s));
-}
 
 static double num(const struct trex_table *t, size_t r, size_t c)
 {
@@ -51,30 +48,17 @@ static void check_idle_sums(const struct trex_table *t)
 static void gpu_time(const struct gev *ev, size_t n, struct trex_table *t)
 {
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_file file = {.path = "t.json",
-	                               .format = "chrome-json",
-	                               .dialect = "kineto",
-	                               .rank = 3,
-	                               .has_rank = true,
-	                               .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
+	struct trex_build_file file = fixture_file("t.json");
+	struct trex_index *idx;
 	struct trex_error err;
 
-	file.phase_counts[TREX_PH_COMPLETE] = n;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t track = trex_builder_track(b, intern(b, ev[i].pid), intern(b, ev[i].tid));
-		struct trex_ev e = {.ts = ev[i].ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(b, ev[i].name),
-		                    .cat = intern(b, ev[i].cat),
-		                    .corr = ev[i].corr,
-		                    .flags = ev[i].corr ? TREX_SLICE_HAS_CORR : 0};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	file.rank = 3;
+	file.has_rank = true;
+	for (size_t i = 0; i < n; i++)
+		fixture_add(b, &file,
+		            &(struct fixture_slice){ev[i].pid, ev[i].tid, ev[i].cat, ev[i].name,
+		                                    ev[i].ts, ev[i].dur, ev[i].corr, 0, NULL});
+	idx = fixture_build(&file, &b, 1);
 	cr_assert_eq(trex_gpu_time_table(idx, t, &err), TREX_OK, "%s", err.message);
 	trex_index_free(idx);
 	check_idle_sums(t);

@@ -11,6 +11,8 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
+#include "index_fixture.h"
+
 enum { PCT, TOTAL, N, AVG, MED, MIN, MAX, SD, P95, P99, NSTAT };
 /* --by shape labels: rank, device, stream, shape, name. */
 enum { S_RANK = NSTAT, S_DEVICE, S_STREAM, SHAPE, S_NAME };
@@ -20,41 +22,20 @@ struct kev {
 	int64_t dur;
 };
 
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	uint32_t id = trex_builder_intern(b, s, strlen(s));
-
-	cr_assert_neq(id, TREX_STR_ERROR);
-	return id;
-}
-
 /* One file, one GPU stream; events back to back, 10 ns apart. */
 static struct trex_index *index_of(const struct kev *ev, size_t n)
 {
 	struct trex_builder *b = trex_builder_new(0);
-	uint32_t track = trex_builder_track(b, intern(b, "0"), intern(b, "7"));
+	struct trex_build_file file = fixture_file("test.json");
 	int64_t ts = 1000;
-	struct trex_build_file file = {
-	    .path = "test.json", .format = "chrome-json", .dialect = "kineto", .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
 
-	cr_assert_neq(track, TREX_NONE);
-	file.phase_counts[TREX_PH_COMPLETE] = n;
 	for (size_t i = 0; i < n; i++) {
-		struct trex_ev e = {.ts = ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(b, ev[i].name),
-		                    .cat = intern(b, ev[i].cat),
-		                    .shape = ev[i].shape ? intern(b, ev[i].shape) : 0};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+		fixture_add(b, &file,
+		            &(struct fixture_slice){"0", "7", ev[i].cat, ev[i].name, ts, ev[i].dur, 0,
+		                                    0, ev[i].shape});
 		ts += ev[i].dur + 10;
 	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	return fixture_build(&file, &b, 1);
 }
 
 static void kernels(const struct kev *ev, size_t n, enum trex_kernel_group group,
@@ -330,43 +311,20 @@ static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigne
 {
 	struct trex_builder *b[4];
 	struct trex_build_file files[4];
-	struct trex_build_input in = {.files = files,
-	                              .file_count = nfiles,
-	                              .parts = b,
-	                              .part_count = nfiles,
-	                              .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
 
 	cr_assert_leq(nfiles, 4);
-	memset(files, 0, sizeof(files));
 	for (unsigned f = 0; f < nfiles; f++) {
 		b[f] = trex_builder_new(f);
-		files[f] = (struct trex_build_file){.path = f ? "rank11.json" : "rank10.json",
-		                                    .format = "chrome-json",
-		                                    .dialect = "kineto",
-		                                    .rank = 10 + f,
-		                                    .has_rank = true};
+		files[f] = fixture_file(f ? "rank11.json" : "rank10.json");
+		files[f].rank = 10 + f;
+		files[f].has_rank = true;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct trex_builder *fb = b[ev[i].file];
-		uint32_t track = trex_builder_track(fb, intern(fb, ev[i].pid), intern(fb, ev[i].tid));
-		struct trex_ev e = {.ts = ev[i].ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(fb, ev[i].name),
-		                    .cat = intern(fb, ev[i].cat),
-		                    .corr = ev[i].corr,
-		                    .ext_id = ev[i].ext,
-		                    .shape = ev[i].shape ? intern(fb, ev[i].shape) : 0};
-
-		e.flags = (uint16_t)((ev[i].corr ? TREX_SLICE_HAS_CORR : 0) |
-		                     (ev[i].ext ? TREX_SLICE_HAS_EXT_ID : 0));
-		files[ev[i].file].phase_counts[TREX_PH_COMPLETE]++;
-		files[ev[i].file].events++;
-		cr_assert_eq(trex_builder_complete(fb, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	for (size_t i = 0; i < n; i++)
+		fixture_add(b[ev[i].file], &files[ev[i].file],
+		            &(struct fixture_slice){ev[i].pid, ev[i].tid, ev[i].cat, ev[i].name,
+		                                    ev[i].ts, ev[i].dur, ev[i].corr, ev[i].ext,
+		                                    ev[i].shape});
+	return fixture_build(files, b, nfiles);
 }
 
 static void table_of(const struct gev *ev, size_t n, unsigned nfiles,

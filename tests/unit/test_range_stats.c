@@ -9,6 +9,8 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
+#include "index_fixture.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct rev {
@@ -16,32 +18,17 @@ struct rev {
 	int64_t ts, dur;
 };
 
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	return trex_builder_intern(b, s, strlen(s));
-}
-
 static struct trex_index *build(const struct rev *ev, size_t n)
 {
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_file file = {
-	    .path = "t.json", .format = "chrome-json", .dialect = "kineto", .rank = 2, .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
+	struct trex_build_file file = fixture_file("t.json");
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t track = trex_builder_track(b, intern(b, "1"), intern(b, ev[i].tid));
-		struct trex_ev e = {.ts = ev[i].ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(b, ev[i].name),
-		                    .cat = intern(b, "cpu_op")};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	file.rank = 2;
+	for (size_t i = 0; i < n; i++)
+		fixture_add(b, &file,
+		            &(struct fixture_slice){"1", ev[i].tid, "cpu_op", ev[i].name, ev[i].ts,
+		                                    ev[i].dur, 0, 0, NULL});
+	return fixture_build(&file, &b, 1);
 }
 
 static void stats(const struct rev *ev, size_t n, int64_t t0, int64_t t1,

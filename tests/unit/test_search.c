@@ -15,6 +15,8 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 
+#include "index_fixture.h"
+
 struct sev {
 	const char *tid, *name;
 	int64_t ts, dur;
@@ -26,37 +28,16 @@ static const struct sev events[] = {
     {"2", "zero", 400, 0},
 };
 
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	uint32_t id = trex_builder_intern(b, s, strlen(s));
-
-	cr_assert_neq(id, TREX_STR_ERROR);
-	return id;
-}
-
 static struct trex_index *make_index(void)
 {
-	size_t n = sizeof(events) / sizeof(events[0]);
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_file file = {
-	    .path = "t.json", .format = "chrome-json", .dialect = "kineto", .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
+	struct trex_build_file file = fixture_file("t.json");
 
-	file.phase_counts[TREX_PH_COMPLETE] = n;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t track = trex_builder_track(b, intern(b, "0"), intern(b, events[i].tid));
-		struct trex_ev e = {.ts = events[i].ts,
-		                    .dur = events[i].dur,
-		                    .name = intern(b, events[i].name),
-		                    .cat = intern(b, "kernel")};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		fixture_add(b, &file,
+		            &(struct fixture_slice){"0", events[i].tid, "kernel", events[i].name,
+		                                    events[i].ts, events[i].dur, 0, 0, NULL});
+	return fixture_build(&file, &b, 1);
 }
 
 /* The slice id of (name, ts). */

@@ -12,6 +12,8 @@
 #include "trex/core/index.h"
 #include "trex/load/loader.h"
 
+#include "index_fixture.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct sev {
@@ -20,36 +22,16 @@ struct sev {
 	uint32_t corr, ext;
 };
 
-static uint32_t intern(struct trex_builder *b, const char *s)
-{
-	return trex_builder_intern(b, s, strlen(s));
-}
-
 static struct trex_index *build(const struct sev *ev, size_t n)
 {
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_file file = {
-	    .path = "t.json", .format = "chrome-json", .dialect = "kineto", .events = n};
-	struct trex_build_input in = {
-	    .files = &file, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
-	struct trex_index *idx = NULL;
-	struct trex_error err;
+	struct trex_build_file file = fixture_file("t.json");
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t track = trex_builder_track(b, intern(b, ev[i].pid), intern(b, ev[i].tid));
-		struct trex_ev e = {.ts = ev[i].ts,
-		                    .dur = ev[i].dur,
-		                    .name = intern(b, ev[i].name),
-		                    .cat = intern(b, ev[i].cat),
-		                    .corr = ev[i].corr,
-		                    .ext_id = ev[i].ext,
-		                    .flags = (uint16_t)((ev[i].corr ? TREX_SLICE_HAS_CORR : 0) |
-		                                        (ev[i].ext ? TREX_SLICE_HAS_EXT_ID : 0))};
-
-		cr_assert_eq(trex_builder_complete(b, track, &e), 0);
-	}
-	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
-	return idx;
+	for (size_t i = 0; i < n; i++)
+		fixture_add(b, &file,
+		            &(struct fixture_slice){ev[i].pid, ev[i].tid, ev[i].cat, ev[i].name,
+		                                    ev[i].ts, ev[i].dur, ev[i].corr, ev[i].ext, NULL});
+	return fixture_build(&file, &b, 1);
 }
 
 /* The one slice called name. */

@@ -1,0 +1,51 @@
+#include "config.h"
+
+#include "index_fixture.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+uint32_t fixture_str(struct trex_builder *b, const char *s)
+{
+	uint32_t id = trex_builder_intern(b, s, strlen(s));
+
+	cr_assert_neq(id, TREX_STR_ERROR);
+	return id;
+}
+
+struct trex_build_file fixture_file(const char *path)
+{
+	return (struct trex_build_file){.path = path, .format = "chrome-json", .dialect = "kineto"};
+}
+
+void fixture_add(struct trex_builder *b, struct trex_build_file *file,
+                 const struct fixture_slice *s)
+{
+	uint32_t track = trex_builder_track(b, fixture_str(b, s->pid), fixture_str(b, s->tid));
+	struct trex_ev e = {.ts = s->ts,
+	                    .dur = s->dur,
+	                    .name = fixture_str(b, s->name),
+	                    .cat = fixture_str(b, s->cat),
+	                    .corr = s->corr,
+	                    .ext_id = s->ext,
+	                    .shape = s->shape ? fixture_str(b, s->shape) : 0,
+	                    .flags = (uint16_t)((s->corr ? TREX_SLICE_HAS_CORR : 0) |
+	                                        (s->ext ? TREX_SLICE_HAS_EXT_ID : 0))};
+
+	cr_assert_neq(track, TREX_NONE);
+	cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+	file->events++;
+	file->phase_counts[TREX_PH_COMPLETE]++;
+}
+
+struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
+                                 size_t nfiles)
+{
+	struct trex_build_input in = {
+	    .files = files, .file_count = nfiles, .parts = parts, .part_count = nfiles, .threads = 1};
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	return idx;
+}

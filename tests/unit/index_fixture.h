@@ -1,0 +1,34 @@
+/* Hand-built indexes for the unit tests of the analyses: complete slices
+ * given by their texts, one builder per file, built as the loader would
+ * hand them over. Every call asserts that it worked. */
+#ifndef TREX_TESTS_INDEX_FIXTURE_H
+#define TREX_TESTS_INDEX_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/builder.h"
+#include "trex/core/index.h"
+
+struct fixture_slice {
+	const char *pid, *tid, *cat, *name;
+	int64_t ts, dur;
+	uint32_t corr, ext; /* 0: none */
+	const char *shape;  /* NULL: none */
+};
+
+/* The string id of s in b. */
+uint32_t fixture_str(struct trex_builder *b, const char *s);
+
+/* A file record as the Chrome loader fills it, no events counted yet. */
+struct trex_build_file fixture_file(const char *path);
+
+/* Adds s to b as a complete slice and counts it in file. */
+void fixture_add(struct trex_builder *b, struct trex_build_file *file,
+                 const struct fixture_slice *s);
+
+/* The index of nfiles files, parts[i] holding the events of files[i]. */
+struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
+                                 size_t nfiles);
+
+#endif
