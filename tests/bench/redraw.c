@@ -26,24 +26,11 @@
 #include "trex/ui/term.h"
 #include "trex/ui/view.h"
 
+#include "bench_time.h"
+
 #define RUNS_MAX 1000
 #define FINEST_NS_PER_COL 2000
 #define COUNTER_SAMPLES 4000000 /* 1 sample per us, with a spike every 4099 */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void quiet(void *user, const char *text)
 {

@@ -14,29 +14,10 @@
 #include "trex/analysis/search.h"
 #include "trex/load/loader.h"
 
+#include "bench_time.h"
+
 #define RUNS_MAX 1000
 #define STEP_RUNS 1000
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-	qsort(t, (size_t)n, sizeof(t[0]), cmp_double);
-	return t[n / 2];
-}
 
 /* Median ms of one next and one previous match from the middle of the trace. */
 static void steps(const struct trex_index *idx, const struct trex_search *s, double *next_ms,
