@@ -599,6 +599,21 @@ static size_t decodable(const struct bytes *gz, size_t cut, size_t max)
 	return n;
 }
 
+/* A gzip stream cut at byte `at` streams exactly prefix, flagged truncated,
+ * whoever decodes it. */
+static void expect_cut_stream(struct trex_source *src, const struct bytes *prefix, size_t chunk,
+			      uint64_t seed, size_t at)
+{
+	for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
+		struct drained d = drain(src, chunk, (enum trex_stream_ahead)bg, seed);
+
+		cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", at, d.err.message);
+		cr_assert(d.truncated, "cut at %zu", at);
+		expect_same(&d.out, prefix);
+		free(d.out.p);
+	}
+}
+
 Test(source, truncated_gzip_delivers_what_decodes)
 {
 	struct bytes data = payload(300000, 11);
@@ -612,14 +627,7 @@ Test(source, truncated_gzip_delivers_what_decodes)
 		size_t want = decodable(&gz, cuts[i], data.n);
 		struct bytes prefix = {data.p, want, want};
 
-		for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
-			struct drained d = drain(src, 8192, bg, 20 + i);
-
-			cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", cuts[i], d.err.message);
-			cr_assert(d.truncated, "cut at %zu", cuts[i]);
-			expect_same(&d.out, &prefix);
-			free(d.out.p);
-		}
+		expect_cut_stream(src, &prefix, 8192, 20 + i, cuts[i]);
 		expect_reads(src, &prefix, 10, 50000, i);
 		trex_source_close(src);
 	}
@@ -1028,14 +1036,7 @@ Test(source, truncated_members_deliver_what_decodes, .timeout = 120)
 		size_t want = decodable_members(&gz, at[i], data.n);
 		struct bytes prefix = {data.p, want, want};
 
-		for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
-			struct drained d = drain(src, 5000, bg, 60 + i);
-
-			cr_assert_eq(d.status, TREX_OK, "cut %zu: %s", at[i], d.err.message);
-			cr_assert(d.truncated, "cut at %zu", at[i]);
-			expect_same(&d.out, &prefix);
-			free(d.out.p);
-		}
+		expect_cut_stream(src, &prefix, 5000, 60 + i, at[i]);
 		expect_reads(src, &prefix, 20, 3000, 70 + i);
 		trex_source_close(src);
 	}
