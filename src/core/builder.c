@@ -338,18 +338,12 @@ struct trex_builder *trex_builder_new(uint32_t file)
 }
 
 /* Block 0 grows by doubling, so a small vector may have up to half of it
- * spare; later blocks are all full-size, so only a lone block 0 shrinks. */
+ * spare. Only a lone block 0 shrinks: a shrunk later block would break
+ * adding after the trim (every block but the first is assumed full-size). */
 static void vec_trim(struct trex_vec *v)
 {
-	unsigned char *b;
-
-	if (v->nblocks != 1 || v->count == 0 || v->count == v->cap)
-		return;
-	b = realloc(v->blocks[0], v->count * v->elem);
-	if (b) { /* a failed shrink keeps the larger block */
-		v->blocks[0] = b;
-		v->cap = v->count;
-	}
+	if (v->nblocks == 1)
+		trex_vec_shrink(v);
 }
 
 /* Every record vector of a builder, for what applies to all of them. */
