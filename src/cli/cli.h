@@ -15,23 +15,25 @@
 #include "trex/export/table_write.h"
 #include "trex/ui/theme.h"
 
-/* X(ID, "name", "summary"): the subcommands, for the parser and --help. */
+/* X(ID, "name", function, "summary"): the subcommands, for the parser, the
+ * dispatcher (main.c) and --help. A new command is one line here and one
+ * file, src/cli/cmd_<name>.c, defining its function (cli_command_fn). */
 #define CLI_COMMAND_INFO(X)                                                                        \
-	X(INFO, "info",                                                                            \
+	X(INFO, "info", cmd_info,                                                                  \
 	  "files, formats, events by phase and category, tracks, time span, "                      \
 	  "integrity")                                                                             \
-	X(KERNELS, "kernels",                                                                      \
+	X(KERNELS, "kernels", cmd_kernels,                                                         \
 	  "GPU kernel summary: Time %, Total, Instances, Avg, Med, Min, "                          \
-	  "Max, StdDev, P95, P99, Name")                                                                    \
-	X(CATEGORIES, "categories",                                                                \
+	  "Max, StdDev, P95, P99, Name")                                                           \
+	X(CATEGORIES, "categories", cmd_categories,                                                \
 	  "GPU time by kernel category (GEMM, attention, collectives, ...), "                      \
-	  "built-in or --schema")                                                                   \
-	X(GPU_TIME, "gpu-time",                                                                    \
+	  "built-in or --schema")                                                                  \
+	X(GPU_TIME, "gpu-time", cmd_gpu_time,                                                      \
 	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
-#define CLI_COMMAND_ENUM(id, name, summary) CLI_CMD_##id,
+#define CLI_COMMAND_ENUM(id, name, fn, summary) CLI_CMD_##id,
 	CLI_COMMAND_INFO(CLI_COMMAND_ENUM)
 #undef CLI_COMMAND_ENUM
 };
@@ -131,17 +133,28 @@ enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_e
 
 /* ---- one file per command ------------------------------------------------------------ */
 
-enum trex_status cmd_info(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
-                          struct trex_error *err);
-enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
-                             struct trex_error *err);
-enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
-                              struct trex_error *err);
-/* Reads and checks --schema before the (long) load; NULL set: built-in. */
 struct trex_catset;
+
+/* What a command reads besides its options: the loaded index and what was
+ * read before the load (--schema rules; NULL: the built-in ones). */
+struct cli_model {
+	const struct trex_index *idx;
+	const struct trex_catset *catset;
+};
+
+/* A command writes its report to out; errors are values in err. */
+typedef enum trex_status cli_command_fn(const struct cli_opts *o, const struct cli_model *m,
+                                        FILE *out, struct trex_error *err);
+
+#define CLI_COMMAND_DECL(id, name, fn, summary) cli_command_fn fn;
+CLI_COMMAND_INFO(CLI_COMMAND_DECL)
+#undef CLI_COMMAND_DECL
+
+/* The function of a command; NULL for CLI_CMD_DEFAULT. */
+cli_command_fn *cli_command_function(enum cli_command c);
+
+/* Reads and checks --schema before the (long) load; NULL set: built-in. */
 enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,
                                        struct trex_error *err);
-enum trex_status cmd_categories(const struct cli_opts *o, const struct trex_index *idx,
-                                const struct trex_catset *set, FILE *out, struct trex_error *err);
 
 #endif

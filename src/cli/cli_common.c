@@ -40,11 +40,19 @@ static const struct option_desc option_descs[] = {
 
 static const struct {
 	const char *name, *summary;
+	cli_command_fn *fn;
 } command_descs[] = {
-#define CLI_COMMAND_DESC(id, name, summary) {name, summary},
+#define CLI_COMMAND_DESC(id, name, fn, summary) {name, summary, fn},
     CLI_COMMAND_INFO(CLI_COMMAND_DESC)
 #undef CLI_COMMAND_DESC
 };
+
+cli_command_fn *cli_command_function(enum cli_command c)
+{
+	if (c == CLI_CMD_DEFAULT || (size_t)c > ARRAY_LEN(command_descs))
+		return NULL;
+	return command_descs[c - 1].fn;
+}
 
 static int option_val(size_t id)
 {
@@ -71,12 +79,10 @@ static void getopt_tables(struct option *longs, char *shorts)
 
 void cli_print_help(FILE *out)
 {
-	fputs("Usage: trex [OPTION]... [FILE]...\n"
-	      "       trex info [OPTION]... FILE...\n"
-	      "       trex kernels [OPTION]... FILE...\n"
-	      "       trex categories [OPTION]... FILE...\n"
-	      "       trex gpu-time [OPTION]... FILE...\n"
-	      "Answers \"where did the time go?\" for GPU/accelerator traces: PyTorch profiler\n"
+	fputs("Usage: trex [OPTION]... [FILE]...\n", out);
+	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
+		fprintf(out, "       trex %s [OPTION]... FILE...\n", command_descs[i].name);
+	fputs("Answers \"where did the time go?\" for GPU/accelerator traces: PyTorch profiler\n"
 	      "(Kineto), unitrace and acelyzer Chrome-trace JSON, plain or gzip.\n\nCommands:\n",
 	      out);
 	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)

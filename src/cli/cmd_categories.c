@@ -117,12 +117,12 @@ static void write_unitrace_json(const struct trex_table *t, FILE *out)
 }
 
 /* `trex categories`: GPU time per kernel category. */
-enum trex_status cmd_categories(const struct cli_opts *o, const struct trex_index *idx,
-                                const struct trex_catset *set, FILE *out, struct trex_error *err)
+enum trex_status cmd_categories(const struct cli_opts *o, const struct cli_model *m, FILE *out,
+                                struct trex_error *err)
 {
-	struct trex_category_opts co = {.set = set, .bar = o->format == TREX_FMT_TEXT};
+	struct trex_category_opts co = {.set = m->catset, .bar = o->format == TREX_FMT_TEXT};
 	struct trex_table t;
-	enum trex_status st = trex_categories_table(idx, &co, &t, err);
+	enum trex_status st = trex_categories_table(m->idx, &co, &t, err);
 
 	if (st != TREX_OK)
 		return st;

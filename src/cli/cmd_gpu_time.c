@@ -8,9 +8,10 @@
 
 /* `trex gpu-time`: busy, idle, compute/communication/memory time, overlap
  * and launch statistics per GPU device. */
-enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                               struct trex_error *err)
 {
+	const struct trex_index *idx = m->idx;
 	struct trex_table t;
 	enum trex_status st = trex_gpu_time_table(idx, &t, err);
 

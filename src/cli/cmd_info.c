@@ -90,9 +90,10 @@ static enum trex_status write_json(const struct trex_summary *s, FILE *out, stru
 }
 
 /* `trex info`: what was loaded and how sound it is. */
-enum trex_status cmd_info(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+enum trex_status cmd_info(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                           struct trex_error *err)
 {
+	const struct trex_index *idx = m->idx;
 	struct trex_summary s;
 	enum trex_status st = trex_summary_compute(idx, &s, err);
 

@@ -7,9 +7,10 @@
 #include "trex/export/table_write.h"
 
 /* `trex kernels`: the kernel summary table in the chosen format. */
-enum trex_status cmd_kernels(const struct cli_opts *o, const struct trex_index *idx, FILE *out,
+enum trex_status cmd_kernels(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                              struct trex_error *err)
 {
+	const struct trex_index *idx = m->idx;
 	struct trex_kernel_opts ko = {.group = o->group,
 	                              .memory = o->memory,
 	                              .per_rank = o->per_rank,

@@ -13,25 +13,17 @@
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report it */
 
-static enum trex_status dispatch(const struct cli_opts *o, const struct trex_index *idx,
-                                 const struct trex_catset *set, FILE *out, struct trex_error *err)
+/* The command's function; no command prints info, then kernels. */
+static enum trex_status dispatch(const struct cli_opts *o, const struct cli_model *m, FILE *out,
+                                 struct trex_error *err)
 {
+	cli_command_fn *fn = cli_command_function(o->command);
 	enum trex_status st;
 
-	switch (o->command) {
-	case CLI_CMD_INFO:
-		return cmd_info(o, idx, out, err);
-	case CLI_CMD_KERNELS:
-		return cmd_kernels(o, idx, out, err);
-	case CLI_CMD_CATEGORIES:
-		return cmd_categories(o, idx, set, out, err);
-	case CLI_CMD_GPU_TIME:
-		return cmd_gpu_time(o, idx, out, err);
-	case CLI_CMD_DEFAULT:
-	default:
-		st = cmd_info(o, idx, out, err);
-		return st == TREX_OK ? cmd_kernels(o, idx, out, err) : st;
-	}
+	if (fn)
+		return fn(o, m, out, err);
+	st = cmd_info(o, m, out, err);
+	return st == TREX_OK ? cmd_kernels(o, m, out, err) : st;
 }
 
 /* No command opens the interactive interface when stdin and stdout are a
@@ -97,8 +89,11 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 		return st;
 	}
 	st = cli_load(o, &idx, err);
-	if (st == TREX_OK)
-		st = dispatch(o, idx, set, out.stream, err);
+	if (st == TREX_OK) {
+		struct cli_model m = {idx, set};
+
+		st = dispatch(o, &m, out.stream, err);
+	}
 	trex_catset_free(set);
 	st_close = cli_output_close(&out, st == TREX_OK, err);
 	if (idx)

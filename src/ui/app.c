@@ -21,10 +21,24 @@
 #define KEY_RESIZE_CODE (TREX_KEY_FUNC | (trex_key)KEY_RESIZE)
 #define KEY_MOUSE_CODE (TREX_KEY_FUNC | (trex_key)KEY_MOUSE)
 
-/* The top-level views, each with its own stack of drilled-in views (the
- * kernel instances, help), so that jumping to the timeline and back keeps
- * where the user was. */
-enum app_root { ROOT_TIMELINE, ROOT_KERNELS, ROOT_CATEGORIES, ROOT_GPU_TIME, ROOT_COUNT };
+/* The top-level views (TREX_ROOT_VIEW_INFO), each with its own stack of
+ * drilled-in views (the kernel instances, help), so that jumping to the
+ * timeline and back keeps where the user was. */
+enum app_root {
+#define APP_ROOT_ENUM(id, action, make) ROOT_##id,
+	TREX_ROOT_VIEW_INFO(APP_ROOT_ENUM)
+#undef APP_ROOT_ENUM
+	    ROOT_COUNT
+};
+
+static const struct {
+	enum trex_action open;
+	struct trex_view *(*make)(struct trex_ui_ctx *ctx);
+} root_views[ROOT_COUNT] = {
+#define APP_ROOT_DESC(id, action, make) {TREX_ACTION_##action, make},
+    TREX_ROOT_VIEW_INFO(APP_ROOT_DESC)
+#undef APP_ROOT_DESC
+};
 
 struct view_stack {
 	struct trex_view *v[VIEW_STACK_MAX];
@@ -119,18 +133,16 @@ static trex_key read_key(struct app *a)
 
 static struct trex_view *root_new(struct app *a, enum app_root r)
 {
-	switch (r) {
-	case ROOT_TIMELINE:
-		return trex_timeline_view_new(&a->ctx);
-	case ROOT_KERNELS:
-		return trex_kernels_view_new(&a->ctx);
-	case ROOT_CATEGORIES:
-		return trex_categories_view_new(&a->ctx);
-	case ROOT_GPU_TIME:
-		return trex_gpu_time_view_new(&a->ctx);
-	default:
-		return NULL;
-	}
+	return (unsigned)r < ROOT_COUNT ? root_views[r].make(&a->ctx) : NULL;
+}
+
+/* The top-level view that action opens, or ROOT_COUNT. */
+static enum app_root root_opened_by(enum trex_action act)
+{
+	for (int r = 0; r < ROOT_COUNT; r++)
+		if (root_views[r].open == act)
+			return (enum app_root)r;
+	return ROOT_COUNT;
 }
 
 /* Makes r the current top-level view, creating it on first use. */
@@ -229,17 +241,12 @@ static bool app_supports(enum trex_action act)
 	case TREX_ACTION_VIEW_CLOSE:
 	case TREX_ACTION_HELP:
 	case TREX_ACTION_REDRAW:
-	case TREX_ACTION_OPEN_TIMELINE:
-	case TREX_ACTION_OPEN_KERNELS:
-	case TREX_ACTION_OPEN_CATEGORIES:
-	case TREX_ACTION_OPEN_GPU_TIME:
 	case TREX_ACTION_TOGGLE_TIMELINE:
 	case TREX_ACTION_BACK:
-		return true;
 	case TREX_ACTION_SUSPEND:
 		return true;
 	default:
-		return false;
+		return root_opened_by(act) != ROOT_COUNT;
 	}
 }
 
@@ -302,18 +309,6 @@ static void app_dispatch(struct app *a, enum trex_action act)
 	case TREX_ACTION_REDRAW:
 		clearok(curscr, TRUE);
 		break;
-	case TREX_ACTION_OPEN_TIMELINE:
-		switch_root(a, ROOT_TIMELINE);
-		break;
-	case TREX_ACTION_OPEN_KERNELS:
-		switch_root(a, ROOT_KERNELS);
-		break;
-	case TREX_ACTION_OPEN_CATEGORIES:
-		switch_root(a, ROOT_CATEGORIES);
-		break;
-	case TREX_ACTION_OPEN_GPU_TIME:
-		switch_root(a, ROOT_GPU_TIME);
-		break;
 	case TREX_ACTION_TOGGLE_TIMELINE:
 		switch_root(a, a->cur == ROOT_TIMELINE ? ROOT_KERNELS : ROOT_TIMELINE);
 		break;
@@ -321,6 +316,7 @@ static void app_dispatch(struct app *a, enum trex_action act)
 		suspend(a);
 		break;
 	default:
+		switch_root(a, root_opened_by(act));
 		break;
 	}
 }

@@ -82,20 +82,27 @@ struct trex_view {
 
 /* ---- the views and the status line ------------------------------------------------ */
 
-/* The timeline of ctx->idx; NULL when out of memory. */
-struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx);
-
 /* The actions the timeline implements. */
 bool trex_timeline_supports(enum trex_action action);
 /* Selects slice in timeline view v (the bottom view), scrolls its track into
  * view and centres it in time; false if slice is not a slice id. */
 bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
 
-/* The triage tables (issue 4): kernels, categories, GPU time. NULL with
- * ctx->msg set when the table cannot be computed or memory runs out. */
-struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx);
-struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx);
-struct trex_view *trex_gpu_time_view_new(struct trex_ui_ctx *ctx);
+/* X(ID, OPEN_ACTION, constructor): the top-level views, each opened by its
+ * action (a key in the keymap) and kept on its own stack of drilled-in
+ * views by the app. A new view is one line here and one file defining its
+ * constructor; the timeline comes first and is where q on a top-level
+ * view returns to. Constructors return NULL with ctx->msg set when the
+ * view cannot be made (its table cannot be computed, out of memory). */
+#define TREX_ROOT_VIEW_INFO(X)                                                                     \
+	X(TIMELINE, OPEN_TIMELINE, trex_timeline_view_new)                                         \
+	X(KERNELS, OPEN_KERNELS, trex_kernels_view_new)                                            \
+	X(CATEGORIES, OPEN_CATEGORIES, trex_categories_view_new)                                   \
+	X(GPU_TIME, OPEN_GPU_TIME, trex_gpu_time_view_new)
+
+#define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
+TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
+#undef TREX_ROOT_VIEW_DECL
 /* The kernels view over one category's work (kernels, copies and sets
  * whose names ctx->catset, else the built-in rules, put in category). */
 struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const char *category);
