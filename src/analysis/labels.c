@@ -72,8 +72,7 @@ static bool tail_taken(const struct trex_index *idx, uint32_t file, const char *
 
 /* Files of the same rank and the same path: how many (other than file) in
  * all, and how many come before it. */
-static void same_path(const struct trex_index *idx, uint32_t file, uint32_t *all,
-                      uint32_t *before)
+static void same_path(const struct trex_index *idx, uint32_t file, uint32_t *all, uint32_t *before)
 {
 	uint32_t n = trex_index_file_count(idx);
 
@@ -114,7 +113,8 @@ const char *trex_file_label(const struct trex_index *idx, uint32_t file, char *b
 	char name[NAME_MAX_LEN];
 
 	if (trex_file_rank_shared(idx, file))
-		snprintf(buf, size, "rank %lld (%s)", rank, trex_file_name(idx, file, name, sizeof(name)));
+		snprintf(buf, size, "rank %lld (%s)", rank,
+		         trex_file_name(idx, file, name, sizeof(name)));
 	else
 		snprintf(buf, size, "rank %lld", rank);
 	return buf;
@@ -160,8 +160,7 @@ static void key_part(const char *s, size_t len, bool lower, bool drop_blanks, ch
 }
 
 /* The file name as a key part, without .gz and .json. */
-static const char *file_slug(const struct trex_index *idx, uint32_t file, char *buf,
-                             size_t size)
+static const char *file_slug(const struct trex_index *idx, uint32_t file, char *buf, size_t size)
 {
 	char name[NAME_MAX_LEN];
 	size_t len = strlen(trex_file_name(idx, file, name, sizeof(name)));
@@ -192,7 +191,8 @@ const char *trex_file_key(const struct trex_index *idx, uint32_t file, char *buf
 		if (!same_rank(idx, file, g) && g != file)
 			continue;
 		pos += g <= file;
-		taken = taken || (g != file && strcmp(file_slug(idx, g, other, sizeof(other)), slug) == 0);
+		taken = taken ||
+		        (g != file && strcmp(file_slug(idx, g, other, sizeof(other)), slug) == 0);
 	}
 	if (taken)
 		snprintf(buf, size, "rank%lld_%s_%u", rank, slug, pos);
@@ -281,8 +281,7 @@ static bool device_ambiguous(const struct trex_index *idx, uint32_t process, con
 	return false;
 }
 
-const char *trex_device_name(const struct trex_index *idx, uint32_t process, char *buf,
-                             size_t size)
+const char *trex_device_name(const struct trex_index *idx, uint32_t process, char *buf, size_t size)
 {
 	const struct trex_process *p = trex_index_process(idx, process);
 	const char *name = trex_index_str(idx, p->name), *pid = trex_index_str(idx, p->pid);
@@ -327,8 +326,7 @@ const char *trex_device_label(const struct trex_index *idx, uint32_t process, ch
 	return buf;
 }
 
-const char *trex_device_key(const struct trex_index *idx, uint32_t process, char *buf,
-                            size_t size)
+const char *trex_device_key(const struct trex_index *idx, uint32_t process, char *buf, size_t size)
 {
 	const char *pid = trex_index_str(idx, trex_index_process(idx, process)->pid);
 	char known[NAME_MAX_LEN], dev[NAME_MAX_LEN], pid_key[NAME_MAX_LEN];
@@ -386,11 +384,14 @@ static void clash_text(const struct trex_index *idx, uint32_t first, char *buf, 
 			continue;
 		done++;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s",
-		                        done == 1 ? "" : done == members ? " and " : ", ",
+		                        done == 1         ? ""
+		                        : done == members ? " and "
+		                                          : ", ",
 		                        trex_file_name(idx, g, name, sizeof(name)));
 	}
 	if (len < size)
-		snprintf(buf + len, size - len, " %s claim rank %lld; they are shown as separate runs",
+		snprintf(buf + len, size - len,
+		         " %s claim rank %lld; they are shown as separate runs",
 		         members == 2 ? "both" : "all", (long long)file_of(idx, first)->rank);
 }
 

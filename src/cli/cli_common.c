@@ -585,7 +585,8 @@ void cli_report_rank_clashes(const struct trex_index *idx)
 	char line[2048];
 
 	for (uint32_t i = 0; i < trex_rank_clash_count(idx); i++)
-		fprintf(stderr, "trex: warning: %s\n", trex_rank_clash_warning(idx, i, line, sizeof(line)));
+		fprintf(stderr, "trex: warning: %s\n",
+		        trex_rank_clash_warning(idx, i, line, sizeof(line)));
 }
 
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, struct trex_error *err)

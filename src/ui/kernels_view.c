@@ -199,7 +199,8 @@ static void open_instances(struct kernels_view *kv)
 		const struct trex_index *idx = kv->tv.base.ctx->idx;
 		uint32_t first = kv->members.ids[kv->members.first[r]];
 
-		trex_file_label(idx, trex_index_track_file(idx, trex_index_slice(idx, first)->track),
+		trex_file_label(idx,
+		                trex_index_track_file(idx, trex_index_slice(idx, first)->track),
 		                group, sizeof(group));
 	}
 	v = instances_view_new(kv->tv.base.ctx, kv->members.ids + kv->members.first[r],

@@ -39,10 +39,9 @@ static struct trex_index *index_of_runs(const struct run *runs, size_t n)
 }
 
 static const struct run runs[] = {
-    {"a/run1/trace.json", 0},     {"x/base.json.gz", 1}, {"y/test.json.gz", 1},
-    {"run1/t.json", 2},           {"run2/t.json", 2},    {"same.json", 3},
-    {"same.json", 3},             {"q/a-b.json", 4},     {"q/a_b.json", 4},
-    {"/data/x/trace.json", 5},
+    {"a/run1/trace.json", 0}, {"x/base.json.gz", 1},     {"y/test.json.gz", 1}, {"run1/t.json", 2},
+    {"run2/t.json", 2},       {"same.json", 3},          {"same.json", 3},      {"q/a-b.json", 4},
+    {"q/a_b.json", 4},        {"/data/x/trace.json", 5},
 };
 
 Test(labels, a_file_alone_on_its_rank_is_just_the_rank)
@@ -61,7 +60,7 @@ Test(labels, a_file_alone_on_its_rank_is_just_the_rank)
 Test(labels, files_of_one_rank_are_told_apart)
 {
 	static const char *const names[] = {
-	    NULL,          "base.json.gz",  "test.json.gz", "run1/t.json", "run2/t.json",
+	    NULL,           "base.json.gz", "test.json.gz", "run1/t.json", "run2/t.json",
 	    "same.json #1", "same.json #2", "a-b.json",     "a_b.json",
 	};
 	static const char *const labels[] = {
@@ -77,8 +76,9 @@ Test(labels, files_of_one_rank_are_told_apart)
 	};
 	/* a-b and a_b make the same key part: numbered by their place */
 	static const char *const keys[] = {
-	    NULL,           "rank1_base",        "rank1_test",        "rank2_run1_t", "rank2_run2_t",
-	    "rank3_same_json_1", "rank3_same_json_2", "rank4_a_b_1", "rank4_a_b_2",
+	    NULL,           "rank1_base",        "rank1_test",        "rank2_run1_t",
+	    "rank2_run2_t", "rank3_same_json_1", "rank3_same_json_2", "rank4_a_b_1",
+	    "rank4_a_b_2",
 	};
 	struct trex_index *idx = index_of_runs(runs, ARRAY_SIZE(runs));
 	char buf[256];
@@ -102,8 +102,9 @@ Test(labels, a_warning_per_rank_claimed_twice)
 	cr_assert_str_eq(trex_rank_clash_warning(idx, 0, buf, sizeof(buf)),
 	                 "base.json.gz and test.json.gz both claim rank 1; they are shown as "
 	                 "separate runs");
-	cr_assert_str_eq(trex_rank_clash_warning(idx, 3, buf, sizeof(buf)),
-	                 "a-b.json and a_b.json both claim rank 4; they are shown as separate runs");
+	cr_assert_str_eq(
+	    trex_rank_clash_warning(idx, 3, buf, sizeof(buf)),
+	    "a-b.json and a_b.json both claim rank 4; they are shown as separate runs");
 	cr_assert_str_eq(trex_rank_clash_warning(idx, 4, buf, sizeof(buf)), "");
 	trex_index_free(idx);
 

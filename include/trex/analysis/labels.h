@@ -62,8 +62,7 @@ const char *trex_device_label(const struct trex_index *idx, uint32_t process, ch
 /* The device as a CSV/JSON key part: "gpu0" (the name in lower case, blanks
  * dropped, other characters than letters and digits made '_'), "gpu0_pid5"
  * for the ambiguous, "pid1234" for a device named by its pid. */
-const char *trex_device_key(const struct trex_index *idx, uint32_t process, char *buf,
-                            size_t size);
+const char *trex_device_key(const struct trex_index *idx, uint32_t process, char *buf, size_t size);
 
 /* How many ranks more than one file claims. */
 uint32_t trex_rank_clash_count(const struct trex_index *idx);
