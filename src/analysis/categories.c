@@ -12,6 +12,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "trex/analysis/labels.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -635,6 +636,17 @@ static int cmp_acc(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* "rank<R>[_<file>]_<device>_ns": the run's and the device's key parts. */
+static void device_column_key(const struct trex_index *idx, uint32_t process, char *buf,
+                              size_t size)
+{
+	char run[512], dev[512];
+
+	trex_file_key(idx, trex_index_process(idx, process)->file, run, sizeof(run));
+	trex_device_key(idx, process, dev, sizeof(dev));
+	snprintf(buf, size, "%s_%s_ns", run, dev);
+}
+
 static const struct trex_column *cat_columns(struct cat_ctx *c, struct trex_table *t, bool bar)
 {
 	size_t ncols = NHEAD + c->ndev + (bar ? 1 : 0) + 1, k = NHEAD;
@@ -645,19 +657,15 @@ static const struct trex_column *cat_columns(struct cat_ctx *c, struct trex_tabl
 		return NULL;
 	memcpy(cols, cat_cols_head, sizeof(cat_cols_head));
 	for (uint32_t p = 0; p < nproc; p++) {
-		const struct trex_process *pr = trex_index_process(c->idx, p);
-		long long rank = (long long)trex_index_file(c->idx, pr->file)->rank;
-		const char *pid = trex_index_str(c->idx, pr->pid);
-		char key[160], title[160];
-		int kn, tn;
+		char key[1100], title[1024];
 
 		if (c->proc_col[p] == UINT32_MAX)
 			continue;
-		kn = snprintf(key, sizeof(key), "rank%lld_pid%.100s_ns", rank, pid);
-		tn = snprintf(title, sizeof(title), "R%lld:%.100s", rank, pid);
+		device_column_key(c->idx, p, key, sizeof(key));
+		trex_device_label(c->idx, p, title, sizeof(title));
 		k = NHEAD + c->proc_col[p];
-		cols[k] = (struct trex_column){trex_table_strdup(t, key, (size_t)kn),
-		                               trex_table_strdup(t, title, (size_t)tn),
+		cols[k] = (struct trex_column){trex_table_strdup(t, key, strlen(key)),
+		                               trex_table_strdup(t, title, strlen(title)),
 		                               TREX_COL_DURATION, true};
 		if (!cols[k].key || !cols[k].title)
 			return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trex/analysis/categories.h"
+#include "trex/analysis/labels.h"
 #include "trex/core/grow.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
@@ -41,15 +42,7 @@ const char *trex_kernel_group_name(enum trex_kernel_group g)
 const char *trex_process_label(const struct trex_index *idx, uint32_t process, char *buf,
                                size_t size)
 {
-	const struct trex_process *p = trex_index_process(idx, process);
-	const char *name = trex_index_str(idx, p->name);
-	const char *pid = trex_index_str(idx, p->pid);
-
-	if (*name)
-		snprintf(buf, size, "%s (%s)", name, pid);
-	else
-		snprintf(buf, size, "%s", pid);
-	return buf;
+	return trex_device_label(idx, process, buf, size);
 }
 
 const char *trex_track_label(const struct trex_index *idx, uint32_t track, char *buf, size_t size)
@@ -59,6 +52,11 @@ const char *trex_track_label(const struct trex_index *idx, uint32_t track, char 
 
 	snprintf(buf, size, "%s", *name ? name : trex_index_str(idx, tr->tid));
 	return buf;
+}
+
+static const char *table_text(struct trex_table *t, const char *s)
+{
+	return trex_table_strdup(t, s, strlen(s));
 }
 
 /* ---- columns -------------------------------------------------------------------------- */
@@ -80,9 +78,10 @@ static const struct trex_column stat_cols[] = {
 enum { COL_PCT, COL_TOTAL, COL_N, COL_AVG, COL_MED, COL_MIN, COL_MAX, COL_SD, COL_P95, COL_P99,
        NSTAT };
 
-enum label { L_RANK, L_DEVICE, L_STREAM, L_SHAPE, L_ARGS, L_NAME, L_OP, NLABEL };
+enum label { L_RANK, L_FILE, L_DEVICE, L_STREAM, L_SHAPE, L_ARGS, L_NAME, L_OP, NLABEL };
 static const struct trex_column label_cols[NLABEL] = {
     [L_RANK] = {"rank", "Rank", TREX_COL_COUNT, false},
+    [L_FILE] = {"file", "File", TREX_COL_TEXT, false},
     [L_DEVICE] = {"device", "Device", TREX_COL_TEXT, false},
     [L_STREAM] = {"stream", "Stream", TREX_COL_TEXT, false},
     [L_SHAPE] = {"shape", "Shape", TREX_COL_TEXT, false},
@@ -98,15 +97,15 @@ static const enum label group_labels[TREX_KERNELS_BY_COUNT][NLABEL + 1] = {
     [TREX_KERNELS_BY_OP] = {L_OP, NLABEL},
     [TREX_KERNELS_BY_STREAM] = {L_RANK, L_DEVICE, L_STREAM, NLABEL},
     [TREX_KERNELS_BY_DEVICE] = {L_RANK, L_DEVICE, NLABEL},
-    [TREX_KERNELS_BY_RANK] = {L_RANK, NLABEL},
+    [TREX_KERNELS_BY_RANK] = {L_RANK, L_FILE, NLABEL},
 };
 
 /* ---- collecting ------------------------------------------------------------------------ */
 
-/* One kernel execution: its group key, rank slot, and where it came from. */
+/* One kernel execution: its group key, file, and where it came from. */
 struct sample {
 	uint32_t key[3];
-	uint32_t rank;  /* rank slot (per_rank) */
+	uint32_t file;  /* its run: one total column each (per_rank) */
 	uint32_t slice; /* for the args of the first instance */
 	int64_t ts;
 	int64_t dur;
@@ -136,9 +135,6 @@ struct ctx {
 	const struct trex_index *idx;
 	const struct trex_kernel_opts *opts;
 	uint8_t *cat_kind;
-	uint32_t *file_rank; /* file id -> rank slot */
-	int64_t *ranks;      /* rank slot -> rank, ascending */
-	uint32_t nranks;
 	struct trex_kernel_members *members; /* NULL: not wanted */
 	const struct trex_catset *catset; /* with opts->category */
 	uint8_t *name_in_cat;             /* per name id: 0 unknown, 1 in the category, 2 not */
@@ -352,15 +348,15 @@ static void sample_key(struct ctx *c, uint32_t id, const struct trex_slice *s, s
 	case TREX_KERNELS_BY_DEVICE:
 		out->key[0] = trex_index_track(c->idx, s->track)->process;
 		break;
-	case TREX_KERNELS_BY_RANK:
-		out->key[0] = c->file_rank[file];
+	case TREX_KERNELS_BY_RANK: /* by file: two runs of one rank stay two rows */
+		out->key[0] = file;
 		break;
 	case TREX_KERNELS_BY_NAME:
 	default:
 		out->key[0] = s->name;
 		break;
 	}
-	out->rank = c->file_rank[file];
+	out->file = file;
 	out->slice = id;
 	out->ts = s->ts;
 	out->dur = s->dur;
@@ -468,8 +464,6 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	return TREX_OK;
 }
 
-static enum trex_status rank_slots(struct ctx *c);
-
 /* Launching ops found earlier (trex_kernel_ops_compute). */
 static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sample_vec *sv)
 {
@@ -490,9 +484,7 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 
 	*out = (struct trex_kernel_ops){malloc((n ? n : 1) * sizeof(uint32_t)), n};
 	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-	st = out->op_name && c.cat_kind ? rank_slots(&c) : TREX_NOMEM;
-	if (st == TREX_OK)
-		st = collect(&c, &sv);
+	st = out->op_name && c.cat_kind ? collect(&c, &sv) : TREX_NOMEM;
 	if (st == TREX_OK)
 		st = assign_ops(&c, &sv);
 	if (st == TREX_OK) {
@@ -505,8 +497,6 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 	free(c.cat_kind);
 	free(c.anc_op);
 	free(c.track_file);
-	free(c.file_rank);
-	free(c.ranks);
 	if (st != TREX_OK) {
 		trex_kernel_ops_free(out);
 		return trex_error_set(err, st, NULL, -1, "out of memory");
@@ -520,36 +510,6 @@ void trex_kernel_ops_free(struct trex_kernel_ops *ops)
 		return;
 	free(ops->op_name);
 	*ops = (struct trex_kernel_ops){NULL, 0};
-}
-
-/* Distinct ranks, ascending, and each file's slot among them. */
-static enum trex_status rank_slots(struct ctx *c)
-{
-	uint32_t nfiles = trex_index_file_count(c->idx);
-
-	c->file_rank = calloc(nfiles ? nfiles : 1, sizeof(*c->file_rank));
-	c->ranks = calloc(nfiles ? nfiles : 1, sizeof(*c->ranks));
-	if (!c->file_rank || !c->ranks)
-		return TREX_NOMEM;
-	for (uint32_t f = 0; f < nfiles; f++) {
-		int64_t r = trex_index_file(c->idx, f)->rank;
-		uint32_t pos = 0;
-
-		while (pos < c->nranks && c->ranks[pos] < r)
-			pos++;
-		if (pos < c->nranks && c->ranks[pos] == r)
-			continue;
-		memmove(c->ranks + pos + 1, c->ranks + pos, (c->nranks - pos) * sizeof(*c->ranks));
-		c->ranks[pos] = r;
-		c->nranks++;
-	}
-	for (uint32_t f = 0; f < nfiles; f++) {
-		int64_t r = trex_index_file(c->idx, f)->rank;
-
-		while (c->ranks[c->file_rank[f]] != r)
-			c->file_rank[f]++;
-	}
-	return TREX_OK;
 }
 
 static int cmp_key(const struct sample *x, const struct sample *y)
@@ -835,11 +795,19 @@ static void set_labels(const struct ctx *c, struct group *g)
 
 /* ---- the table --------------------------------------------------------------------------- */
 
+/* A total column per file (per_rank): groups of names or ops only. */
+static bool per_run(const struct ctx *c)
+{
+	return c->opts->per_rank &&
+	       (c->opts->group == TREX_KERNELS_BY_NAME || c->opts->group == TREX_KERNELS_BY_OP);
+}
+
 static const struct trex_column *build_columns(struct ctx *c, struct trex_table *t)
 {
 	const enum label *labels = group_labels[c->opts->group];
-	bool per_rank = c->opts->per_rank && c->opts->group == TREX_KERNELS_BY_NAME;
-	size_t ncols = NSTAT + (per_rank ? c->nranks : 0), k = NSTAT;
+	bool per_rank = per_run(c);
+	uint32_t nfiles = trex_index_file_count(c->idx);
+	size_t ncols = NSTAT + (per_rank ? nfiles : 0), k = NSTAT;
 	struct trex_column *cols;
 
 	for (const enum label *l = labels; *l != NLABEL; l++)
@@ -848,13 +816,13 @@ static const struct trex_column *build_columns(struct ctx *c, struct trex_table 
 	if (!cols)
 		return NULL;
 	memcpy(cols, stat_cols, sizeof(stat_cols));
-	for (uint32_t r = 0; per_rank && r < c->nranks; r++, k++) {
-		char key[48], title[40];
-		int kn = snprintf(key, sizeof(key), "rank%lld_total_ns", (long long)c->ranks[r]);
-		int tn = snprintf(title, sizeof(title), "Rank %lld", (long long)c->ranks[r]);
+	for (uint32_t f = 0; per_rank && f < nfiles; f++, k++) {
+		char key[560], title[560];
+		size_t kn = strlen(trex_file_key(c->idx, f, key, sizeof(key) - 10));
 
-		cols[k] = (struct trex_column){trex_table_strdup(t, key, (size_t)kn),
-		                               trex_table_strdup(t, title, (size_t)tn),
+		snprintf(key + kn, sizeof(key) - kn, "_total_ns");
+		trex_file_label(c->idx, f, title, sizeof(title));
+		cols[k] = (struct trex_column){table_text(t, key), table_text(t, title),
 		                               TREX_COL_DURATION, true};
 		if (!cols[k].key || !cols[k].title)
 			return NULL;
@@ -901,8 +869,11 @@ static enum trex_status label_cell(struct ctx *c, const struct group *g, enum la
 
 	switch (l) {
 	case L_RANK:
-		cell->count = c->ranks[g->v->rank];
+		cell->count = trex_index_file(idx, g->v->file)->rank;
 		return TREX_OK;
+	case L_FILE:
+		s = trex_file_name(idx, g->v->file, buf, sizeof(buf));
+		break;
 	case L_DEVICE:
 		s = trex_process_label(idx,
 		                       c->opts->group == TREX_KERNELS_BY_DEVICE
@@ -932,7 +903,7 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
                                  __int128 grand, struct trex_error *err)
 {
 	union trex_cell *cell = trex_table_add_row(t);
-	bool per_rank = c->opts->per_rank && c->opts->group == TREX_KERNELS_BY_NAME;
+	bool per_rank = per_run(c);
 	size_t k = NSTAT;
 	enum trex_status st = TREX_OK;
 
@@ -950,8 +921,8 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
 	cell[COL_P99].number = (double)percentile(g->dur, g->n, 99);
 	if (per_rank) {
 		for (uint64_t i = 0; i < g->n; i++)
-			cell[k + g->v[i].rank].number += (double)g->v[i].dur;
-		k += c->nranks;
+			cell[k + g->v[i].file].number += (double)g->v[i].dur;
+		k += trex_index_file_count(c->idx);
 	}
 	for (const enum label *l = group_labels[c->opts->group]; *l != NLABEL && st == TREX_OK; l++) {
 		if (*l != L_ARGS || c->opts->args)
@@ -1009,10 +980,8 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 	struct grouping gr = {0};
 	struct group *g = NULL;
 	size_t ng = 0;
-	enum trex_status st = rank_slots(c);
+	enum trex_status st = build_columns(c, t) ? TREX_OK : TREX_NOMEM;
 
-	if (st == TREX_OK)
-		st = build_columns(c, t) ? TREX_OK : TREX_NOMEM;
 	if (st == TREX_OK)
 		st = collect(c, &sv);
 	if (st == TREX_OK && c->opts->group == TREX_KERNELS_BY_OP)
@@ -1069,8 +1038,6 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
 	free(c.cat_kind);
 	free(c.name_in_cat);
 	trex_catset_free(builtin);
-	free(c.file_rank);
-	free(c.ranks);
 	free(c.anc_op);
 	free(c.track_file);
 	if (st != TREX_OK) {
@@ -1132,13 +1099,20 @@ static void sort_instances(const struct trex_index *idx, uint32_t *v, uint32_t *
 		memcpy(v, src, n * sizeof(*v));
 }
 
-static const char *table_text(struct trex_table *t, const char *s)
+/* Process p's device label in t's arena, made once per process (devices
+ * holds them): a label looks at every file and process. */
+static const char *device_text(const struct trex_index *idx, uint32_t p, const char **devices,
+                               struct trex_table *t)
 {
-	return trex_table_strdup(t, s, strlen(s));
+	char buf[512];
+
+	if (!devices[p])
+		devices[p] = table_text(t, trex_device_label(idx, p, buf, sizeof(buf)));
+	return devices[p];
 }
 
 static enum trex_status instance_row(const struct trex_index *idx, uint32_t id,
-                                     struct trex_table *t)
+                                     const char **devices, struct trex_table *t)
 {
 	const struct trex_slice *s = trex_index_slice(idx, id);
 	const struct trex_track *tr = trex_index_track(idx, s->track);
@@ -1152,7 +1126,7 @@ static enum trex_status instance_row(const struct trex_index *idx, uint32_t id,
 	cell[I_START].number = (double)(s->ts - trex_index_start(idx));
 	cell[I_DUR].number = (double)s->dur;
 	cell[I_RANK].count = trex_index_file(idx, trex_index_track_file(idx, s->track))->rank;
-	cell[I_DEVICE].text = table_text(t, trex_process_label(idx, tr->process, buf, sizeof(buf)));
+	cell[I_DEVICE].text = device_text(idx, tr->process, devices, t);
 	cell[I_STREAM].text = table_text(t, trex_track_label(idx, s->track, buf, sizeof(buf)));
 	cell[I_SHAPE].text = table_text(t, trex_index_str(idx, shape));
 	cell[I_NAME].text = table_text(t, trex_index_str(idx, s->name));
@@ -1168,14 +1142,16 @@ enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint3
                                              struct trex_error *err)
 {
 	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	enum trex_status st = tmp ? TREX_OK : TREX_NOMEM;
+	const char **devices = calloc(trex_index_process_count(idx) + 1, sizeof(*devices));
+	enum trex_status st = tmp && devices ? TREX_OK : TREX_NOMEM;
 
 	trex_table_init(t, "instances", instance_cols, ARRAY_LEN(instance_cols));
 	if (tmp)
 		sort_instances(idx, ids, tmp, n);
 	free(tmp);
 	for (size_t i = 0; i < n && st == TREX_OK; i++)
-		st = instance_row(idx, ids[i], t);
+		st = instance_row(idx, ids[i], devices, t);
+	free(devices);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		return trex_error_set(err, st, NULL, -1, "kernel instances: out of memory");

@@ -184,7 +184,25 @@ size_t trex_table_filter_rows(const struct trex_table *t, size_t col, const stru
 
 /* ---- transposing -------------------------------------------------------------------------- */
 
-/* The title of row r's column: its label cells joined with blanks. */
+/* Does the text label cell after count cell c (row r) start with what the
+ * count says, "rank 3 GPU 0" after rank 3? */
+static bool said_next(const struct trex_table *t, size_t r, size_t c, size_t label_cols)
+{
+	const char *next;
+	char said[96];
+	size_t n;
+
+	if (c + 1 >= label_cols || c + 1 >= t->ncols || t->cols[c + 1].type != TREX_COL_TEXT)
+		return false;
+	next = trex_table_cell(t, r, c + 1)->text;
+	n = (size_t)snprintf(said, sizeof(said), "%s %lld", t->cols[c].key,
+	                     (long long)trex_table_cell(t, r, c)->count);
+	return next && n < sizeof(said) && strncmp(next, said, n) == 0 &&
+	       (next[n] == ' ' || next[n] == '\0');
+}
+
+/* The title of row r's column: its label cells joined with blanks (a count
+ * the next label already says left out). */
 static const char *row_label(struct trex_table *out, const struct trex_table *t, size_t r,
                              size_t label_cols)
 {
@@ -196,6 +214,8 @@ static const char *row_label(struct trex_table *out, const struct trex_table *t,
 		const union trex_cell *cell = trex_table_cell(t, r, c);
 		int n;
 
+		if (t->cols[c].type == TREX_COL_COUNT && said_next(t, r, c, label_cols))
+			continue;
 		if (t->cols[c].type == TREX_COL_TEXT)
 			n = snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? " " : "",
 			             cell->text ? cell->text : "");

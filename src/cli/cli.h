@@ -49,7 +49,7 @@ enum cli_command {
 	X(BY, "by", 0, "KEY",                                                                      \
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
-	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name: one total column per rank")           \
+	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name|op: one total column per rank (file)") \
 	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE, atomically; '-' is stdout")    \
 	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
 	X(THREADS, "threads", 'j', "N",                                                            \
@@ -120,6 +120,10 @@ void cli_paths_free(struct cli_paths *p);
  * line per file that lost data, and fails (FORMAT) under --strict. */
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
                           struct trex_error *err);
+/* One warning line on stderr per rank that several files claim (they stay
+ * separate runs; analysis/labels.h). Printed after the interface exits,
+ * else right after loading. */
+void cli_report_rank_clashes(const struct trex_index *idx);
 
 /* Where the report goes: stdout, or an atomic file committed at the end. */
 struct cli_output {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/labels.h"
 #include "trex/core/grow.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
@@ -296,8 +297,8 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return usage(err, "--format unitrace-json applies to 'trex categories' only");
 	if (o->schema && o->command != CLI_CMD_CATEGORIES && o->command != CLI_CMD_DEFAULT)
 		return usage(err, "--schema applies to 'trex categories' and the interface only");
-	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME)
-		return usage(err, "--per-rank needs --by name");
+	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME && o->group != TREX_KERNELS_BY_OP)
+		return usage(err, "--per-rank needs --by name or --by op");
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
 	if (o->ui_option && o->command != CLI_CMD_DEFAULT)
@@ -577,6 +578,15 @@ static enum trex_status report_loss(const struct trex_index *idx, bool strict,
 	return trex_error_set(err, TREX_FORMAT,
 	                      trex_index_str(idx, trex_index_file(idx, first_lossy)->path), -1,
 	                      "input data was lost (--strict)");
+}
+
+void cli_report_rank_clashes(const struct trex_index *idx)
+{
+	char line[2048];
+
+	for (uint32_t i = 0; i < trex_rank_clash_count(idx); i++)
+		fprintf(stderr, "trex: warning: %s\n",
+		        trex_rank_clash_warning(idx, i, line, sizeof(line)));
 }
 
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, struct trex_error *err)

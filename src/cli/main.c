@@ -61,8 +61,10 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		st = cli_load(o, &idx, err);
 	if (st == TREX_OK)
 		st = trex_ui_run(idx, &uo, err);
-	if (idx)
+	if (idx) {
+		cli_report_rank_clashes(idx); /* the interface showed it; the screen is gone now */
 		trex_index_free(idx);
+	}
 	trex_catset_free(set);
 	return st;
 }
@@ -92,6 +94,7 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	if (st == TREX_OK) {
 		struct cli_model m = {idx, set};
 
+		cli_report_rank_clashes(idx);
 		st = dispatch(o, &m, out.stream, err);
 	}
 	trex_catset_free(set);

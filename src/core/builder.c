@@ -362,6 +362,11 @@ void trex_builder_trim(struct trex_builder *b)
 	trex_strtab_shrink(b->strs);
 }
 
+void trex_builder_set_file(struct trex_builder *b, uint32_t file)
+{
+	b->file = file;
+}
+
 void trex_builder_free(struct trex_builder *b)
 {
 	if (!b)

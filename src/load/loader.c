@@ -260,7 +260,6 @@ static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
 		f->path = trex_source_path(sources[i]);
 		f->gzip = trex_source_is_gzip(sources[i]);
 		f->bytes_on_disk = trex_source_size_on_disk(sources[i]);
-		f->rank = (int64_t)i;
 		f->source = sources[i];
 		trex_error_clear(&f->first_problem);
 		sh->progress.bytes_total += f->bytes_on_disk;
@@ -296,6 +295,99 @@ static enum trex_status finish_files(struct job_run *runs, struct trex_build_fil
 	return TREX_OK;
 }
 
+/* ---- ranks ---------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Files without distributedInfo.rank take the lowest ranks >= 0 that no
+ * file claims, in command-line order, so that a file's rank does not
+ * depend on where the files that have one stand on the command line. */
+static enum trex_status assign_ranks(struct trex_build_file *files, size_t count)
+{
+	int64_t *claimed = malloc((count ? count : 1) * sizeof(*claimed));
+	size_t nclaimed = 0, next = 0;
+	int64_t r = 0;
+
+	if (!claimed)
+		return TREX_NOMEM;
+	for (size_t i = 0; i < count; i++)
+		if (files[i].has_rank)
+			claimed[nclaimed++] = files[i].rank;
+	qsort(claimed, nclaimed, sizeof(*claimed), cmp_i64);
+	for (size_t i = 0; i < count; i++) {
+		if (files[i].has_rank)
+			continue;
+		for (;; r++) {
+			while (next < nclaimed && claimed[next] < r)
+				next++;
+			if (next == nclaimed || claimed[next] != r)
+				break;
+		}
+		files[i].rank = r++;
+	}
+	free(claimed);
+	return TREX_OK;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Rank, then (files claiming the same rank) base name, path and position:
+ * the order of the command line decides nothing it does not have to. */
+static int cmp_file_order(const void *a, const void *b, void *files_arg)
+{
+	const struct trex_build_file *files = files_arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct trex_build_file *x = &files[ia], *y = &files[ib];
+	int c;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	c = strcmp(base_name(x->path), base_name(y->path));
+	if (!c)
+		c = strcmp(x->path, y->path);
+	return c ? c : (ia > ib) - (ia < ib);
+}
+
+/* Renumbers the files (and their parts) in rank order: file ids are the
+ * display order of every table and view. */
+static enum trex_status order_by_rank(struct trex_load_shared *sh, struct trex_build_file *files,
+				      size_t count)
+{
+	size_t *order = malloc((count ? count : 1) * sizeof(*order));
+	struct trex_build_file *f = malloc((count ? count : 1) * sizeof(*f));
+	struct file_parts *p = malloc((count ? count : 1) * sizeof(*p));
+
+	if (!order || !f || !p) {
+		free(order);
+		free(f);
+		free(p);
+		return TREX_NOMEM;
+	}
+	for (size_t i = 0; i < count; i++)
+		order[i] = i;
+	qsort_r(order, count, sizeof(*order), cmp_file_order, files);
+	for (size_t i = 0; i < count; i++) {
+		f[i] = files[order[i]];
+		p[i] = sh->files[order[i]];
+		for (size_t k = 0; k < p[i].count; k++)
+			trex_builder_set_file(p[i].parts[k], (uint32_t)i);
+	}
+	memcpy(files, f, count * sizeof(*f));
+	memcpy(sh->files, p, count * sizeof(*p));
+	free(order);
+	free(f);
+	free(p);
+	return TREX_OK;
+}
+
 enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 				   const struct trex_load_opts *opts, struct trex_index **out,
 				   struct trex_error *err)
@@ -319,6 +411,10 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 		run_jobs(runs, count, threads);
 		s = finish_files(runs, files, count, sh.opts->strict, err);
 	}
+	if (s == TREX_OK)
+		s = assign_ranks(files, count);
+	if (s == TREX_OK)
+		s = order_by_rank(&sh, files, count);
 	struct trex_build_input in = {.files = files, .file_count = count, .threads = threads};
 	if (s == TREX_OK)
 		s = gather_parts(&sh, count, &in.parts, &in.part_count);

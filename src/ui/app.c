@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "app_config.h"
+#include "trex/analysis/labels.h"
 #include "trex/ui/term.h"
 #include "trex/ui/text.h"
 #include "trex/ui/view.h"
@@ -530,6 +531,22 @@ static enum trex_status app_prepare(struct app *a, const struct trex_ui_opts *o,
 	return st;
 }
 
+/* Files that claim one rank: said on the first screen, not only on stderr
+ * (printed when the interface is gone). */
+static void rank_clash_notice(struct trex_ui_ctx *ctx)
+{
+	uint32_t n = trex_rank_clash_count(ctx->idx);
+	size_t len;
+
+	if (n == 0)
+		return;
+	trex_rank_clash_warning(ctx->idx, 0, ctx->msg, sizeof(ctx->msg));
+	len = strlen(ctx->msg);
+	if (n > 1)
+		snprintf(ctx->msg + len, sizeof(ctx->msg) - len,
+		         " (and %u more ranks claimed by several files)", n - 1);
+}
+
 enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_opts *o,
                              struct trex_error *err)
 {
@@ -554,10 +571,12 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.catset = o->catset;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
-	if (switch_root(&a, ROOT_TIMELINE))
+	if (switch_root(&a, ROOT_TIMELINE)) {
+		rank_clash_notice(&a.ctx);
 		st = loop(&a, o, err);
-	else
+	} else {
 		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	}
 	app_free(&a);
 	trex_term_stop(&a.term);
 	return st;

@@ -12,6 +12,7 @@
 
 #include "table_view.h"
 #include "trex/analysis/kernels.h"
+#include "trex/analysis/labels.h"
 
 /* The launching ops, found on a second thread while the user reads the
  * table by name, so that grouping by op later costs what a regrouping
@@ -140,7 +141,8 @@ static bool kernels_build(struct kernels_view *kv)
 	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
 	struct trex_kernel_opts opts = {
 	    .group = kv->group,
-	    .per_rank = kv->group == TREX_KERNELS_BY_NAME && trex_index_file_count(ctx->idx) > 1,
+	    .per_rank = (kv->group == TREX_KERNELS_BY_NAME || kv->group == TREX_KERNELS_BY_OP) &&
+	                trex_index_file_count(ctx->idx) > 1,
 	    .ops = kv->group == TREX_KERNELS_BY_OP ? prefetch_get(&kv->prefetch) : NULL,
 	    .memory = kv->category != NULL,
 	    .category = kv->category,
@@ -193,10 +195,14 @@ static void open_instances(struct kernels_view *kv)
 		return;
 	}
 	snprintf(group, sizeof(group), "%s", table_view_name(&kv->tv, r));
-	if (kv->group == TREX_KERNELS_BY_RANK) /* no text column: the rank is the label */
-		snprintf(
-		    group, sizeof(group), "rank %lld",
-		    (long long)trex_table_cell(&kv->tv.table, r, kv->tv.table.ncols - 1)->count);
+	if (kv->group == TREX_KERNELS_BY_RANK) { /* the run's label, not its path */
+		const struct trex_index *idx = kv->tv.base.ctx->idx;
+		uint32_t first = kv->members.ids[kv->members.first[r]];
+
+		trex_file_label(idx,
+		                trex_index_track_file(idx, trex_index_slice(idx, first)->track),
+		                group, sizeof(group));
+	}
 	v = instances_view_new(kv->tv.base.ctx, kv->members.ids + kv->members.first[r],
 	                       kv->members.first[r + 1] - kv->members.first[r], group);
 	if (v)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "trex/analysis/labels.h"
 #include "trex/analysis/search.h"
 #include "trex/core/kind.h"
 #include "trex/ui/nav.h"
@@ -138,7 +139,8 @@ static void row_name(struct timeline_view *tv, const struct tl_row *row, char *b
 		         base ? base + 1 : path);
 	} else if (row->kind == TL_ROW_PROCESS) {
 		const struct trex_process *p = trex_index_process(idx, row->id);
-		const char *pid = trex_index_str(idx, p->pid), *name = trex_index_str(idx, p->name);
+		const char *pid = trex_index_str(idx, p->pid),
+		           *name = trex_process_title(idx, row->id, (char[128]){""}, 128);
 
 		/* events with an empty pid (Kineto's global instants) still need a label */
 		snprintf(buf, size, " %s %s %s", tv->rows.process_collapsed[row->id] ? closed : open,

@@ -9,6 +9,9 @@ Usage (from tests/e2e/triage.sh; TREX is the program under test):
   triage.py gpu-time TRACE...    busy (union), idle and its host wait / kernel gap / sync /
                                  other split, compute/comm/memory, overlap, launches
   triage.py gpu-ranks TRACE...   gpu-time over several files: one row per device per rank
+  triage.py runs TRACE...        every file one run: ranks (distributedInfo.rank, else the
+                                 lowest free one), labels, keys and rows of files that claim
+                                 the same rank, the warning, and the same tables in any order
   triage.py schema INI JSON DIR  --schema INI on a trace of names made from INI's tags,
                                  against unitrace's own compiled JSON of that schema
 
@@ -20,6 +23,7 @@ import collections
 import decimal
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -63,6 +67,85 @@ def load(path):
     if isinstance(doc, dict) and isinstance(doc.get("distributedInfo"), dict):
         rank = doc["distributedInfo"].get("rank")
     return [e for e in events_of(doc) if isinstance(e, dict)], rank
+
+
+# ---- runs and devices: what trex calls them (the man page's rules) ------------------
+
+def run_ranks(ranks):
+    """distributedInfo.rank, else the lowest rank >= 0 no file claims, the
+    files without one taking them in command-line order."""
+    claimed = {r for r in ranks if isinstance(r, int) and not isinstance(r, bool)}
+    out, free = [], 0
+    for r in ranks:
+        if isinstance(r, int) and not isinstance(r, bool):
+            out.append(r)
+            continue
+        while free in claimed:
+            free += 1
+        out.append(free)
+        free += 1
+    return out
+
+
+def tail(path, k):
+    return "/".join(path.split("/")[-k:])
+
+
+def run_name(path, others):
+    """The base name, or as many trailing components as tell path apart from
+    the other files of its rank."""
+    for k in range(1, len(path.split("/")) + 1):
+        if all(tail(o, k) != tail(path, k) for o in others):
+            return tail(path, k)
+    return path
+
+
+def key_part(text):
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+
+
+class RunFile:
+    """One input file as trex shows it: rank, label, CSV key and devices."""
+
+    def __init__(self, path, events, rank, same_rank):
+        self.path, self.events, self.rank = path, events, rank
+        self.shared = bool(same_rank)
+        self.name = run_name(path, same_rank) if same_rank else os.path.basename(path)
+        self.label = "rank %d (%s)" % (rank, self.name) if same_rank else "rank %d" % rank
+        slug = re.sub(r"(\.json)?(\.gz)?$", "", self.name)
+        self.key = "rank%d_%s" % (rank, key_part(slug)) if same_rank else "rank%d" % rank
+        self.labels = {}
+        for e in events:
+            if e.get("ph") == "M" and e.get("name") == "process_labels" and \
+                    isinstance(e.get("args"), dict):
+                self.labels[str(e.get("pid"))] = str(e["args"].get("labels", ""))
+
+    def device(self, pid):
+        """(name, key) of the device of pid: "GPU 0" from its process_labels,
+        else "GPU <pid>" for a numeric pid (Kineto: the device index)."""
+        lab = self.labels.get(pid, "")
+        if re.fullmatch(r"[A-Za-z]+ [0-9]+", lab) and not lab.startswith("CPU "):
+            name = lab
+        else:
+            assert pid.isdigit(), "a GPU process with pid %r" % pid
+            name = "GPU " + pid
+        return name, name.lower().replace(" ", "")
+
+
+def runs_of(paths):
+    """The files in trex's order: by rank, files of one rank by base name, then path."""
+    loaded = [load(p) for p in paths]
+    ranks = run_ranks([r for _, r in loaded])
+    order = sorted(range(len(paths)),
+                   key=lambda i: (ranks[i], os.path.basename(paths[i]), paths[i], i))
+    return [RunFile(paths[i], loaded[i][0], ranks[i],
+                    [paths[j] for j in range(len(paths)) if j != i and ranks[j] == ranks[i]])
+            for i in order]
+
+
+def device_label(run, pid, nfiles):
+    name = run.device(pid)[0]
+    return name if nfiles == 1 else "%s %s" % (run.label, name)
 
 
 def x_events(events, cats):
@@ -203,26 +286,29 @@ def cmd_kernels(paths):
     return rep
 
 
-def cmd_per_rank(paths):
-    rep = Report()
+def per_rank_check(rep, runs, paths):
+    """--per-rank: a column per file, in file order, keyed <run key>_total_ns."""
     want = collections.defaultdict(lambda: collections.defaultdict(int))
-    ranks = set()
-    for pos, path in enumerate(paths):
-        events, rank = load(path)
-        rank = rank if isinstance(rank, int) else pos
-        ranks.add(rank)
-        for k in x_events(events, KERNEL_CATS):
-            want[k[0]][rank] += k[4]
+    keys = [r.key + "_total_ns" for r in runs]
+    for run in runs:
+        for k in x_events(run.events, KERNEL_CATS):
+            want[k[0]][run.key + "_total_ns"] += k[4]
     rows = trex_table("kernels", "--per-rank", *paths)
     got = {}
     for r in rows:
-        got[r["name"]] = {rk: int(r["rank%d_total_ns" % rk]) for rk in ranks
-                          if int(r["rank%d_total_ns" % rk])}
+        got[r["name"]] = {k: int(r[k]) for k in keys if int(r.get(k, 0))}
         if sum(got[r["name"]].values()) != int(r["total_ns"]):
             got[r["name"]]["sum"] = "per-rank columns do not add up to total_ns"
+    cols = [k for k in (rows[0] if rows else {}) if k.endswith("_total_ns") and k != "total_ns"]
     want = {n: dict(v) for n, v in want.items()}
-    rep.check(want == got, "--per-rank over %d files: each kernel's total on each of %d ranks"
-              % (len(paths), len(ranks)), diff(want, got))
+    rep.check(want == got and cols == keys,
+              "--per-rank over %d files: each kernel's total in each of the columns %s"
+              % (len(paths), " ".join(keys)), ["columns %s" % cols] + diff(want, got))
+
+
+def cmd_per_rank(paths):
+    rep = Report()
+    per_rank_check(rep, runs_of(paths), paths)
     return rep
 
 
@@ -332,6 +418,11 @@ def cmd_categories(paths):
             acc[1] += 1
             devices[w[1]] += w[4]
         rows = trex_table("categories", path)
+        run = runs_of([path])[0]
+        keys = ["%s_%s_ns" % (run.key, run.device(pid)[1]) for pid in devices]
+        cols = [k for k in (rows[0] if rows else {}) if k.startswith("rank")]
+        rep.check(sorted(cols) == sorted(keys), "%s: device columns %s" % (short(path),
+                  " ".join(keys)), ["got %s" % cols])
         got = {r["category"]: [int(r["total_ns"]), r["calls"]] for r in rows}
         rep.check(want == got, "%s: time and calls of the %d built-in categories (%d events)"
                   % (short(path), len(want), len(work)), diff(want, got))
@@ -517,10 +608,6 @@ def expected_gpu_time(events):
 IDLE_KEYS = ("idle_host_wait_ns", "idle_kernel_gap_ns", "idle_sync_ns", "idle_other_ns")
 
 
-def device_pid(label):
-    return label[label.rindex("(") + 1:-1] if label.endswith(")") else label
-
-
 def gpu_rows(*args):
     got = {}
     for r in trex_table("gpu-time", *args):
@@ -530,21 +617,133 @@ def gpu_rows(*args):
         if not r["launches"]:
             for k in ("delay_min_ns", "delay_max_ns", "delay_med_ns", "delay_p95_ns"):
                 del row[k]
-        got[(r["rank"], device_pid(r["device"]))] = row
+        key = (r["rank"], r["device"])
+        got[key] = row if key not in got else {"rows": "two rows %s" % (key,)}
     return got
+
+
+def expected_gpu_rows(runs):
+    """(rank, device label) -> the device's gpu-time row."""
+    want = {}
+    for run in runs:
+        for pid, row in expected_gpu_time(run.events).items():
+            key = (run.rank, device_label(run, pid, len(runs)))
+            want[key] = row if key not in want else {"rows": "two devices %s" % (key,)}
+    return want
 
 
 def cmd_gpu_ranks(paths):
     rep = Report()
-    want = {}
-    for pos, path in enumerate(paths):
-        events, rank = load(path)
-        for pid, row in expected_gpu_time(events).items():
-            want[(rank if isinstance(rank, int) else pos, pid)] = row
+    want = expected_gpu_rows(runs_of(paths))
     got = gpu_rows(*paths)
     rep.check(want == got, "gpu-time over %d files: %d (rank, device) rows" % (len(paths), len(want)),
               ["%s: %s" % (k, d) for k in sorted(set(want) | set(got))
                for d in diff(want.get(k, {}), got.get(k, {}))])
+    return rep
+
+
+# ---- runs: files that claim one rank, file order ------------------------------------
+
+def trex_run(*args):
+    """(stdout, stderr) of trex ARGS, which must succeed."""
+    p = subprocess.run([TREX, "-q", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("trex %s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                      p.stderr.decode(errors="replace")[:300]))
+    return p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def clash_warnings(runs):
+    """One stderr line per rank that several files claim."""
+    lines = []
+    for rank in sorted({r.rank for r in runs}):
+        names = [r.name for r in runs if r.rank == rank]
+        if len(names) < 2:
+            continue
+        who = " and ".join(names) if len(names) == 2 else \
+            ", ".join(names[:-1]) + " and " + names[-1]
+        lines.append("trex: warning: %s %s claim rank %d; they are shown as separate runs"
+                     % (who, "both" if len(names) == 2 else "all", rank))
+    return lines
+
+
+def by_rank_check(rep, runs, paths):
+    """--by rank: one row per file (rank, name), its kernel total."""
+    want = collections.Counter((r.rank, r.name, sum(k[4] for k in x_events(r.events,
+                                                                          KERNEL_CATS)))
+                               for r in runs)
+    want = collections.Counter({k: v for k, v in want.items() if k[2]})
+    got = collections.Counter((r["rank"], r.get("file"), int(r["total_ns"]))
+                              for r in trex_table("kernels", "--by", "rank", *paths))
+    rep.check(want == got, "--by rank over %d files: a row per file with its kernel total"
+              % len(paths), diff(dict(want), dict(got)))
+
+
+def categories_check(rep, runs, paths):
+    """categories: a column per device of each file, <run key>_<device key>_ns,
+    in file order, adding up to the device's GPU time."""
+    want = {}
+    for run in runs:
+        per_pid = collections.defaultdict(int)
+        for w in x_events(run.events, KERNEL_CATS | MEMORY_CATS):
+            per_pid[w[1]] += w[4]
+        for pid in sorted(per_pid, key=int):
+            want["%s_%s_ns" % (run.key, run.device(pid)[1])] = per_pid[pid]
+    rows = trex_table("categories", *paths)
+    got = collections.OrderedDict((k, 0) for k in (rows[0] if rows else {})
+                                  if k.startswith("rank"))
+    for r in rows:
+        for k in got:
+            got[k] += int(r[k])
+    rep.check(list(got) == list(want) and dict(got) == want,
+              "categories over %d files: device columns %s" % (len(paths), " ".join(want)),
+              ["got %s" % list(got)] + diff(want, dict(got)))
+
+
+ORDER_COMMANDS = [("kernels", "--by", "rank", "--format", "csv"),
+                  ("kernels", "--per-rank", "--format", "csv"),
+                  ("kernels", "--by", "device", "--format", "csv"),
+                  ("kernels", "--by", "stream", "--memory", "--format", "json"),
+                  ("gpu-time", "--format", "csv"), ("categories", "--format", "csv")]
+
+
+def order_check(rep, paths):
+    """The same outputs and warnings whatever the order of the files."""
+    orders = [list(reversed(paths)), paths[1:] + paths[:1]]
+    for cmd in ORDER_COMMANDS:
+        first = trex_run(*cmd, *paths)
+        bad = ["%s" % " ".join(os.path.basename(p) for p in o) for o in orders
+               if trex_run(*cmd, *o) != first]
+        rep.check(not bad, "trex %s: the same output for %d orders of the files"
+                  % (" ".join(cmd), len(orders) + 1), ["differs for %s" % b for b in bad])
+
+
+def cmd_runs(paths):
+    rep = Report()
+    runs = runs_of(paths)
+    print("files in trex's order: %s" % ", ".join(
+        "%s = %s" % (os.path.basename(r.path), r.label) for r in runs))
+    _, err = trex_run("kernels", "--by", "rank", *paths)
+    want = clash_warnings(runs)
+    got = [line for line in err.splitlines() if "claim rank" in line]
+    rep.check(got == want, "%d warning lines for ranks claimed by several files" % len(want),
+              ["want %s" % want, "got %s" % got])
+    by_rank_check(rep, runs, paths)
+    per_rank_check(rep, runs, paths)
+    cols = [k for k in (trex_table("kernels", *paths) or [{}])[0] if k.endswith("_total_ns")]
+    want = [r.key + "_total_ns" for r in runs] if want else []
+    rep.check(cols == want, "kernels: %s" % (
+        "a total column per run, as files claim one rank" if want else
+        "no column per rank unless asked"), ["columns %s" % cols])
+    want = expected_gpu_rows(runs)
+    got = gpu_rows(*paths)
+    rep.check(want == got, "gpu-time over %d files: rows %s" % (len(paths), ", ".join(
+        "%s" % d for _, d in sorted(want))),
+        ["%s: %s" % (k, d) for k in sorted(set(want) | set(got))
+         for d in diff(want.get(k, {}), got.get(k, {}))] if want != got else [])
+    categories_check(rep, runs, paths)
+    order_check(rep, paths)
     return rep
 
 
@@ -557,7 +756,8 @@ def cmd_gpu_time(paths):
         except Inexact as e:
             rep.skip("%s: gpu-time" % short(path), str(e))
             continue
-        got = {pid: row for (_, pid), row in gpu_rows(path).items()}
+        names = {runs_of([path])[0].device(pid)[0]: pid for pid in want}
+        got = {names.get(dev, dev): row for (_, dev), row in gpu_rows(path).items()}
         rep.check(want == got, "%s: gpu-time of %d devices: span, busy union, idle, classes, "
                   "overlap, launch delays" % (short(path), len(want)),
                   ["%s: %s" % (pid, d) for pid in sorted(set(want) | set(got))
@@ -579,7 +779,8 @@ def cmd_gpu_time(paths):
 def main(argv):
     cmds = {"kernels": cmd_kernels, "per-rank": cmd_per_rank, "shape": cmd_shape,
             "categories": cmd_categories, "gpu-time": cmd_gpu_time,
-            "gpu-ranks": cmd_gpu_ranks, "schema": lambda args: cmd_schema(*args)}
+            "gpu-ranks": cmd_gpu_ranks, "runs": cmd_runs,
+            "schema": lambda args: cmd_schema(*args)}
     if len(argv) < 2 or argv[1] not in cmds:
         sys.stderr.write(__doc__)
         return 2

@@ -3,7 +3,8 @@
 # computes from the same JSON with Python: per-kernel percentiles, --memory,
 # --by stream/rank/op/shape and --per-rank, the built-in categories and
 # gpu-time (busy as a union, idle split into host wait / kernel gap / sync /
-# other, overlap, launch delays) on the corpus Kineto traces; the LLaMA
+# other, overlap, launch delays) on the corpus Kineto traces; files as runs
+# (ranks, labels, files that claim one rank, any file order); the LLaMA
 # unitrace schema against unitrace's own compiled form of it; and the option
 # checks of the triage commands.
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
@@ -38,7 +39,7 @@ expect_usage() {
 
 # ---- options ----------------------------------------------------------------------
 expect_usage "--by takes name, shape, op, stream, device or rank" kernels --demo --by bogus
-expect_usage "--per-rank needs --by name" kernels --demo --per-rank --by shape
+expect_usage "--per-rank needs --by name or op" kernels --demo --per-rank --by shape
 expect_usage "--memory is for kernels" info --demo --memory
 expect_usage "--per-rank is for kernels" info --demo --per-rank
 
@@ -144,5 +145,14 @@ run_triage per-rank "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz
 run_triage per-rank "$TREX_CORPUS"/kineto/hta_sampled_2rank/*.json.gz
 run_triage gpu-ranks "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz
 run_triage gpu-ranks "$TREX_CORPUS"/kineto/hta_sampled_2rank/*.json.gz
+
+# Every file one run: two runs that both claim rank 1, 8 distinct ranks, and
+# a file with distributedInfo.rank beside one without, in both orders.
+compare=$TREX_CORPUS/kineto/hta_trace_compare
+triton=$TREX_CORPUS/kineto/hta_triton/triton_example.json.gz
+run_triage runs "$compare/base.json.gz" "$compare/test.json.gz"
+run_triage runs "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz
+run_triage runs "$compare/base.json.gz" "$triton"
+run_triage runs "$triton" "$compare/base.json.gz"
 
 done_testing

@@ -336,8 +336,8 @@ rank_checks() {
 	csv=$TEST_TMP/ranks.csv
 	"$TREX" -q kernels --per-rank --format csv "$@" >"$csv"
 	dump 160 48 '2 < < < g' "$@"
-	check_dump "$what: a total column per rank" has 'sort: Rank 1 ▼'
-	check_dump "$what: ... shown in the header" sh -c "sed -n 2p '$TEST_TMP/screen.txt' | grep -q 'Rank 1'"
+	check_dump "$what: a total column per rank" has 'sort: rank 1 ▼'
+	check_dump "$what: ... shown in the header" sh -c "sed -n 2p '$TEST_TMP/screen.txt' | grep -q 'rank 1'"
 	check_dump "$what: the biggest rank-1 total first" \
 		starts_with "$(last_line)" "$(prefix "$(exp "$csv" first rank1_total_ns desc)" 150)"
 	dump 160 48 '2 B B B B' "$@"

@@ -215,8 +215,9 @@ Test(categories, table_sums_time_calls_and_devices)
 	cr_assert_eq(trex_categories_table(idx, &o, &t, &err), TREX_OK);
 	/* total, share, calls, 2 devices, bar, category */
 	cr_assert_eq(t.ncols, 7);
-	cr_assert_str_eq(t.cols[3].key, "rank0_pid0_ns");
-	cr_assert_str_eq(t.cols[4].key, "rank0_pid1_ns");
+	cr_assert_str_eq(t.cols[3].key, "rank0_gpu0_ns");
+	cr_assert_str_eq(t.cols[3].title, "GPU 0");
+	cr_assert_str_eq(t.cols[4].key, "rank0_gpu1_ns");
 	cr_assert_str_eq(t.cols[5].key, "bar");
 	cr_assert_str_eq(t.cols[6].key, "category");
 	g = row_of(&t, "gemm");

@@ -81,7 +81,7 @@ Test(gpu_time, busy_is_the_union_not_the_sum)
 	cr_assert_str_eq(t.cols[SPAN].key, "span_ns");
 	cr_assert_str_eq(t.cols[SHORT].key, "short_kernels");
 	cr_assert_eq(count(&t, 0, RANK), 3);
-	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "0");
+	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "GPU 0");
 	cr_assert_eq(num(&t, 0, SPAN), 250);
 	cr_assert_eq(num(&t, 0, BUSY), 200);
 	cr_assert_eq(num(&t, 0, IDLE), 50);
@@ -174,9 +174,9 @@ Test(gpu_time, one_row_per_device)
 
 	gpu_time(ev, 2, &t);
 	cr_assert_eq(t.nrows, 2);
-	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "0");
+	cr_assert_str_eq(trex_table_cell(&t, 0, DEVICE)->text, "GPU 0");
 	cr_assert_eq(num(&t, 0, BUSY), 10);
-	cr_assert_str_eq(trex_table_cell(&t, 1, DEVICE)->text, "1");
+	cr_assert_str_eq(trex_table_cell(&t, 1, DEVICE)->text, "GPU 1");
 	cr_assert_eq(num(&t, 1, BUSY), 20);
 	cr_assert_eq(num(&t, 1, DMED), 0);
 	trex_table_free(&t);

@@ -215,7 +215,7 @@ Test(kernels, shape_groups_split_a_name)
 	cr_assert_str_eq(t.cols[SHAPE].key, "shape");
 	cr_assert_str_eq(t.cols[S_NAME].key, "name");
 	cr_assert_str_eq(text(&t, 0, S_STREAM), "stream 7");
-	cr_assert_str_eq(text(&t, 0, S_DEVICE), "0");
+	cr_assert_str_eq(text(&t, 0, S_DEVICE), "GPU 0");
 	cr_assert_eq(t.nrows, 4);
 	cr_assert_str_eq(name(&t, 0), "k");
 	cr_assert_str_eq(text(&t, 0, SHAPE), s2);
@@ -306,8 +306,9 @@ struct gev {
 	uint32_t corr, ext;
 };
 
-/* Files 0..nfiles-1 with ranks 10, 11, ...; one builder per file. */
-static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigned nfiles)
+/* Files 0..nfiles-1 at paths[f] claiming ranks[f]; one builder per file. */
+static struct trex_index *index_of_runs(const struct gev *ev, size_t n, const char *const *paths,
+                                        const int64_t *ranks, unsigned nfiles)
 {
 	struct trex_builder *b[4];
 	struct trex_build_file files[4];
@@ -315,8 +316,8 @@ static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigne
 	cr_assert_leq(nfiles, 4);
 	for (unsigned f = 0; f < nfiles; f++) {
 		b[f] = trex_builder_new(f);
-		files[f] = fixture_file(f ? "rank11.json" : "rank10.json");
-		files[f].rank = 10 + f;
+		files[f] = fixture_file(paths[f]);
+		files[f].rank = ranks[f];
 		files[f].has_rank = true;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -325,6 +326,16 @@ static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigne
 		                                    ev[i].ts, ev[i].dur, ev[i].corr, ev[i].ext,
 		                                    ev[i].shape});
 	return fixture_build(files, b, nfiles);
+}
+
+/* Files 0..nfiles-1 with ranks 10, 11, ... */
+static struct trex_index *index_of_files(const struct gev *ev, size_t n, unsigned nfiles)
+{
+	static const char *const paths[] = {"rank10.json", "rank11.json", "rank12.json",
+	                                    "rank13.json"};
+	static const int64_t ranks[] = {10, 11, 12, 13};
+
+	return index_of_runs(ev, n, paths, ranks, nfiles);
 }
 
 static void table_of(const struct gev *ev, size_t n, unsigned nfiles,
@@ -371,12 +382,12 @@ Test(kernels, by_stream_device_and_rank)
 	cr_assert_eq(trex_table_cell(&t, 0, NSTAT)->count, 11);
 	cr_assert_eq(num(&t, 1, TOTAL), 150);
 	cr_assert_eq(trex_table_cell(&t, 1, NSTAT)->count, 10);
-	cr_assert_str_eq(text(&t, 1, NSTAT + 1), "0");
+	cr_assert_str_eq(text(&t, 1, NSTAT + 1), "rank 10 GPU 0");
 	cr_assert_str_eq(text(&t, 1, NSTAT + 2), "stream 7");
 	cr_assert_eq(num(&t, 2, TOTAL), 30);
 	cr_assert_str_eq(text(&t, 2, NSTAT + 2), "stream 8");
 	cr_assert_eq(num(&t, 3, TOTAL), 5);
-	cr_assert_str_eq(text(&t, 3, NSTAT + 1), "1");
+	cr_assert_str_eq(text(&t, 3, NSTAT + 1), "rank 10 GPU 1");
 	trex_table_free(&t);
 
 	/* devices: r11/0 200, r10/0 180, r10/1 5 */
@@ -394,12 +405,70 @@ Test(kernels, by_stream_device_and_rank)
 	o.memory = true;
 	table_of(two_ranks, 6, 2, &o, &t);
 	cr_assert_eq(t.nrows, 2);
-	cr_assert_eq(t.ncols, NSTAT + 1);
+	cr_assert_eq(t.ncols, NSTAT + 2);
 	cr_assert_eq(trex_table_cell(&t, 0, NSTAT)->count, 11);
+	cr_assert_str_eq(t.cols[NSTAT + 1].key, "file");
+	cr_assert_str_eq(text(&t, 0, NSTAT + 1), "rank11.json");
 	cr_assert_eq(num(&t, 0, TOTAL), 1200);
 	cr_assert_eq(num(&t, 1, TOTAL), 185);
 	cr_assert_float_eq(num(&t, 1, PCT), 185.0 / 1385 * 100, 1e-9);
 	trex_table_free(&t);
+}
+
+/* two_ranks' files as two runs of rank 10: never summed into one row or
+ * column, and their labels say which run is which. */
+Test(kernels, two_files_of_one_rank_stay_apart)
+{
+	static const char *const paths[] = {"a/base.json", "b/test.json"};
+	static const int64_t ranks[] = {10, 10};
+	struct trex_index *idx = index_of_runs(two_ranks, 6, paths, ranks, 2);
+	struct trex_kernel_opts o = {TREX_KERNELS_BY_RANK, true, false, false, NULL, NULL, NULL};
+	struct trex_error err;
+	struct trex_table t;
+	size_t base, test;
+
+	/* test 1200, base 185 */
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 2);
+	cr_assert_eq(num(&t, 0, TOTAL), 1200);
+	cr_assert_eq(trex_table_cell(&t, 0, NSTAT)->count, 10);
+	cr_assert_str_eq(text(&t, 0, NSTAT + 1), "test.json");
+	cr_assert_eq(num(&t, 1, TOTAL), 185);
+	cr_assert_eq(trex_table_cell(&t, 1, NSTAT)->count, 10);
+	cr_assert_str_eq(text(&t, 1, NSTAT + 1), "base.json");
+	trex_table_free(&t);
+
+	/* k: base 180, test 200 */
+	o = (struct trex_kernel_opts){TREX_KERNELS_BY_NAME, false, true, false, NULL, NULL, NULL};
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	base = col_of(&t, "rank10_base_total_ns");
+	test = col_of(&t, "rank10_test_total_ns");
+	cr_assert_eq(test, base + 1);
+	cr_assert_str_eq(t.cols[base].title, "rank 10 (base.json)");
+	cr_assert_str_eq(t.cols[test].title, "rank 10 (test.json)");
+	cr_assert_str_eq(name(&t, 0), "k");
+	cr_assert_eq(num(&t, 0, base), 180);
+	cr_assert_eq(num(&t, 0, test), 200);
+	trex_table_free(&t);
+
+	/* by op, no launching op for any: base 185, test 200 */
+	o.group = TREX_KERNELS_BY_OP;
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, col_of(&t, "rank10_base_total_ns")), 185);
+	cr_assert_eq(num(&t, 0, col_of(&t, "rank10_test_total_ns")), 200);
+	cr_assert_str_eq(text(&t, 0, t.ncols - 1), "(no launching op)");
+	trex_table_free(&t);
+
+	/* devices: test GPU 0 200, base GPU 0 180, base GPU 1 5 */
+	o.group = TREX_KERNELS_BY_DEVICE;
+	cr_assert_eq(trex_kernels_table(idx, &o, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(text(&t, 0, NSTAT + 1), "rank 10 (test.json) GPU 0");
+	cr_assert_str_eq(text(&t, 1, NSTAT + 1), "rank 10 (base.json) GPU 0");
+	cr_assert_str_eq(text(&t, 2, NSTAT + 1), "rank 10 (base.json) GPU 1");
+	trex_table_free(&t);
+	trex_index_free(idx);
 }
 
 Test(kernels, per_rank_totals_and_memory)
@@ -413,7 +482,7 @@ Test(kernels, per_rank_totals_and_memory)
 	cr_assert_eq(t.ncols, NSTAT + 3);
 	r10 = col_of(&t, "rank10_total_ns");
 	r11 = col_of(&t, "rank11_total_ns");
-	cr_assert_str_eq(t.cols[r10].title, "Rank 10");
+	cr_assert_str_eq(t.cols[r10].title, "rank 10");
 	cr_assert_eq(r11, r10 + 1);
 	cr_assert_eq(t.nrows, 3);
 	cr_assert_str_eq(name(&t, 0), "Memcpy HtoD");
@@ -668,7 +737,7 @@ Test(kernels, instances_sorted_by_duration_with_labels)
 	cr_expect_eq(num(&t, 2, 0), 100);
 	cr_expect_eq(num(&t, 2, 1), 15);
 	cr_expect_eq(trex_table_cell(&t, 0, 2)->count, 0);
-	cr_expect_str_eq(text(&t, 0, 3), "0");
+	cr_expect_str_eq(text(&t, 0, 3), "GPU 0");
 	cr_expect_str_eq(text(&t, 0, 4), "stream 7");
 	cr_expect_str_eq(text(&t, 0, 5), "grid=[1,1,1]");
 	cr_expect_str_eq(text(&t, 1, 5), "");

@@ -40,9 +40,10 @@ Test(loader, files_merge_one_rank_each)
 	cr_assert_eq(trex_load_paths((const char *const *)paths, 3, &opts, &idx, &err), TREX_OK);
 	cr_assert_eq(trex_index_file_count(idx), 3);
 	cr_assert_eq(trex_index_slice_count(idx), 3);
+	/* numbered by rank: the last path has rank 0 */
 	for (uint32_t f = 0; f < 3; f++) {
-		cr_assert_eq(trex_index_file(idx, f)->rank, 2 - (int64_t)f);
-		cr_assert_str_eq(trex_index_str(idx, trex_index_file(idx, f)->path), paths[f]);
+		cr_assert_eq(trex_index_file(idx, f)->rank, (int64_t)f);
+		cr_assert_str_eq(trex_index_str(idx, trex_index_file(idx, f)->path), paths[2 - f]);
 	}
 	/* same pid/tid in different files are different tracks */
 	cr_assert_neq(trex_index_slice(idx, 0)->track, trex_index_slice(idx, 1)->track);
@@ -68,6 +69,153 @@ Test(loader, rank_defaults_to_file_position)
 	unlink(b);
 	free(a);
 	free(b);
+}
+
+/* ---- ranks and file order ------------------------------------------------------------------ */
+
+/* Writes text to dir/name; returns the path (malloc'd). */
+static char *write_named(const char *dir, const char *name, const char *text)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(len);
+	FILE *f;
+
+	cr_assert_not_null(path);
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(fputs(text, f) >= 0, true);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+static const char no_rank_file[] =
+	"[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
+
+struct named {
+	const char *name;
+	int rank; /* -1: none */
+};
+
+/* Loads the files in the order of order[] (indexes into files[]) and
+ * returns "path-name:rank ..." in file id order. */
+static void load_order(const char *dir, const struct named *files, const size_t *order, size_t n,
+                       char *out, size_t size)
+{
+	char *paths[8], text[512];
+	struct trex_index *idx;
+	struct trex_error err;
+	size_t len = 0;
+
+	cr_assert_leq(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		const struct named *f = &files[order[i]];
+
+		if (f->rank >= 0)
+			snprintf(text, sizeof text, rank_file, f->rank);
+		paths[i] = write_named(dir, f->name, f->rank >= 0 ? text : no_rank_file);
+	}
+	cr_assert_eq(trex_load_paths((const char *const *)paths, n, NULL, &idx, &err), TREX_OK,
+	             "%s", err.message);
+	out[0] = '\0';
+	for (uint32_t f = 0; f < trex_index_file_count(idx); f++) {
+		const struct trex_file *file = trex_index_file(idx, f);
+		const char *path = trex_index_str(idx, file->path);
+
+		len += (size_t)snprintf(out + len, size - len, "%s%s:%lld", f ? " " : "",
+		                        strrchr(path, '/') + 1, (long long)file->rank);
+	}
+	trex_index_free(idx);
+	for (size_t i = 0; i < n; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+}
+
+static void swap_sizes(size_t *a, size_t *b)
+{
+	size_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The next permutation of v[0..n) in lexicographic order; false after the last. */
+static bool next_permutation(size_t *v, size_t n)
+{
+	size_t i = n - 1, j = n - 1;
+
+	while (i > 0 && v[i - 1] >= v[i])
+		i--;
+	if (i == 0)
+		return false;
+	while (v[j] <= v[i - 1])
+		j--;
+	swap_sizes(&v[i - 1], &v[j]);
+	for (size_t a = i, b = n - 1; a < b; a++, b--)
+		swap_sizes(&v[a], &v[b]);
+	return true;
+}
+
+/* Every order of files[0..n) loads the same index: want. */
+static void check_every_order(const struct named *files, size_t n, const char *want)
+{
+	char tmpl[] = "/tmp/trex-ranks-XXXXXX", got[512];
+	const char *dir = mkdtemp(tmpl);
+	size_t order[8], orders = 0, every = 1;
+
+	cr_assert_not_null(dir);
+	cr_assert_leq(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		order[i] = i;
+		every *= i + 1;
+	}
+	do {
+		load_order(dir, files, order, n, got, sizeof got);
+		cr_assert_str_eq(got, want, "order %zu %zu %zu %zu", order[0], order[1], order[2],
+		                 order[3]);
+		orders++;
+	} while (next_permutation(order, n));
+	cr_assert_eq(orders, every);
+	rmdir(dir);
+}
+
+Test(loader, a_file_without_rank_takes_the_lowest_free_one)
+{
+	/* One file of rank 1 (distributedInfo), one without: 0 for it, whichever comes first. */
+	const struct named mixed[] = {{"base.json", 1}, {"other.json", -1}};
+	char tmpl[] = "/tmp/trex-ranks-XXXXXX", got[512];
+	const char *dir = mkdtemp(tmpl);
+
+	cr_assert_not_null(dir);
+	load_order(dir, mixed, (const size_t[]){0, 1}, 2, got, sizeof got);
+	cr_assert_str_eq(got, "other.json:0 base.json:1");
+	load_order(dir, mixed, (const size_t[]){1, 0}, 2, got, sizeof got);
+	cr_assert_str_eq(got, "other.json:0 base.json:1");
+	rmdir(dir);
+}
+
+Test(loader, files_without_rank_fill_the_gaps_in_command_line_order)
+{
+	const struct named files[] = {{"x.json", 0}, {"y.json", -1}, {"z.json", 2}, {"w.json", -1}};
+	char tmpl[] = "/tmp/trex-ranks-XXXXXX", got[512];
+	const char *dir = mkdtemp(tmpl);
+
+	cr_assert_not_null(dir);
+	load_order(dir, files, (const size_t[]){0, 1, 2, 3}, 4, got, sizeof got);
+	cr_assert_str_eq(got, "x.json:0 y.json:1 z.json:2 w.json:3");
+	load_order(dir, files, (const size_t[]){3, 2, 1, 0}, 4, got, sizeof got);
+	cr_assert_str_eq(got, "x.json:0 w.json:1 z.json:2 y.json:3");
+	rmdir(dir);
+}
+
+Test(loader, file_order_does_not_change_the_index)
+{
+	/* two runs of rank 1, rank 0, and a file without rank (2) */
+	const struct named files[] = {
+	    {"test.json", 1}, {"base.json", 1}, {"r0.json", 0}, {"none.json", -1}};
+
+	check_every_order(files, 4, "r0.json:0 base.json:1 test.json:1 none.json:2");
 }
 
 Test(loader, missing_file_names_the_path)

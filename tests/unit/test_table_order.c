@@ -277,3 +277,27 @@ Test(table_order, transpose_makes_one_row_per_metric)
 	trex_table_free(&out);
 	trex_table_free(&t);
 }
+
+/* Several files: the device label already names the rank, said once. */
+Test(table_order, transpose_says_the_rank_once)
+{
+	struct trex_table t, out;
+	enum trex_col_type *types;
+	struct trex_error err;
+	const char *dev[] = {"rank 3 GPU 0", "rank 3 (b.json) GPU 0", "rank 30 GPU 0"};
+
+	trex_table_init(&t, "gpu_time", wide_cols, 5);
+	for (int r = 0; r < 3; r++) {
+		union trex_cell *c = trex_table_add_row(&t);
+
+		c[0].count = 3;
+		c[1].text = dev[r];
+	}
+	cr_assert_eq(trex_table_transpose(&t, 2, &out, &types, &err), TREX_OK);
+	cr_expect_str_eq(out.cols[1].title, "rank 3 GPU 0");
+	cr_expect_str_eq(out.cols[2].title, "rank 3 (b.json) GPU 0");
+	cr_expect_str_eq(out.cols[3].title, "rank 3 rank 30 GPU 0");
+	free(types);
+	trex_table_free(&out);
+	trex_table_free(&t);
+}

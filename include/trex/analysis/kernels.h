@@ -38,7 +38,9 @@ struct trex_catset;
 struct trex_kernel_opts {
 	enum trex_kernel_group group;
 	bool memory;   /* also count memcpy and memset (TREX_KIND_MEMCPY/MEMSET) */
-	bool per_rank; /* BY_NAME only: one total column per rank ("rank<R>_total_ns") */
+	bool per_rank; /* BY_NAME and BY_OP only: one total column per file, in file
+	                * (rank) order: key trex_file_key + "_total_ns", title
+	                * trex_file_label */
 	bool args;     /* BY_SHAPE only: an "args" column, the args JSON text of the
 	                * group's first instance (earliest start, then lowest id) */
 	/* BY_OP only: launching ops from trex_kernel_ops_compute (the same
@@ -73,10 +75,14 @@ void trex_kernel_ops_free(struct trex_kernel_ops *ops);
  * min_ns max_ns stddev_ns p95_ns p99_ns), then per group:
  *  name:   [rank<R>_total_ns...] name
  *  shape:  rank device stream shape [args] name
- *  op:     op ("(no launching op)" when none is found)
+ *  op:     [rank<R>_total_ns...] op ("(no launching op)" when none is found)
  *  stream: rank device stream
  *  device: rank device
- *  rank:   rank
+ *  rank:   rank file (one row per file: two files of one rank stay apart;
+ *          file is its trex_file_name)
+ * rank is the file's rank (a count), device its trex_device_label. Groups
+ * of equal totals (and names) come in display order: file (by rank),
+ * device, stream.
  * A kernel's op is the innermost cpu_op enclosing its correlated runtime
  * launch, else the cpu_op sharing the launch's (or kernel's) External id.
  * A kernel without grid/block (ROCm) takes its shape from its launch. */
@@ -110,8 +116,8 @@ enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint3
 					     struct trex_error *err);
 
 /* Labels shared by the triage analyses, written to buf (returned): a
- * device is its process name ("GPU 0"), else "pid N"; a stream is its
- * track name ("stream 7"), else its tid text. */
+ * device is its trex_device_label (analysis/labels.h: "GPU 0", "rank 3
+ * GPU 0"); a stream is its track name ("stream 7"), else its tid text. */
 const char *trex_process_label(const struct trex_index *idx, uint32_t process, char *buf,
 			       size_t size);
 const char *trex_track_label(const struct trex_index *idx, uint32_t track, char *buf,

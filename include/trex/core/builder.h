@@ -34,6 +34,9 @@ struct trex_ev {
 
 /* file: the global file id this builder's events belong to. */
 struct trex_builder *trex_builder_new(uint32_t file);
+/* Gives the builder's events to global file id file instead (the loader
+ * numbers files by rank once every file is parsed). */
+void trex_builder_set_file(struct trex_builder *b, uint32_t file);
 void trex_builder_free(struct trex_builder *b);
 /* Gives back spare room once nothing more will be added (a loader part is
  * done); adding after it still works, it only grows again. */

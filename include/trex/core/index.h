@@ -211,7 +211,8 @@ struct trex_file {
 	uint32_t path;          /* string id */
 	uint32_t format;        /* string id: "chrome-json" */
 	uint32_t dialect;       /* string id: "kineto", "kineto-2021", "unitrace", "acelyzer-flex", ... */
-	int64_t rank;           /* distributedInfo.rank, else the file's position */
+	int64_t rank;           /* distributedInfo.rank, else the lowest rank >= 0 no file
+	                         * claims (files without one in command-line order) */
 	uint8_t has_rank;       /* rank came from the file */
 	uint8_t gzip;
 	uint8_t truncated;      /* input ended inside the trace */
@@ -233,6 +234,8 @@ struct trex_index; /* opaque */
 struct trex_strtab *trex_index_strings(const struct trex_index *idx);
 static inline const char *trex_index_str(const struct trex_index *idx, uint32_t id);
 
+/* Loaded files are numbered by rank, files claiming the same rank by base
+ * name and path (trex_load_sources); analysis/labels.h names them. */
 uint32_t trex_index_file_count(const struct trex_index *idx);
 const struct trex_file *trex_index_file(const struct trex_index *idx, uint32_t id);
 

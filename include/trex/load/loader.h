@@ -66,7 +66,11 @@ enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
 bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
 			    uint64_t disk_bytes_delta, uint64_t events_delta);
 
-/* Loads several inputs into one index, one rank per file. */
+/* Loads several inputs into one index, one rank per file: a file's rank is
+ * its distributedInfo.rank, else the lowest rank >= 0 that no file claims
+ * (files without one take them in command-line order). The index numbers
+ * the files by rank; files claiming the same rank stay apart (by base
+ * name, then path), so the order of the inputs changes nothing else. */
 enum trex_status trex_load_paths(const char *const *paths, size_t count,
 				 const struct trex_load_opts *opts, struct trex_index **out,
 				 struct trex_error *err);
