@@ -1,9 +1,11 @@
 #!/bin/sh
-# Screen tests: trace strings with escape sequences in them (names, a
-# category, args, process and thread names of tests/data/control_chars.json:
-# ESC [2J, ESC ]0;...BEL that sets the window title, a C1 CSI, NUL) never
-# reach the terminal raw. Every view shows them as escapes in reverse video,
-# while a name that literally holds "\x1b" is plain text.
+# Screen tests of what the interface says. Trace strings with escape
+# sequences in them (names, a category, args, process and thread names of
+# tests/data/control_chars.json: ESC [2J, ESC ]0;...BEL that sets the window
+# title, a C1 CSI, NUL) never reach the terminal raw: every view shows them
+# as escapes in reverse video, while a name that literally holds "\x1b" is
+# plain text. Counts in the singular, the title's file count, the export
+# error's file name.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 . "${TREX_SRCDIR:-.}/tests/screen/lib.sh"
@@ -57,10 +59,12 @@ for term in xterm-256color xterm vt100 linux; do
 	screen_wait 'EXIT=0' >/dev/null
 done
 
-screen_start 130 30 -- "$TRACE"
+screen_start 130 45 -- "$TRACE"
 screen_wait 'stream 7' >/dev/null
-# the op slice (row 2 of the process with pid 1): its details, with args
-screen_keys j j j j .
+# the op slice, found by a search, and its details with args
+screen_keys / o p
+screen_wait '/op' >/dev/null
+screen_keys Enter
 screen_settle
 screen_keys Enter
 screen_wait 'Details' >/dev/null
@@ -69,6 +73,7 @@ check_screen "details: name, category and track escaped" details_escaped
 check_screen "details: args with NUL, ESC and C1 in key and value" \
 	shows 'k\0ey: v\x1b[31ma\0l\u009b'
 check_screen "status line: the selected name escaped" shows 'op\x1b]0;title\x07x  start'
+check_screen "details: one child, said in the singular" shows 'depth: 0 (1 child)'
 check_screen "details: the window title is untouched" title_kept
 screen_keys 2
 screen_wait 'kernels by name' >/dev/null
@@ -83,12 +88,35 @@ screen_wait 'stream 7' >/dev/null
 screen_keys / e s c
 screen_wait '/esc' >/dev/null
 screen_settle
-check_screen "search: one match, said in the singular" shows '1 match'
+one_match() {
+	shows '1 match' && ! shows '1 matches'
+}
+check_screen "search: one match, said in the singular" one_match
 screen_keys Enter
 screen_settle
 check_screen "search: the match's name escaped in the details" shows 'name: esc\x1b[31mred'
 check_screen "search: the window title is untouched" title_kept
 screen_keys q
 screen_wait 'EXIT=0' >/dev/null
+
+# the title: the file count and base names, cut with an ellipsis
+DATA=$TREX_SRCDIR/tests/data
+screen_dump 100 12 "$TEST_TMP/title.txt" --script '' "$DATA/kernels.json" "$DATA/array.json"
+check "title: the file count and base names" \
+	grep -q '^ trex: 2 files: kernels.json, array.json  ' "$TEST_TMP/title.txt"
+screen_dump 40 12 "$TEST_TMP/title.txt" --script '' "$DATA/kernels.json" "$DATA/array.json"
+check "title: cut with an ellipsis at 40 columns" grep -q '^ trex: 2 files: kernels.json, a.*… ' \
+	"$TEST_TMP/title.txt"
+screen_dump 100 12 "$TEST_TMP/title.txt" --script '2' "$DATA/kernels.json" "$DATA/array.json"
+check "title of a table: the same file count" \
+	grep -q '^ trex: kernels by name - 2 files: kernels.json, array.json' "$TEST_TMP/title.txt"
+
+# an export that fails names the file
+mkdir -p "$TEST_TMP/exp"
+(cd "$TEST_TMP/exp" && screen_dump 80 24 "$TEST_TMP/exp.txt" \
+	--script '2 x <C-u> n o - d i r / k . c s v Enter' "$TRACE")
+check "export: the error names the file" grep -q '^ export failed: no-dir/k\.csv: ' "$TEST_TMP/exp.txt"
+(cd "$TEST_TMP/exp" && screen_dump 80 24 "$TEST_TMP/exp.txt" --script '2 x Enter' "$DATA/object.json")
+check "export: \"wrote 1 row\" for one row" grep -q '^ wrote 1 row to kernels.csv' "$TEST_TMP/exp.txt"
 
 done_testing
