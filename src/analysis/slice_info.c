@@ -246,8 +246,9 @@ static void put_utf8(struct scan *s, unsigned cp)
 }
 
 /* \uXXXX (s->p after the 'u'), surrogate pairs joined; U+FFFD for a lone
- * surrogate or NUL. The output (<= 4 bytes) never outgrows the 6 or 12
- * input bytes. */
+ * surrogate; NUL as C0 80, as the string table keeps it (strtab.h), so the
+ * value stays one C string that is shown with its \0. The output (<= 4
+ * bytes) never outgrows the 6 or 12 input bytes. */
 static bool unescape_u(struct scan *s)
 {
 	int hi = hex4(s->p, s->end), lo;
@@ -261,7 +262,12 @@ static bool unescape_u(struct scan *s)
 		put_utf8(s, 0x10000 + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00));
 		return true;
 	}
-	put_utf8(s, hi == 0 || (hi >= 0xd800 && hi < 0xe000) ? 0xfffd : (unsigned)hi);
+	if (hi == 0) {
+		*s->o++ = (char)0xc0;
+		*s->o++ = (char)0x80;
+		return true;
+	}
+	put_utf8(s, hi >= 0xd800 && hi < 0xe000 ? 0xfffd : (unsigned)hi);
 	return true;
 }
 

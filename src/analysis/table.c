@@ -98,20 +98,44 @@ static struct trex_table_arena *arena_room(struct trex_table *t, size_t need)
 	return a;
 }
 
+/* Bytes of s[0..len) once each NUL is two bytes (C0 80). */
+static size_t stored_len(const char *s, size_t len)
+{
+	size_t n = len;
+	const char *p = len ? memchr(s, '\0', len) : NULL;
+
+	while (p) {
+		n++;
+		p = memchr(p + 1, '\0', len - (size_t)(p + 1 - s));
+	}
+	return n;
+}
+
 const char *trex_table_strdup(struct trex_table *t, const char *s, size_t len)
 {
 	struct trex_table_arena *a;
-	char *p;
+	size_t n;
+	char *p, *o;
 
-	if (len == SIZE_MAX)
+	if (len == SIZE_MAX || (n = stored_len(s, len)) == SIZE_MAX)
 		return NULL;
-	a = arena_room(t, len + 1);
+	a = arena_room(t, n + 1);
 	if (!a)
 		return NULL;
-	p = a->data + a->used;
-	if (len)
+	p = o = a->data + a->used;
+	if (n == len && len) {
 		memcpy(p, s, len);
-	p[len] = '\0';
-	a->used += len + 1;
+		o += len;
+	}
+	for (size_t i = 0; n != len && i < len; i++) {
+		if (s[i] == '\0') {
+			*o++ = (char)0xc0;
+			*o++ = (char)0x80;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	a->used += n + 1;
 	return p;
 }

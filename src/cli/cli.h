@@ -50,7 +50,9 @@ enum cli_command {
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
 	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name|op: one total column per rank (file)") \
-	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE, atomically; '-' is stdout")    \
+	X(OUTPUT, "output", 'o', "FILE",                                                           \
+	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
+	  "text) unless --format; '-' is stdout")                                                  \
 	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
 	X(THREADS, "threads", 'j', "N",                                                            \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \

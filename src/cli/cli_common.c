@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trex/analysis/labels.h"
+#include "trex/core/display.h"
 #include "trex/core/grow.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
@@ -110,6 +111,7 @@ void cli_print_help(FILE *out)
 
 struct parse_state {
 	bool format_set, by_set, threads_set;
+	bool format_from_path; /* -o FILE's extension chose the format */
 };
 
 #define usage(err, ...) trex_error_set(err, TREX_USAGE, NULL, -1, __VA_ARGS__)
@@ -283,11 +285,30 @@ static void take_command(struct cli_opts *o)
 	}
 }
 
+/* Without --format, -o FILE writes what its extension asks for (".csv"
+ * CSV, ".json" JSON, else text), as the interface's export does. */
+static void format_from_path(struct cli_opts *o, struct parse_state *ps)
+{
+	if (ps->format_set || !o->output || strcmp(o->output, "-") == 0)
+		return;
+	o->format = trex_table_format_for_path(o->output);
+	ps->format_from_path = o->format != TREX_FMT_TEXT;
+}
+
 static enum trex_status check_combination(const struct cli_opts *o, const struct parse_state *ps,
                                           struct trex_error *err)
 {
 	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_CSV)
-		return usage(err, "info: --format is text or json (csv is for 'kernels')");
+		return ps->format_from_path
+		           ? usage(err,
+		                   "info: -o %s asks for csv, but info is text or json "
+		                   "(--format text|json, or another file name)",
+		                   o->output)
+		           : usage(err, "info: --format is text or json (csv is for 'kernels')");
+	if (o->command == CLI_CMD_DEFAULT && ps->format_from_path)
+		return usage(
+		    err, "-o %s asks for %s, which needs a command: 'trex info' or 'trex kernels'",
+		    o->output, o->format == TREX_FMT_CSV ? "csv" : "json");
 	if (o->command == CLI_CMD_DEFAULT && ps->format_set && o->format != TREX_FMT_TEXT)
 		return usage(err,
 		             "--format csv|json needs a command: 'trex info' or 'trex kernels'");
@@ -312,7 +333,7 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 
 enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct trex_error *err)
 {
-	struct parse_state ps = {false, false, false};
+	struct parse_state ps = {false, false, false, false};
 	const char *env = getenv("TREX_THREADS");
 	enum trex_status st;
 
@@ -328,6 +349,7 @@ enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct tre
 	take_command(o);
 	if (o->help || o->version)
 		return TREX_OK;
+	format_from_path(o, &ps);
 	if (!ps.threads_set && env && *env) {
 		st = parse_threads(env, "TREX_THREADS", &o->threads, err);
 		if (st != TREX_OK)
@@ -485,7 +507,8 @@ static void on_progress(const struct trex_load_progress *p, void *user)
 		        (double)p->bytes_total / mb);
 	else
 		fprintf(stderr, "\rtrex: loading %.1f MB", (double)done / mb);
-	fprintf(stderr, ", %" PRIu64 " events, %.1f MB/s\033[K", p->events,
+	fprintf(stderr, ", %" PRIu64 " %s, %.1f MB/s\033[K", p->events,
+	        trex_plural(p->events, "event", "events"),
 	        secs > 0 ? (double)p->bytes_done / mb / secs : 0.0);
 }
 

@@ -38,10 +38,11 @@ static void text_totals(const struct trex_summary *s, FILE *out)
 	trex_format_duration((double)(s->end_ns - s->start_ns), span, sizeof(span));
 	fprintf(out, "Time span: %s (from %" PRId64 " ns to %" PRId64 " ns)\n", span, s->start_ns,
 	        s->end_ns);
-	fprintf(out,
-	        "Events: %" PRIu64 " slices, %" PRIu64 " instants, %" PRIu64
-	        " counter samples, %" PRIu64 " flows\n\n",
-	        s->slices, s->instants, s->samples, s->flows);
+	fprintf(out, "Events: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s\n\n",
+	        s->slices, trex_plural(s->slices, "slice", "slices"), s->instants,
+	        trex_plural(s->instants, "instant", "instants"), s->samples,
+	        trex_plural(s->samples, "counter sample", "counter samples"), s->flows,
+	        trex_plural(s->flows, "flow", "flows"));
 }
 
 static enum trex_status write_text(const struct trex_summary *s, FILE *out, struct trex_error *err)

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "cli.h"
 #include "trex/analysis/categories.h"
+#include "trex/core/display.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 #include "trex/ui/app.h"
@@ -35,14 +37,28 @@ static bool wants_ui(const struct cli_opts *o)
 	return o->dump_screen || (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 }
 
-/* "a.json", "a.json, b.json" or "demo trace" for the title bar. */
-static void ui_title(const struct cli_opts *o, char *buf, size_t size)
+/* The title bar: "demo trace", the file's path, or the count of files
+ * and their base names, "8 files: worker0.json.gz, worker1.json.gz, ..."
+ * (the bar cuts what does not fit with an ellipsis). */
+static void ui_title(const struct cli_opts *o, const struct trex_index *idx, char *buf, size_t size)
 {
-	size_t n = 0;
+	uint32_t n = trex_index_file_count(idx);
+	size_t used;
 
-	snprintf(buf, size, "%s", o->demo ? "demo trace" : "");
-	for (size_t i = 0; !o->demo && i < o->input_count && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", o->inputs[i]);
+	if (o->demo || n == 1) {
+		snprintf(buf, size, "%s",
+		         o->demo ? "demo trace"
+		                 : trex_index_str(idx, trex_index_file(idx, 0)->path));
+		return;
+	}
+	used = (size_t)snprintf(buf, size, "%" PRIu32 " %s: ", n, trex_plural(n, "file", "files"));
+	for (uint32_t i = 0; i < n && used < size; i++) {
+		const char *path = trex_index_str(idx, trex_index_file(idx, i)->path);
+		const char *base = strrchr(path, '/');
+
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+		                         base && base[1] ? base + 1 : path);
+	}
 }
 
 static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
@@ -54,13 +70,14 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	                          o->dump_screen, title, o->no_mouse, NULL};
 	enum trex_status st;
 
-	ui_title(o, title, sizeof(title));
 	st = cmd_categories_schema(o, &set, err);
 	uo.catset = set;
 	if (st == TREX_OK)
 		st = cli_load(o, &idx, err);
-	if (st == TREX_OK)
+	if (st == TREX_OK) {
+		ui_title(o, idx, title, sizeof(title));
 		st = trex_ui_run(idx, &uo, err);
+	}
 	if (idx) {
 		cli_report_rank_clashes(idx); /* the interface showed it; the screen is gone now */
 		trex_index_free(idx);
@@ -115,7 +132,10 @@ static void print_error(const struct trex_error *err)
 	char msg[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 64];
 
 	trex_error_format(err, msg, sizeof(msg));
-	fprintf(stderr, "trex: %s\n", msg);
+	/* paths and schema lines come from outside: never a raw control character */
+	fputs("trex: ", stderr);
+	trex_escape_write(stderr, msg, strlen(msg), TREX_ESCAPE_CONTROLS);
+	fputc('\n', stderr);
 	if (err->status == TREX_USAGE)
 		fputs("Try 'trex --help' for more information.\n", stderr);
 }

@@ -229,7 +229,7 @@ static bool reserve(struct trex_strtab *tab, size_t len)
 	return true;
 }
 
-uint32_t trex_strtab_intern(struct trex_strtab *tab, const char *s, size_t len)
+static uint32_t intern_plain(struct trex_strtab *tab, const char *s, size_t len)
 {
 	uint32_t h, i, id, mask;
 
@@ -254,7 +254,7 @@ uint32_t trex_strtab_intern(struct trex_strtab *tab, const char *s, size_t len)
 	return id;
 }
 
-uint32_t trex_strtab_find(const struct trex_strtab *tab, const char *s, size_t len)
+static uint32_t find_plain(const struct trex_strtab *tab, const char *s, size_t len)
 {
 	uint32_t i;
 
@@ -262,6 +262,57 @@ uint32_t trex_strtab_find(const struct trex_strtab *tab, const char *s, size_t l
 		return TREX_STR_NONE;
 	i = probe(tab, hash32(s, len), s, len);
 	return tab->slots[i].id1 ? tab->slots[i].id1 - 1 : TREX_STR_ERROR;
+}
+
+/* ---- NUL bytes ------------------------------------------------------------ */
+
+/* The stored form of s[0..len): s itself, or when it holds a NUL a copy
+ * (malloc'd into *copy, for the caller to free) with every NUL as C0 80;
+ * *len is updated. NULL when out of memory. */
+static const char *stored_form(const char *s, size_t *len, char **copy)
+{
+	size_t nuls = 0, o = 0;
+	char *e;
+
+	*copy = NULL;
+	if (*len == 0 || !memchr(s, '\0', *len))
+		return s;
+	for (size_t i = 0; i < *len; i++)
+		nuls += s[i] == '\0';
+	if (*len > SIZE_MAX - nuls || !(e = malloc(*len + nuls)))
+		return NULL;
+	for (size_t i = 0; i < *len; i++) {
+		if (s[i] == '\0') {
+			e[o++] = (char)0xc0;
+			e[o++] = (char)0x80;
+		} else {
+			e[o++] = s[i];
+		}
+	}
+	*len = o;
+	return *copy = e;
+}
+
+uint32_t trex_strtab_intern(struct trex_strtab *tab, const char *s, size_t len)
+{
+	char *copy;
+	uint32_t id;
+
+	s = stored_form(s, &len, &copy);
+	id = s ? intern_plain(tab, s, len) : TREX_STR_ERROR;
+	free(copy);
+	return id;
+}
+
+uint32_t trex_strtab_find(const struct trex_strtab *tab, const char *s, size_t len)
+{
+	char *copy;
+	uint32_t id;
+
+	s = stored_form(s, &len, &copy);
+	id = s ? find_plain(tab, s, len) : TREX_STR_ERROR;
+	free(copy);
+	return id;
 }
 
 const char *trex_strtab_get(const struct trex_strtab *tab, uint32_t id, size_t *len)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "trex/core/display.h"
 #include "trex/export/atomic_file.h"
 
 #define CELL_BUF 64  /* any non-text cell fits */
@@ -33,57 +34,6 @@ bool trex_table_format_parse(const char *s, enum trex_table_format *out)
 }
 
 /* ---- numbers ------------------------------------------------------------------ */
-
-/* Drops trailing fraction zeros (and a bare '.') of a %f rendering. */
-static void trim_fraction(char *s)
-{
-	char *dot = strchr(s, '.');
-	char *end;
-
-	if (!dot)
-		return;
-	end = s + strlen(s);
-	while (end > dot + 1 && end[-1] == '0')
-		end--;
-	if (end == dot + 1)
-		end = dot;
-	*end = '\0';
-}
-
-/* %.*f without a negative zero, trailing zeros trimmed. */
-static void format_trimmed(double v, int decimals, char *buf, size_t size)
-{
-	snprintf(buf, size, "%.*f", decimals, v);
-	trim_fraction(buf);
-	if (strcmp(buf, "-0") == 0)
-		snprintf(buf, size, "0");
-}
-
-const char *trex_format_duration(double ns, char *buf, size_t size)
-{
-	static const struct {
-		const char *unit;
-		double scale;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
-	const size_t last = sizeof(units) / sizeof(units[0]) - 1;
-	char num[CELL_BUF];
-	size_t u = 0;
-
-	if (!isfinite(ns)) {
-		snprintf(buf, size, "-");
-		return buf;
-	}
-	while (u < last && fabs(ns) >= units[u + 1].scale)
-		u++;
-	format_trimmed(ns / units[u].scale, 3, num, sizeof(num));
-	/* 999.9996 us prints as "1000": say "1 ms" instead. */
-	if (u < last && fabs(strtod(num, NULL)) >= 1000) {
-		u++;
-		format_trimmed(ns / units[u].scale, 3, num, sizeof(num));
-	}
-	snprintf(buf, size, "%s %s", num, units[u].unit);
-	return buf;
-}
 
 /* Durations for machines: ns as an exact integer when integral, else with
  * 3 decimals; never an exponent. */
@@ -116,78 +66,77 @@ static bool format_cell(const struct trex_column *col, const union trex_cell *c,
 	} else if (col->type == TREX_COL_PERCENT && fmt == TREX_FMT_TEXT) {
 		snprintf(buf, size, "%.2f", c->number);
 	} else {
-		format_trimmed(c->number, fmt == TREX_FMT_TEXT ? 3 : 6, buf, size);
+		trex_format_decimal(c->number, fmt == TREX_FMT_TEXT ? 3 : 6, buf, size);
 	}
 	return true;
 }
 
-/* ---- UTF-8 ---------------------------------------------------------------------- */
+/* ---- lining numbers up ----------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n)
+/* The fraction ('.' and digits, 0 when none) and unit of a shown number
+ * such as "-12.345 ms". */
+static void number_parts(const char *s, size_t *frac, size_t *unit)
 {
-	size_t len;
-	uint32_t cp;
+	const char *sp = strchr(s, ' ');
+	size_t num = sp ? (size_t)(sp - s) : strlen(s);
+	const char *dot = memchr(s, '.', num);
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
+	*frac = dot ? num - (size_t)(dot - s) : 0;
+	*unit = sp ? strlen(sp + 1) : 0;
+}
+
+static bool lines_up(enum trex_col_type type)
+{
+	return type == TREX_COL_DURATION || type == TREX_COL_NUMBER;
+}
+
+static void align_add(struct trex_num_align *a, const char *shown)
+{
+	size_t frac, unit;
+
+	number_parts(shown, &frac, &unit);
+	if (frac > a->frac)
+		a->frac = (unsigned)frac;
+	if (unit > a->unit)
+		a->unit = (unsigned)unit;
+}
+
+/* Pads the shown number in buf to a's fraction and unit. */
+static void align_pad(char *buf, size_t size, enum trex_col_type type,
+                      const struct trex_num_align *a)
+{
+	size_t frac, unit, len = strlen(buf), fill_frac, fill_unit;
+	size_t unit_w = type == TREX_COL_DURATION ? a->unit : 0;
+	char *sp = strchr(buf, ' ');
+
+	number_parts(buf, &frac, &unit);
+	fill_frac = a->frac > frac ? a->frac - frac : 0;
+	/* no unit ("-"): blanks where the space and the unit go */
+	fill_unit = unit_w > unit ? unit_w - unit + (sp ? 0 : 1) : 0;
+	if (len + fill_frac + fill_unit >= size)
+		return;
+	if (sp) {
+		memmove(sp + fill_frac, sp, strlen(sp) + 1);
+		memset(sp, ' ', fill_frac);
+	} else {
+		memset(buf + len, ' ', fill_frac);
 	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
+	len += fill_frac;
+	memset(buf + len, ' ', fill_unit);
+	buf[len + fill_unit] = '\0';
+}
+
+const char *trex_table_cell_text_aligned(const struct trex_column *col, const union trex_cell *cell,
+                                         const struct trex_num_align *align, char *buf, size_t size)
+{
+	const char *s = trex_table_cell_text_as(col, cell, buf, size);
+
+	if (lines_up(col->type))
+		align_pad(buf, size, col->type, align ? align : &TREX_NUM_ALIGN_ANY);
+	return s;
 }
 
 /* ---- text ------------------------------------------------------------------------- */
-
-static bool is_ctrl(unsigned char ch)
-{
-	return ch < 0x20 || ch == 0x7f;
-}
-
-/* Writes s with control characters made visible (\n, \t, \xHH), so one row
- * stays one line; returns its width in characters (UTF-8 lead bytes).
- * out may be NULL to measure only. */
-static size_t text_put(FILE *out, const char *s)
-{
-	size_t width = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char esc[8];
-
-		if (!is_ctrl(*p)) {
-			if ((*p & 0xc0) != 0x80)
-				width++;
-			if (out)
-				putc(*p, out);
-			continue;
-		}
-		if (*p == '\n')
-			snprintf(esc, sizeof(esc), "\\n");
-		else if (*p == '\t')
-			snprintf(esc, sizeof(esc), "\\t");
-		else
-			snprintf(esc, sizeof(esc), "\\x%02x", *p);
-		width += strlen(esc);
-		if (out)
-			fputs(esc, out);
-	}
-	return width;
-}
 
 const char *trex_table_cell_text_as(const struct trex_column *col, const union trex_cell *cell,
                                     char *buf, size_t size)
@@ -199,9 +148,12 @@ const char *trex_table_cell_text_as(const struct trex_column *col, const union t
 	return buf;
 }
 
-static const char *text_cell(const struct trex_table *t, size_t r, size_t c, char *buf, size_t size)
+/* Writes s as the text table shows it (trace text escaped, so one row
+ * stays one line and reads back); returns its width in characters. out
+ * may be NULL to measure only. */
+static size_t text_put(FILE *out, const char *s)
 {
-	return trex_table_cell_text_as(&t->cols[c], trex_table_cell(t, r, c), buf, size);
+	return trex_escape_write(out, s, strlen(s), TREX_ESCAPE_TEXT);
 }
 
 static void pad(FILE *out, size_t n)
@@ -236,30 +188,51 @@ static size_t row_at(const struct row_sel *sel, size_t i)
 	return sel->rows ? sel->rows[i] : i;
 }
 
-static void text_widths(const struct trex_table *t, const struct row_sel *sel, size_t *width)
+/* Per column of the text table: its width and how its numbers line up. */
+struct text_col {
+	size_t width;
+	struct trex_num_align align;
+};
+
+/* Cell (r, c) as its column shows it, numbers lined up (a last column of
+ * numbers keeps the blanks that line its units up). */
+static const char *text_cell(const struct trex_table *t, size_t r, size_t c,
+                             const struct text_col *tc, char *buf, size_t size)
+{
+	return trex_table_cell_text_aligned(&t->cols[c], trex_table_cell(t, r, c), &tc[c].align,
+	                                    buf, size);
+}
+
+static void text_measure(const struct trex_table *t, const struct row_sel *sel, struct text_col *tc)
 {
 	char buf[CELL_BUF];
 
-	for (size_t c = 0; c < t->ncols; c++)
-		width[c] = text_put(NULL, t->cols[c].title);
+	for (size_t c = 0; c < t->ncols; c++) {
+		tc[c].width = text_put(NULL, t->cols[c].title);
+		tc[c].align = (struct trex_num_align){0, 0};
+		for (size_t i = 0; lines_up(t->cols[c].type) && i < sel->n; i++)
+			align_add(&tc[c].align,
+			          trex_table_cell_text_as(&t->cols[c],
+			                                  trex_table_cell(t, row_at(sel, i), c),
+			                                  buf, sizeof(buf)));
+	}
 	for (size_t i = 0; i < sel->n; i++) {
-		size_t r = row_at(sel, i);
-
 		for (size_t c = 0; c < t->ncols; c++) {
-			size_t w = text_put(NULL, text_cell(t, r, c, buf, sizeof(buf)));
+			size_t w =
+			    text_put(NULL, text_cell(t, row_at(sel, i), c, tc, buf, sizeof(buf)));
 
-			if (w > width[c])
-				width[c] = w;
+			if (w > tc[c].width)
+				tc[c].width = w;
 		}
 	}
 }
 
 /* Dashes under each title; under the unpadded last column only as wide as
  * its title, so one long name does not draw a rule across the screen. */
-static void text_rule(FILE *out, const struct trex_table *t, const size_t *width)
+static void text_rule(FILE *out, const struct trex_table *t, const struct text_col *tc)
 {
 	for (size_t c = 0; c < t->ncols; c++) {
-		size_t n = width[c];
+		size_t n = tc[c].width;
 
 		if (c + 1 == t->ncols && t->cols[c].type == TREX_COL_TEXT)
 			n = text_put(NULL, t->cols[c].title);
@@ -272,31 +245,31 @@ static void text_rule(FILE *out, const struct trex_table *t, const size_t *width
 }
 
 static void text_write(FILE *out, const struct trex_table *t, const struct row_sel *sel,
-                       size_t *width)
+                       struct text_col *tc)
 {
 	char buf[CELL_BUF];
 
-	text_widths(t, sel, width);
+	text_measure(t, sel, tc);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs(COL_GAP, out);
-		text_put_cell(out, t->cols[c].title, t->cols[c].type == TREX_COL_TEXT, width[c],
+		text_put_cell(out, t->cols[c].title, t->cols[c].type == TREX_COL_TEXT, tc[c].width,
 		              c + 1 == t->ncols);
 	}
 	putc('\n', out);
-	text_rule(out, t, width);
+	text_rule(out, t, tc);
 	for (size_t i = 0; i < sel->n; i++) {
 		size_t r = row_at(sel, i);
 
 		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = text_cell(t, r, c, buf, sizeof(buf));
+			const char *s = text_cell(t, r, c, tc, buf, sizeof(buf));
 			bool last = c + 1 == t->ncols;
 
 			if (last && !*s)
 				break; /* no trailing blanks before an empty name */
 			if (c)
 				fputs(COL_GAP, out);
-			text_put_cell(out, s, t->cols[c].type == TREX_COL_TEXT, width[c], last);
+			text_put_cell(out, s, t->cols[c].type == TREX_COL_TEXT, tc[c].width, last);
 		}
 		putc('\n', out);
 	}
@@ -304,19 +277,30 @@ static void text_write(FILE *out, const struct trex_table *t, const struct row_s
 
 /* ---- CSV (RFC 4180, LF line ends) --------------------------------------------------- */
 
+/* A field: trace text in the text table's escaped form (CSV has no escape
+ * for NUL, and a raw control character would reach whatever shows the
+ * file), quoted when it holds a comma or a quote. */
 static void csv_put(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
+	bool quote = strpbrk(s, ",\"") != NULL;
+	size_t len = strlen(s);
+
+	if (quote)
+		putc('"', out);
+	for (size_t i = 0; i < len;) {
+		char esc[TREX_ESCAPE_MAX + 1];
+		size_t n = trex_escape_char(s + i, len - i, TREX_ESCAPE_TEXT, esc);
+
+		if (esc[0])
+			fputs(esc, out);
+		else if (s[i] == '"')
+			fputs("\"\"", out);
+		else
+			fwrite(s + i, 1, n, out);
+		i += n;
 	}
-	putc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', out);
-		putc(*s, out);
-	}
-	putc('"', out);
+	if (quote)
+		putc('"', out);
 }
 
 static void csv_write(FILE *out, const struct trex_table *t, const struct row_sel *sel)
@@ -346,8 +330,34 @@ static void csv_write(FILE *out, const struct trex_table *t, const struct row_se
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-/* A JSON string: quotes, backslashes and control characters escaped,
- * invalid UTF-8 replaced by U+FFFD so the document always parses. */
+/* The JSON escape of the character at p (n bytes left), or false when it
+ * goes out as it is; *len gets its length. */
+static bool json_escape(const unsigned char *p, size_t n, char esc[8], size_t *len)
+{
+	*len = trex_utf8_len(p, n);
+	if (p[0] == 0xc0 && n >= 2 && p[1] == 0x80) { /* a NUL of the string table */
+		*len = 2;
+		snprintf(esc, 8, "\\u0000");
+	} else if (*len == 0) { /* not UTF-8: JSON strings cannot hold it */
+		*len = 1;
+		snprintf(esc, 8, "\\ufffd");
+	} else if (*p == '"' || *p == '\\') {
+		snprintf(esc, 8, "\\%c", *p);
+	} else if (*p == '\n' || *p == '\t' || *p == '\r') {
+		snprintf(esc, 8, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+	} else if (*p < 0x20 || *p == 0x7f) {
+		snprintf(esc, 8, "\\u%04x", *p);
+	} else if (*len == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1 controls */
+		snprintf(esc, 8, "\\u%04x", p[1]);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* A JSON string: quotes, backslashes and control characters (C0, DEL,
+ * C1, the string table's NUL) escaped, invalid UTF-8 replaced by U+FFFD so
+ * the document always parses and never carries a raw control character. */
 static void json_put_string(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -355,24 +365,13 @@ static void json_put_string(FILE *out, const char *s)
 
 	putc('"', out);
 	while (n) {
-		size_t len = utf8_valid_len(p, n);
+		char esc[8];
+		size_t len;
 
-		if (len == 0) {
-			fputs("\\ufffd", out);
-			len = 1;
-		} else if (*p == '"' || *p == '\\') {
-			fprintf(out, "\\%c", *p);
-		} else if (*p == '\n') {
-			fputs("\\n", out);
-		} else if (*p == '\t') {
-			fputs("\\t", out);
-		} else if (*p == '\r') {
-			fputs("\\r", out);
-		} else if (is_ctrl(*p)) {
-			fprintf(out, "\\u%04x", *p);
-		} else {
+		if (json_escape(p, n, esc, &len))
+			fputs(esc, out);
+		else
 			fwrite(p, 1, len, out);
-		}
 		p += len;
 		n -= len;
 	}
@@ -431,12 +430,12 @@ enum trex_status trex_table_write_rows(FILE *out, const struct trex_table *t, co
 	struct row_sel sel = {rows, nrows};
 
 	if (fmt == TREX_FMT_TEXT) {
-		size_t *width = calloc(t->ncols ? t->ncols : 1, sizeof(*width));
+		struct text_col *tc = calloc(t->ncols ? t->ncols : 1, sizeof(*tc));
 
-		if (!width)
+		if (!tc)
 			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-		text_write(out, t, &sel, width);
-		free(width);
+		text_write(out, t, &sel, tc);
+		free(tc);
 	} else if (fmt == TREX_FMT_CSV) {
 		csv_write(out, t, &sel);
 	} else {

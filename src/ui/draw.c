@@ -5,13 +5,24 @@
 #include <string.h>
 #include <wchar.h>
 
-#define TEXT_CHUNK 64
+#include "trex/ui/text.h"
 
 static void put_wide(WINDOW *win, wchar_t wc)
 {
 	wchar_t s[2] = {wc, L'\0'};
 
 	waddnwstr(win, s, 1);
+}
+
+/* An escape in the reverse of the current attributes, so that it never
+ * reads as the same letters written in the text. */
+static void put_escape(WINDOW *win, const char *esc)
+{
+	int attrs = getattrs(win);
+
+	wattrset(win, attrs ^ (int)A_REVERSE);
+	waddstr(win, esc);
+	wattrset(win, attrs);
 }
 
 int trex_draw_text(WINDOW *win, struct trex_term *term, int y, int x, const char *s, int width)
@@ -23,28 +34,36 @@ int trex_draw_text(WINDOW *win, struct trex_term *term, int y, int x, const char
 	memset(&ps, 0, sizeof(ps));
 	wmove(win, y, x);
 	while (len > 0 && used < width) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s, len, &ps);
-		int w;
+		struct trex_text_char ch;
+		size_t n = trex_text_next(s, len, &ps, &ch);
 
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&ps, 0, sizeof(ps));
-			wc = L'?';
-			n = 1;
-		}
-		if (!term->utf8 && (unsigned long)wc > 0x7e)
-			wc = L'?';
-		w = wcwidth(wc);
-		if (w < 0)
-			wc = L'?', w = 1;
-		if (used + w > width)
+		if (used + ch.cols > width)
 			break;
-		put_wide(win, wc);
-		used += w;
+		if (ch.esc[0])
+			put_escape(win, ch.esc);
+		else
+			put_wide(win, !term->utf8 && (unsigned long)ch.wc > 0x7e ? L'?' : ch.wc);
+		used += ch.cols;
 		s += n;
 		len -= n;
 	}
 	return used;
+}
+
+int trex_draw_text_cut(WINDOW *win, struct trex_term *term, int y, int x, const char *s, int width)
+{
+	size_t len = strlen(s);
+	int used;
+
+	if (width <= 0 || trex_text_cols(s, len) <= width)
+		return trex_draw_text(win, term, y, x, s, width);
+	used = trex_draw_text(win, term, y, x, s, width - 1);
+	wmove(win, y, x + used);
+	if (term->utf8)
+		put_wide(win, L'\x2026');
+	else
+		waddch(win, '~');
+	return used + 1;
 }
 
 void trex_draw_fill(WINDOW *win, int y, int x, int width, unsigned long attr)

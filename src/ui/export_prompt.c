@@ -35,10 +35,10 @@ static void export_to(struct trex_export_prompt *ep, struct trex_view *v, bool f
 	if (st == TREX_EXISTS && !force)
 		ask_overwrite(ep, v);
 	else if (st != TREX_OK)
-		trex_ui_message(v->ctx, "export failed: %s", err.message);
+		trex_ui_message(v->ctx, "export failed: %s: %s", ep->path, err.message);
 	else
-		trex_ui_message(v->ctx, "wrote %zu rows to %s%s%s%s", n, ep->path,
-		                ep->what ? " (" : "", ep->what ? ep->what : "",
+		trex_ui_message(v->ctx, "wrote %zu %s to %s%s%s%s", n, trex_plural(n, "row", "rows"),
+		                ep->path, ep->what ? " (" : "", ep->what ? ep->what : "",
 		                ep->what ? ")" : "");
 }
 

@@ -128,7 +128,8 @@ static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint3
 		table_view_free(&iv->tv.base);
 		return NULL;
 	}
-	snprintf(title, sizeof(title), "%zu instances of %s", n, group);
+	snprintf(title, sizeof(title), "%zu %s of %s", n, trex_plural(n, "instance", "instances"),
+	         group);
 	return table_view_show(&iv->tv, &t, title, "dur_ns", true);
 }
 
@@ -180,8 +181,9 @@ static void cycle_group(struct kernels_view *kv)
 		kv->group = old;
 		return;
 	}
-	trex_ui_message(kv->tv.base.ctx, "grouped by %s: %zu rows",
-	                trex_kernel_group_name(kv->group), kv->tv.table.nrows);
+	trex_ui_message(kv->tv.base.ctx, "grouped by %s: %zu %s",
+	                trex_kernel_group_name(kv->group), kv->tv.table.nrows,
+	                trex_plural(kv->tv.table.nrows, "row", "rows"));
 }
 
 static void open_instances(struct kernels_view *kv)

@@ -251,7 +251,8 @@ int trex_key_name(trex_key key, char *buf, size_t size)
 		if (fn >= 13 && fn <= 24)
 			return snprintf(buf, size, "%sS-F%d", meta, fn - 12);
 	}
-	named = named_key(key & ~TREX_KEY_META);
+	/* '<' shows as itself; LessThan and LT are spellings for key files */
+	named = code == '<' && !(key & TREX_KEY_FUNC) ? NULL : named_key(key & ~TREX_KEY_META);
 	if (named)
 		return snprintf(buf, size, "%s%s", meta, named);
 	if (key & TREX_KEY_FUNC)

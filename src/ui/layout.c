@@ -190,27 +190,18 @@ int trex_axis_label(const struct trex_axis *ax, int64_t ns, char *buf, size_t si
 	                frac / (div ? div : 1), unit_name(ax->unit));
 }
 
-int trex_format_ns(int64_t ns, char *buf, size_t size)
+/* Decimals of unit u that resolution makes meaningful, and the place
+ * value of the last one. */
+static int time_decimals(uint64_t u, int64_t resolution, uint64_t *scale)
 {
-	static const int64_t units[] = {1000000000, 1000000, 1000, 1};
-	const char *sign = ns < 0 ? "-" : "";
-	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	size_t i = 0;
+	uint64_t pow10 = 1;
+	int dec = 0;
 
-	while (i < 3 && v < (uint64_t)units[i])
-		i++;
-	if (units[i] == 1)
-		return snprintf(buf, size, "%s%" PRIu64 " ns", sign, v);
-	/* three significant digits, truncated */
-	uint64_t u = (uint64_t)units[i], whole = v / u;
-	int dec = whole >= 100 ? 0 : whole >= 10 ? 1 : 2;
-	uint64_t scale = dec == 0 ? u : dec == 1 ? u / 10 : u / 100;
-	uint64_t frac = (v % u) / scale;
-
-	if (dec == 0)
-		return snprintf(buf, size, "%s%" PRIu64 " %s", sign, whole, unit_name(units[i]));
-	return snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64 " %s", sign, whole, dec, frac,
-	                unit_name(units[i]));
+	while (pow10 <= (uint64_t)resolution / 10)
+		pow10 *= 10;
+	for (*scale = u; *scale > pow10 && *scale > 1; *scale /= 10)
+		dec++;
+	return dec;
 }
 
 int trex_format_time(int64_t ns, int64_t resolution, char *buf, size_t size)
@@ -218,23 +209,27 @@ int trex_format_time(int64_t ns, int64_t resolution, char *buf, size_t size)
 	static const int64_t units[] = {1000000000, 1000000, 1000, 1};
 	const char *sign = ns < 0 ? "-" : "";
 	uint64_t v = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	uint64_t u, pow10 = 1, scale;
+	uint64_t u, scale, q;
 	size_t i = 0;
-	int dec = 0;
+	int dec;
 
 	if (resolution < 1)
 		resolution = 1;
 	while (i < 3 && v < (uint64_t)units[i])
 		i++;
-	u = (uint64_t)units[i];
-	while (pow10 <= (uint64_t)resolution / 10)
-		pow10 *= 10;
-	for (scale = u; scale > pow10 && scale > 1; scale /= 10)
-		dec++;
+	for (;;) {
+		u = (uint64_t)units[i];
+		dec = time_decimals(u, resolution, &scale);
+		/* rounded to the last decimal shown (half up) */
+		q = v / scale + (v % scale >= scale - scale / 2 && scale > 1);
+		if (i == 0 || q / (u / scale) < 1000)
+			break;
+		i--; /* 999.96 ms shown to 0.1 ms is 1.0000 s, not 1000.0 ms */
+	}
 	if (dec == 0)
-		return snprintf(buf, size, "%s%" PRIu64 " %s", sign, v / u, unit_name((int64_t)u));
-	return snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64 " %s", sign, v / u, dec,
-	                (v % u) / scale, unit_name((int64_t)u));
+		return snprintf(buf, size, "%s%" PRIu64 " %s", sign, q, unit_name((int64_t)u));
+	return snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64 " %s", sign, q / (u / scale), dec,
+	                q % (u / scale), unit_name((int64_t)u));
 }
 
 /* ---- cells ---------------------------------------------------------------------- */

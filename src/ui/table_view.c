@@ -145,7 +145,8 @@ static const char *cell_text(const struct table_view *tv, size_t r, size_t c, ch
 	struct trex_column col = tv->table.cols[c];
 
 	col.type = cell_type(tv, r, c);
-	return trex_table_cell_text_as(&col, trex_table_cell(&tv->table, r, c), buf, size);
+	return trex_table_cell_text_aligned(&col, trex_table_cell(&tv->table, r, c), NULL, buf,
+	                                    size);
 }
 
 static int digits(int64_t v)
@@ -838,7 +839,7 @@ static void draw_title(struct table_view *tv, WINDOW *win, const struct trex_rec
 	trex_draw_fill(win, r->y, r->x, r->w, trex_term_attr(term, TREX_ROLE_TITLE));
 	snprintf(line, sizeof(line), " trex: %s%s%s", tv->title, tv->base.ctx->title ? " - " : "",
 	         tv->base.ctx->title ? tv->base.ctx->title : "");
-	trex_draw_text(win, term, r->y, r->x, line, r->w);
+	trex_draw_text_cut(win, term, r->y, r->x, line, r->w);
 }
 
 /* Text of len columns in a cell of width w: right-aligned or left, clipped. */
@@ -942,8 +943,9 @@ static void draw_status(struct table_view *tv, WINDOW *win, const struct trex_re
 	if (tv->error[0])
 		snprintf(left1, sizeof(left1), " %s", tv->error);
 	else
-		snprintf(left1, sizeof(left1), " %s%s%zu/%zu rows  sort: %s%s%s%s%.0zu%s",
-		         narrow ? "" : tv->title, narrow ? "" : "  ", tv->nrows, t->nrows, sort,
+		snprintf(left1, sizeof(left1), " %s%s%zu/%zu %s  sort: %s%s%s%s%.0zu%s",
+		         narrow ? "" : tv->title, narrow ? "" : "  ", tv->nrows, t->nrows,
+		         trex_plural(t->nrows, "row", "rows"), sort,
 		         tv->filter ? "  FILTER: " : "", tv->filter ? tv->filter_text : "",
 		         tv->nmarked ? "  " : "", tv->nmarked, tv->nmarked ? " marked" : "");
 	snprintf(right1, sizeof(right1), "%zu/%zu ", tv->nrows ? tv->sel + 1 : 0, tv->nrows);

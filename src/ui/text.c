@@ -2,21 +2,40 @@
 
 #include "trex/ui/text.h"
 
+#include <stdio.h>
 #include <string.h>
-#include <wchar.h>
 
-/* Bytes and columns of the character at s (len > 0). */
-static size_t next_char(const char *s, size_t len, mbstate_t *ps, int *cols)
+#include "trex/core/display.h"
+
+size_t trex_text_next(const char *s, size_t len, mbstate_t *ps, struct trex_text_char *out)
 {
+	size_t n = trex_escape_char(s, len, TREX_ESCAPE_CONTROLS, out->esc);
 	wchar_t wc;
-	size_t n = mbrtowc(&wc, s, len, ps);
+	int w;
 
-	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+	out->bytes = n;
+	out->wc = L'?';
+	if (out->esc[0]) {
 		memset(ps, 0, sizeof(*ps));
-		*cols = 1;
+		out->cols = (int)strlen(out->esc);
+		return n;
+	}
+	if (mbrtowc(&wc, s, n, ps) != n) {
+		/* the locale cannot decode it (not a UTF-8 locale): '?' per byte */
+		memset(ps, 0, sizeof(*ps));
+		out->bytes = 1;
+		out->cols = 1;
 		return 1;
 	}
-	*cols = wcwidth(wc) < 0 ? 1 : wcwidth(wc);
+	w = wcwidth(wc);
+	if (w < 0) {
+		snprintf(out->esc, sizeof(out->esc), wc > 0xffff ? "\\U%08lx" : "\\u%04lx",
+		         (unsigned long)wc);
+		out->cols = (int)strlen(out->esc);
+		return n;
+	}
+	out->wc = wc;
+	out->cols = w;
 	return n;
 }
 
@@ -28,10 +47,10 @@ int trex_text_cols(const char *s, size_t len)
 
 	memset(&ps, 0, sizeof(ps));
 	while (i < len) {
-		int w;
+		struct trex_text_char ch;
 
-		i += next_char(s + i, len - i, &ps, &w);
-		cols += w;
+		i += trex_text_next(s + i, len - i, &ps, &ch);
+		cols += ch.cols;
 	}
 	return cols;
 }
@@ -43,13 +62,13 @@ size_t trex_text_fit(const char *s, size_t len, int width)
 	int used = 0;
 
 	memset(&ps, 0, sizeof(ps));
-	while (i < len && s[i] != '\n') {
-		int w;
-		size_t n = next_char(s + i, len - i, &ps, &w);
+	while (i < len) {
+		struct trex_text_char ch;
+		size_t n = trex_text_next(s + i, len - i, &ps, &ch);
 
-		if (used + w > width)
+		if (used + ch.cols > width)
 			break;
-		used += w;
+		used += ch.cols;
 		i += n;
 	}
 	return i;

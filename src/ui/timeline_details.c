@@ -380,7 +380,7 @@ static void put_text(struct pane *p, int x, const char *s, size_t n, enum trex_r
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	wattrset(p->win, (int)trex_term_attr(p->tv->base.ctx->term, role));
-	trex_draw_text(p->win, p->tv->base.ctx->term, y, p->r.x + x, buf, p->r.w - x);
+	trex_draw_text_cut(p->win, p->tv->base.ctx->term, y, p->r.x + x, buf, p->r.w - x);
 }
 
 static void fill_line(struct pane *p, enum trex_role role)
@@ -392,7 +392,8 @@ static void fill_line(struct pane *p, enum trex_role role)
 		               trex_term_attr(p->tv->base.ctx->term, role));
 }
 
-/* "key: value", the value wrapped under the key (at newlines too). */
+/* "key: value", the value wrapped under the key (a newline in it shows as
+ * \n, as every control character, so a name never looks like two). */
 static void row(struct pane *p, const char *key, const char *value, enum trex_role role)
 {
 	int kw = key[0] ? (int)strlen(key) + 2 : 0, x = 1 + kw;
@@ -408,14 +409,12 @@ static void row(struct pane *p, const char *key, const char *value, enum trex_ro
 	do {
 		size_t n = soft_break(value, fit(value, p->r.w - x > 1 ? p->r.w - x : 1));
 
-		if (n == 0 && *value && *value != '\n')
+		if (n == 0 && *value)
 			n = 1; /* a character wider than the pane */
 		if (!first && role != TREX_ROLE_DEFAULT)
 			fill_line(p, role);
 		put_text(p, x, value, n, role);
 		value += n;
-		if (*value == '\n')
-			value++;
 		p->line++;
 		x = INDENT;
 		first = false;
@@ -426,7 +425,7 @@ static void fmt_dur(int64_t ns, char *buf, size_t size)
 {
 	char h[32];
 
-	trex_format_ns(ns, h, sizeof(h));
+	trex_format_duration((double)ns, h, sizeof(h));
 	snprintf(buf, size, "%s (%" PRId64 " ns)", h, ns);
 }
 
@@ -475,14 +474,15 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 	row(p, "category", trex_index_str(idx, s->cat), TREX_ROLE_DEFAULT);
 	track_text(idx, s->track, buf, sizeof(buf));
 	row(p, "track", buf, TREX_ROLE_DEFAULT);
-	trex_format_ns(rel, h, sizeof(h));
+	trex_format_duration((double)rel, h, sizeof(h));
 	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel, s->ts);
 	row(p, "start", buf, TREX_ROLE_DEFAULT);
 	fmt_dur(s->dur, buf, sizeof(buf));
 	row(p, "duration", buf, TREX_ROLE_DEFAULT);
 	fmt_dur(d->info.self_ns, buf, sizeof(buf));
 	row(p, "self", buf, TREX_ROLE_DEFAULT);
-	snprintf(buf, sizeof(buf), "%u (%u children)", (unsigned)s->depth, d->info.child_count);
+	snprintf(buf, sizeof(buf), "%u (%u %s)", (unsigned)s->depth, d->info.child_count,
+	         trex_plural(d->info.child_count, "child", "children"));
 	row(p, "depth", buf, TREX_ROLE_DEFAULT);
 	flags_text(s->flags, buf, sizeof(buf));
 	if (buf[0])
@@ -508,7 +508,7 @@ static void link_rows(struct pane *p)
 		bool cur = (int)i == d->link_cur;
 
 		snprintf(key, sizeof(key), "%2zu %s", i + 1, trex_link_label(l->kind));
-		trex_format_ns(trex_index_slice(idx, l->slice)->dur, h, sizeof(h));
+		trex_format_duration((double)trex_index_slice(idx, l->slice)->dur, h, sizeof(h));
 		snprintf(val, sizeof(val), "%s (%s)", slice_name(idx, l->slice), h);
 		int first = p->line;
 
@@ -605,7 +605,7 @@ static struct trex_rect pane_frame(struct timeline_view *tv, WINDOW *win, const 
 			trex_draw_glyph(win, term, y, r->x, L'\x2502', '|',
 			                trex_term_attr(term, TREX_ROLE_BORDER));
 	trex_draw_fill(win, r->y, text.x, text.w, trex_term_attr(term, role));
-	trex_draw_text(win, term, r->y, text.x + 1, title, text.w - 1);
+	trex_draw_text_cut(win, term, r->y, text.x + 1, title, text.w - 1);
 	return text;
 }
 

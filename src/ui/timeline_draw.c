@@ -54,7 +54,7 @@ static void draw_header(struct timeline_view *tv, WINDOW *win, const struct trex
 	if (rw >= r->w / 2)
 		rw = 0, right[0] = '\0';
 	trex_draw_text(win, ctx->term, r->y, r->x, " trex: ", 7);
-	trex_draw_text(win, ctx->term, r->y, r->x + 7, ctx->title, r->w - 8 - rw);
+	trex_draw_text_cut(win, ctx->term, r->y, r->x + 7, ctx->title, r->w - 8 - rw);
 	trex_draw_text(win, ctx->term, r->y, r->x + r->w - rw, right, rw);
 }
 
@@ -89,7 +89,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	int next_free = 0;
 
 	trex_draw_fill(win, r->y, lay->axis_label.x, lay->axis_label.w + r->w, attr);
-	trex_format_ns(tv->win.span / r->w, label, sizeof(label));
+	trex_format_duration((double)(tv->win.span / r->w), label, sizeof(label));
 	if ((int)strlen(label) + 6 <= lay->axis_label.w)
 		snprintf(label + strlen(label), sizeof(label) - strlen(label), "/col");
 	trex_draw_text(win, term, r->y, lay->axis_label.x + 1, label, lay->axis_label.w - 2);
@@ -489,20 +489,20 @@ static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex
 	trex_format_time(rel(tv->win.t0, origin), per_col, a, sizeof(a));
 	trex_format_time(clamp64((__int128)tv->win.t0 + tv->win.span - origin), per_col, b,
 	                 sizeof(b));
-	trex_format_ns(tv->win.span, c, sizeof(c));
+	trex_format_duration((double)tv->win.span, c, sizeof(c));
 	snprintf(left1, sizeof(left1), " %s .. %s (%s)", a, b, c);
 	search_status(tv, left1, sizeof(left1));
 	/* the prompt covers the message row: show the live count or error here */
 	if (tv->base.ctx->prompt.active && tv->base.ctx->msg[0])
 		snprintf(left1, sizeof(left1), " %.150s", tv->base.ctx->msg);
-	trex_format_ns(per_col, a, sizeof(a));
+	trex_format_duration((double)per_col, a, sizeof(a));
 	trex_format_time(rel(tv->cursor, origin), per_col, b, sizeof(b));
 	snprintf(right1, sizeof(right1), "cursor %s  %s/col ", b, a);
 	if (tv->selected != TREX_NONE) {
 		const struct trex_slice *s = trex_index_slice(idx, tv->selected);
 
 		trex_format_time(rel(s->ts, origin), per_col, a, sizeof(a));
-		trex_format_ns(s->dur, b, sizeof(b));
+		trex_format_duration((double)s->dur, b, sizeof(b));
 		snprintf(left2, sizeof(left2), " %s  start %s  dur %s",
 		         trex_index_str(idx, s->name), a, b);
 	}

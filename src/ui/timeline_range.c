@@ -41,7 +41,7 @@ static void mark_start(struct timeline_view *tv)
 	tl_range_clear(d);
 	d->mark = TL_MARK_STARTED;
 	d->mark_a = tv->cursor;
-	trex_format_ns(rel(tv, d->mark_a), t, sizeof(t));
+	trex_format_duration((double)rel(tv, d->mark_a), t, sizeof(t));
 	trex_ui_message(tv->base.ctx, "range start at %s: move, then m sets the end", t);
 }
 
@@ -248,7 +248,7 @@ static void out_line(struct out *o, const char *text, enum trex_role role)
 
 	if (o->line >= o->scroll && y < o->r->y + o->r->h) {
 		wattrset(o->win, (int)trex_term_attr(o->tv->base.ctx->term, role));
-		trex_draw_text(o->win, o->tv->base.ctx->term, y, o->r->x + 1, text, o->r->w - 1);
+		trex_draw_text_cut(o->win, o->tv->base.ctx->term, y, o->r->x + 1, text, o->r->w - 1);
 	}
 	o->line++;
 }
@@ -261,8 +261,8 @@ static void track_lines(struct out *o, const struct trex_table *t)
 	if (t->nrows == 0)
 		out_line(o, "  no slices in the range", TREX_ROLE_DIM);
 	for (size_t r = 0; r < t->nrows; r++) {
-		trex_format_ns((int64_t)trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY)->number, busy,
-		               sizeof(busy));
+		trex_format_duration(trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY)->number, busy,
+		                     sizeof(busy));
 		snprintf(line, sizeof(line), "  %5.1f%%  %9s  rank %lld / %s / %s",
 		         trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY_PCT)->number, busy,
 		         (long long)trex_table_cell(t, r, TREX_RANGE_TRACK_RANK)->count,
@@ -278,15 +278,16 @@ static void name_lines(struct out *o, const struct trex_table *t)
 
 	out_line(o, "top names by time:", TREX_ROLE_DETAILS_KEY);
 	for (size_t r = 0; r < t->nrows && r < NAMES_SHOWN; r++) {
-		trex_format_ns((int64_t)trex_table_cell(t, r, TREX_RANGE_NAME_TOTAL)->number, total,
-		               sizeof(total));
+		trex_format_duration(trex_table_cell(t, r, TREX_RANGE_NAME_TOTAL)->number, total,
+		                     sizeof(total));
 		snprintf(line, sizeof(line), "  %9s  %6lldx  %s", total,
 		         (long long)trex_table_cell(t, r, TREX_RANGE_NAME_COUNT)->count,
 		         trex_table_cell(t, r, TREX_RANGE_NAME_NAME)->text);
 		out_line(o, line, TREX_ROLE_DEFAULT);
 	}
 	if (t->nrows > NAMES_SHOWN) {
-		snprintf(line, sizeof(line), "  ... %zu more names", t->nrows - NAMES_SHOWN);
+		snprintf(line, sizeof(line), "  ... %zu more %s", t->nrows - NAMES_SHOWN,
+		         trex_plural(t->nrows - NAMES_SHOWN, "name", "names"));
 		out_line(o, line, TREX_ROLE_DIM);
 	}
 }
@@ -297,9 +298,9 @@ static void all_lines(struct out *o)
 	char a[32], b[32], len[32], line[160];
 
 	o->line = 0;
-	trex_format_ns(rel(o->tv, d->mark_a), a, sizeof(a));
-	trex_format_ns(rel(o->tv, d->mark_b), b, sizeof(b));
-	trex_format_ns(d->mark_b - d->mark_a, len, sizeof(len));
+	trex_format_duration((double)rel(o->tv, d->mark_a), a, sizeof(a));
+	trex_format_duration((double)rel(o->tv, d->mark_b), b, sizeof(b));
+	trex_format_duration((double)(d->mark_b - d->mark_a), len, sizeof(len));
 	snprintf(line, sizeof(line), "range %s .. %s (%s)", a, b, len);
 	out_line(o, line, TREX_ROLE_DEFAULT);
 	track_lines(o, &d->stats.tracks);

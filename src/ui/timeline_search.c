@@ -81,7 +81,8 @@ static void search_changed(struct trex_view *v, const char *text)
 		return;
 	tv->search = compile(tv, text, tv->filter);
 	if (tv->search)
-		trex_ui_message(tv->base.ctx, "%u matches", trex_search_count(tv->search));
+		trex_ui_message(tv->base.ctx, "%u %s", trex_search_count(tv->search),
+		                trex_plural(trex_search_count(tv->search), "match", "matches"));
 }
 
 /* The search from before the prompt opened comes back. */
@@ -196,7 +197,8 @@ static void filter_changed(struct trex_view *v, const char *text)
 		return; /* keep the last good filter on screen while the pattern is bad */
 	set_filter(tv, f);
 	if (f)
-		trex_ui_message(tv->base.ctx, "%u slices match", trex_search_count(f));
+		trex_ui_message(tv->base.ctx, "%u %s", trex_search_count(f),
+		                trex_plural(trex_search_count(f), "slice matches", "slices match"));
 }
 
 static void filter_submit(struct trex_view *v, const char *text)
@@ -212,7 +214,8 @@ static void filter_submit(struct trex_view *v, const char *text)
 	drop(&tv->filter_saved, tv->filter);
 	research(tv);
 	if (f)
-		trex_ui_message(tv->base.ctx, "filter: %u slices match", trex_search_count(f));
+		trex_ui_message(tv->base.ctx, "filter: %u %s", trex_search_count(f),
+		                trex_plural(trex_search_count(f), "slice matches", "slices match"));
 	else
 		trex_ui_message(tv->base.ctx, "filter cleared");
 }

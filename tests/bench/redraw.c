@@ -65,7 +65,8 @@ static void measure(struct bench *b, const char *what, FILE *out)
 	for (int i = 0; i < b->runs; i++)
 		t[i] = one_redraw(b);
 	qsort(t, (size_t)b->runs, sizeof(t[0]), cmp_double);
-	trex_format_ns(tv->win.span / (tv->cols > 0 ? tv->cols : 1), per, sizeof(per));
+	trex_format_duration((double)(tv->win.span / (tv->cols > 0 ? tv->cols : 1)), per,
+	                     sizeof(per));
 	fprintf(out, "| %s | %s | %.3f | %.3f |\n", what, per, t[b->runs / 2], t[b->runs - 1]);
 }
 
@@ -218,7 +219,7 @@ static int counter_bench(int cols, int runs, FILE *out)
 		}
 		qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
 		qsort(u, (size_t)runs, sizeof(u[0]), cmp_double);
-		trex_format_ns(span / cols, per, sizeof(per));
+		trex_format_duration((double)(span / cols), per, sizeof(per));
 		fprintf(out, "| %d cells | %s | %.4f | %.4f |\n", cols, per, t[runs / 2], u[runs / 2]);
 	}
 	/* the sums keep the loops from being optimised away, and show the

@@ -135,6 +135,54 @@ else
 	diag_file "$t/o5.err"
 fi
 
+# ---- -o FILE: the format from the extension, unless --format -----------------------
+ext=$t/ext
+mkdir -p "$ext"
+# same_as NAME FILE ARGS...: FILE holds what `trex ARGS` prints (run NAME)
+same_as() {
+	name=$1 file=$2
+	shift 2
+	run_trex "$name" "$@"
+	[ "$(rc_of "$name")" -eq 0 ] && [ -s "$file" ] && cmp -s "$file" "$t/$name.out"
+}
+for cmd in kernels categories gpu-time info; do
+	for fmt in csv json; do
+		[ "$cmd/$fmt" = info/csv ] && continue
+		run_trex "x-$cmd-$fmt" "$cmd" -o "$ext/$cmd.$fmt" "$data/kernels.json"
+		if [ "$(rc_of "x-$cmd-$fmt")" -eq 0 ] &&
+			same_as "f-$cmd-$fmt" "$ext/$cmd.$fmt" "$cmd" --format "$fmt" "$data/kernels.json"; then
+			ok "trex $cmd -o X.$fmt writes $fmt"
+		else
+			not_ok "trex $cmd -o X.$fmt writes $fmt"
+			diag "exit $(rc_of "x-$cmd-$fmt")"
+			diag_file "$t/x-$cmd-$fmt.err"
+			diag_file "$ext/$cmd.$fmt" 5
+		fi
+	done
+done
+run_trex x-upper kernels -o "$ext/K.JSON" "$data/kernels.json"
+run_trex x-txt kernels -o "$ext/k.txt" "$data/kernels.json"
+run_trex x-forced kernels --format text -o "$ext/forced.json" "$data/kernels.json"
+if cmp -s "$ext/K.JSON" "$t/f-kernels-json.out" && same_as x-text "$ext/k.txt" kernels "$data/kernels.json" &&
+	cmp -s "$ext/forced.json" "$ext/k.txt"; then
+	ok "-o: .JSON is JSON, .txt is text, --format text wins over .json"
+else
+	not_ok "-o: .JSON is JSON, .txt is text, --format text wins over .json"
+	diag_file "$ext/forced.json" 3
+fi
+run_trex x-infocsv info -o "$ext/info.csv" "$data/kernels.json"
+run_trex x-default -o "$ext/default.json" "$data/kernels.json"
+if [ "$(rc_of x-infocsv)" -eq 1 ] && usage_message x-infocsv info.csv &&
+	[ "$(rc_of x-default)" -eq 1 ] && usage_message x-default default.json &&
+	[ ! -e "$ext/info.csv" ] && [ ! -e "$ext/default.json" ]; then
+	ok "-o: a format the command does not write is a usage error naming the file"
+else
+	not_ok "-o: a format the command does not write is a usage error naming the file"
+	diag "exits $(rc_of x-infocsv) $(rc_of x-default)"
+	diag_file "$t/x-infocsv.err"
+	diag_file "$t/x-default.err"
+fi
+
 # ---- the demo -----------------------------------------------------------------------
 run_trex demo --demo
 if [ "$(rc_of demo)" -eq 0 ] && grep -qi kernel "$t/demo.out"; then

@@ -164,15 +164,21 @@ EOF
 	check "range: the statistics pane" has "$TEST_TMP/r.txt" "Range statistics"
 	check "range: the stream's busy % is the union" has "$TEST_TMP/r.txt" "^.*│ +$BUSY .* / $KSTREAM"
 	check "range: the kernel is among the top names" has "$TEST_TMP/r.txt" "x  $(printf '%.30s' "$KNAME")"
-	# the cursor where go-to-time R0 puts it, then after ' and [ from the end
-	dump 80 24 "$TEST_TMP/r0.txt" "T $(keys_for "$R0") <Enter>" "$TRACE"
+	# the cursor where go-to-time R0 and R1 put it, then after ' and [ from
+	# the end, and ] from the start; zoomed in around the cursor so that
+	# the cursor time, rounded to the resolution, tells R0 from R1
+	zoom='w w w w w w w w'
+	dump 80 24 "$TEST_TMP/r0.txt" "T $(keys_for "$R0") <Enter> $zoom" "$TRACE"
 	at_r0=$(sed -n 's/.*\(cursor [^ ]* [a-z]*\) .*/\1/p' "$TEST_TMP/r0.txt")
-	dump 80 24 "$TEST_TMP/r.txt" "$mark T 1 s <Enter> '" "$TRACE"
+	dump 80 24 "$TEST_TMP/r1.txt" "T $(keys_for "$R1") <Enter> $zoom" "$TRACE"
+	at_r1=$(sed -n 's/.*\(cursor [^ ]* [a-z]*\) .*/\1/p' "$TEST_TMP/r1.txt")
+	check "range: the zoomed cursor tells R0 ($at_r0) from R1 ($at_r1)" test "$at_r0" != "$at_r1"
+	dump 80 24 "$TEST_TMP/r.txt" "$mark T 1 s <Enter> ' $zoom" "$TRACE"
 	check "range: ' jumps back to the range start ($at_r0)" has "$TEST_TMP/r.txt" "$at_r0 "
-	dump 80 24 "$TEST_TMP/r.txt" "$mark [" "$TRACE"
+	dump 80 24 "$TEST_TMP/r.txt" "$mark [ $zoom" "$TRACE"
 	check "range: [ goes from the end to the start" has "$TEST_TMP/r.txt" "$at_r0 "
-	dump 80 24 "$TEST_TMP/r.txt" "$mark [ ]" "$TRACE"
-	check "range: ] goes back to the end" sh -c "! grep -q '$at_r0 ' '$TEST_TMP/r.txt'"
+	dump 80 24 "$TEST_TMP/r.txt" "$mark [ ] $zoom" "$TRACE"
+	check "range: ] goes back to the end ($at_r1)" has "$TEST_TMP/r.txt" "$at_r1 "
 	check "range: the pane fits 80x24" has "$TEST_TMP/r.txt" "Range statistics"
 	dump 80 24 "$TEST_TMP/r.txt" "$mark <Esc>" "$TRACE"
 	check "range: Esc clears it" sh -c "! grep -q 'Range statistics' '$TEST_TMP/r.txt'"

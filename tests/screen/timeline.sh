@@ -5,7 +5,7 @@
 require_built
 . "${TREX_SRCDIR:-.}/tests/screen/lib.sh"
 
-# The visible range in the status line, "0 ns .. 56.2 ms (56.2 ms)".
+# The visible range in the status line, "0 ns .. 56.2 ms (56.214 ms)".
 range() {
 	screen_text | grep -E '^ .* \.\. .*\(' | sed 's/  .*//; s/ *cursor.*//'
 }

@@ -111,6 +111,8 @@ Test(key, canonical_names)
 	assert_name(TREX_KEY_FUNC | (trex_key)KEY_F(13), "S-F1");
 	assert_name(' ', "Space");
 	assert_name('#', "Hash");
+	assert_name('<', "<");
+	assert_name(TREX_KEY_META | '<', "M-<");
 	assert_name('\r', "Enter");
 	assert_name(27, "Esc");
 	assert_name('\t', "Tab");

@@ -186,22 +186,26 @@ Test(layout, format_time_to_the_resolution)
 	cr_assert_str_eq(buf, "-9223372036.854775808 s");
 }
 
-Test(layout, format_ns_three_digits)
+Test(layout, format_time_rounds_to_its_last_decimal)
 {
 	char buf[32];
 
-	trex_format_ns(0, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "0 ns");
-	trex_format_ns(999, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "999 ns");
-	trex_format_ns(1234, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "1.23 us");
-	trex_format_ns(56200000, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "56.2 ms");
-	trex_format_ns(123456789012LL, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "123 s");
-	trex_format_ns(-1500, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "-1.50 us");
+	/* truncation said 1.646 ms and 41.39904 s */
+	trex_format_time(1646897, 1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.647 ms");
+	trex_format_time(41399049999LL, 44500, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "41.39905 s");
+	trex_format_time(-1646500, 1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "-1.647 ms", "half rounds away from zero");
+	trex_format_time(1646499, 1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.646 ms");
+	/* rounding up into the next unit changes the unit, not "1000.0 ms" */
+	trex_format_time(999960000, 100000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.0000 s");
+	trex_format_time(999600, 1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1.000 ms");
+	trex_format_time(INT64_MAX, 1000000000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "9223372037 s");
 }
 
 /* ---- glyphs ---------------------------------------------------------------------------- */

@@ -231,15 +231,18 @@ Test(args, decodes_strings_numbers_and_nested_values)
 	trex_args_free(&a);
 }
 
-Test(args, surrogate_pairs_and_lone_surrogates)
+Test(args, surrogate_pairs_lone_surrogates_and_nul)
 {
 	struct trex_args a;
 
-	decode("{\"e\":\"\\ud83d\\ude00\",\"l\":\"\\ud800x\",\"z\":\"\\u0000\"}", &a, NULL);
-	cr_assert_eq(a.n, 3);
+	decode("{\"e\":\"\\ud83d\\ude00\",\"l\":\"\\ud800x\",\"z\":\"a\\u0000b\",\"k\\u0000\":1}",
+	       &a, NULL);
+	cr_assert_eq(a.n, 4);
 	cr_assert_str_eq(a.v[0].value, "\xf0\x9f\x98\x80");
 	cr_assert_str_eq(a.v[1].value, "\xef\xbf\xbdx");
-	cr_assert_str_eq(a.v[2].value, "\xef\xbf\xbd");
+	/* a NUL is kept, as the string table keeps it (C0 80), not replaced */
+	cr_assert_str_eq(a.v[2].value, "a\xc0\x80" "b");
+	cr_assert_str_eq(a.v[3].key, "k\xc0\x80");
 	trex_args_free(&a);
 }
 

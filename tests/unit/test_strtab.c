@@ -57,9 +57,12 @@ Test(strtab, length_not_terminator_defines_the_string)
 	cr_assert_str_eq(trex_strtab_get(t, abc, NULL), "abc");
 	cr_assert_str_eq(trex_strtab_get(t, abcd, NULL), "abcd");
 	s = trex_strtab_get(t, nul, &len);
-	cr_assert_eq(len, 3);
-	cr_assert_eq(memcmp(s, "a\0b", 4), 0, "copy keeps inner NUL and adds one");
+	cr_assert_eq(len, 4);
+	cr_assert_str_eq(s, "a\xc0\x80" "b", "the inner NUL kept as C0 80: one whole C string");
 	cr_assert_eq(trex_strtab_intern(t, "a", 1) == nul, false);
+	cr_assert_eq(trex_strtab_intern(t, "a\0b", 3), nul);
+	cr_assert_eq(trex_strtab_find(t, "a\0b", 3), nul);
+	cr_assert_neq(trex_strtab_intern(t, "a\0c", 3), nul, "names differing after a NUL differ");
 	trex_strtab_free(t);
 }
 
@@ -138,8 +141,10 @@ Test(strtab, binary_bytes_and_utf8)
 	for (int i = 0; i < 256; i++)
 		bytes[i] = (unsigned char)(255 - i);
 	id = trex_strtab_intern(t, (const char *)bytes, sizeof(bytes));
-	cr_assert_eq(memcmp(trex_strtab_get(t, id, &len), bytes, sizeof(bytes)), 0);
-	cr_assert_eq(len, 256);
+	/* every byte as it was, but the last (a NUL), kept as C0 80 */
+	cr_assert_eq(memcmp(trex_strtab_get(t, id, &len), bytes, sizeof(bytes) - 1), 0);
+	cr_assert_eq(len, 257);
+	cr_assert_eq(memcmp(trex_strtab_get(t, id, NULL) + 255, "\xc0\x80", 3), 0);
 	cr_assert_eq(intern(t, "stream 7 \xe2\x96\x8f"), id + 1);
 	cr_assert_eq(trex_strtab_find(t, (const char *)bytes, sizeof(bytes)), id);
 	trex_strtab_free(t);

@@ -1,6 +1,6 @@
-/* Result tables and their writers: text alignment, duration units, CSV
- * quoting (RFC 4180) and JSON escaping. Expected outputs are written out
- * by hand. */
+/* Result tables and their writers: text alignment, CSV quoting (RFC 4180)
+ * and JSON escaping (duration units: test_display.c). Expected outputs are
+ * written out by hand. */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -46,13 +46,6 @@ static char *render(const struct trex_table *t, enum trex_table_format fmt)
 	return buf;
 }
 
-static const char *dur(double ns)
-{
-	static char buf[64];
-
-	return trex_format_duration(ns, buf, sizeof(buf));
-}
-
 /* ---- the table itself ---------------------------------------------------------- */
 
 Test(table, rows_grow_and_cells_start_zeroed)
@@ -87,6 +80,8 @@ Test(table, strdup_copies_long_and_embedded_text)
 	cr_assert_str_eq(a, "abc");
 	cr_assert_eq(strlen(b), big);
 	cr_assert_str_eq(c, "");
+	/* an embedded NUL is kept as the string table keeps it, never cutting the text */
+	cr_assert_str_eq(trex_table_strdup(&t, "a\0b\0", 4), "a\xc0\x80" "b\xc0\x80");
 	trex_table_free(&t);
 }
 
@@ -103,25 +98,6 @@ Test(table_write, format_names)
 	cr_assert_not(trex_table_format_parse("", &f));
 }
 
-Test(table_write, duration_units_and_boundaries)
-{
-	cr_assert_str_eq(dur(0), "0 ns");
-	cr_assert_str_eq(dur(15), "15 ns");
-	cr_assert_str_eq(dur(12.5), "12.5 ns");
-	cr_assert_str_eq(dur(999), "999 ns");
-	cr_assert_str_eq(dur(999.9996), "1 us");
-	cr_assert_str_eq(dur(1000), "1 us");
-	cr_assert_str_eq(dur(412500), "412.5 us");
-	cr_assert_str_eq(dur(999999), "999.999 us");
-	cr_assert_str_eq(dur(999999.6), "1 ms");
-	cr_assert_str_eq(dur(1234000), "1.234 ms");
-	cr_assert_str_eq(dur(1234567), "1.235 ms");
-	cr_assert_str_eq(dur(2.5e9), "2.5 s");
-	cr_assert_str_eq(dur(3600e9), "3600 s");
-	cr_assert_str_eq(dur(-1500), "-1.5 us");
-	cr_assert_str_eq(dur(NAN), "-");
-}
-
 /* ---- text ------------------------------------------------------------------------------ */
 
 Test(table_write, text_aligns_numbers_right_and_name_left)
@@ -133,10 +109,10 @@ Test(table_write, text_aligns_numbers_right_and_name_left)
 	add(&t, 25, 500, 12, "a very long kernel name, never truncated");
 	char *s = render(&t, TREX_FMT_TEXT);
 	cr_assert_str_eq(s,
-	                 "Time %   Total  Instances  Name\n"
-	                 "------  ------  ---------  ----\n"
-	                 " 75.00  1.5 ms          3  gemm\n"
-	                 " 25.00  500 ns         12  a very long kernel name, never truncated\n");
+	                 "Time %     Total  Instances  Name\n"
+	                 "------  --------  ---------  ----\n"
+	                 " 75.00    1.5 ms          3  gemm\n"
+	                 " 25.00  500   ns         12  a very long kernel name, never truncated\n");
 	free(s);
 	trex_table_free(&t);
 }
@@ -168,6 +144,85 @@ Test(table_write, text_counts_utf8_characters_and_shows_control_chars)
 	trex_table_free(&t);
 }
 
+Test(table_write, text_shows_nul_and_escapes_apart_from_literal_backslashes)
+{
+	static const struct trex_column c1[] = {{"name", "Name", TREX_COL_TEXT, false}};
+	struct trex_table t;
+
+	trex_table_init(&t, "t", c1, 1);
+	/* the string table keeps a NUL as C0 80 (strtab.h) */
+	trex_table_add_row(&t)[0].text = "a\xc0\x80" "b";
+	trex_table_add_row(&t)[0].text = "a\xc0\x80" "c";
+	trex_table_add_row(&t)[0].text = "esc\x1b[31mred";
+	trex_table_add_row(&t)[0].text = "lit\\x1b[31mred";
+	trex_table_add_row(&t)[0].text = "del\x7f c1\xc2\x9b bad\xff";
+	char *s = render(&t, TREX_FMT_TEXT);
+	cr_assert_str_eq(s, "Name\n"
+	                    "----\n"
+	                    "a\\0b\n"
+	                    "a\\0c\n"
+	                    "esc\\x1b[31mred\n"
+	                    "lit\\\\x1b[31mred\n"
+	                    "del\\x7f c1\\u009b bad\\xff\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, text_lines_up_decimal_points_and_units)
+{
+	static const struct trex_column c3[] = {
+	    {"total_ns", "Total", TREX_COL_DURATION, true},
+	    {"ratio", "Ratio", TREX_COL_NUMBER, true},
+	    {"avg_ns", "Avg", TREX_COL_DURATION, true},
+	};
+	static const double rows[][3] = {
+	    {1646897, 2.5, 1e9}, {577665000, 10, 5}, {15, 0.125, NAN}, {2.5e9, NAN, 1500}};
+	struct trex_table t;
+
+	trex_table_init(&t, "t", c3, 3);
+	for (size_t i = 0; i < 4; i++) {
+		union trex_cell *c = trex_table_add_row(&t);
+
+		for (int k = 0; k < 3; k++)
+			c[k].number = rows[i][k];
+	}
+	char *s = render(&t, TREX_FMT_TEXT);
+	/* "-" stands where the last integer digit does */
+	cr_assert_str_eq(s, "     Total   Ratio     Avg\n"
+	                    "----------  ------  ------\n"
+	                    "  1.647 ms   2.5    1   s \n"
+	                    "577.665 ms  10      5   ns\n"
+	                    " 15     ns   0.125  -     \n"
+	                    "  2.5   s    -      1.5 us\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, cell_text_aligned_for_any_column)
+{
+	static const struct trex_column d = {"d", "D", TREX_COL_DURATION, true};
+	static const struct trex_column p = {"p", "P", TREX_COL_PERCENT, true};
+	static const struct trex_column n = {"n", "N", TREX_COL_COUNT, true};
+	union trex_cell c;
+	char buf[64];
+
+	c.number = 5000;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&d, &c, NULL, buf, sizeof(buf)), "5     us");
+	c.number = 1646897;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&d, &c, NULL, buf, sizeof(buf)), "1.647 ms");
+	c.number = 2.5e9;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&d, &c, NULL, buf, sizeof(buf)), "2.5   s ");
+	c.number = NAN;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&d, &c, NULL, buf, sizeof(buf)), "-       ");
+	c.number = 12.5;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&p, &c, NULL, buf, sizeof(buf)), "12.50");
+	c.count = 42;
+	cr_assert_str_eq(trex_table_cell_text_aligned(&n, &c, NULL, buf, sizeof(buf)), "42");
+	/* every aligned duration is as wide as the others with as many integer digits */
+	c.number = 999;
+	cr_assert_eq(strlen(trex_table_cell_text_aligned(&d, &c, NULL, buf, sizeof(buf))), 10);
+}
+
 Test(table_write, text_empty_table_has_header_only)
 {
 	struct trex_table t;
@@ -182,7 +237,7 @@ Test(table_write, text_empty_table_has_header_only)
 
 /* ---- CSV --------------------------------------------------------------------------------- */
 
-Test(table_write, csv_quotes_commas_quotes_and_newlines)
+Test(table_write, csv_quotes_commas_quotes_and_escapes_control_characters)
 {
 	struct trex_table t;
 
@@ -191,12 +246,15 @@ Test(table_write, csv_quotes_commas_quotes_and_newlines)
 	add(&t, 30, 12.5, 2, "say \"hi\"");
 	add(&t, 20, 7, 3, "line1\nline2\rend");
 	add(&t, 0, 0, 4, "plain");
+	/* one CSV row is one line; a NUL (C0 80), ESC and a backslash as in the text table */
+	add(&t, 0, 0, 5, "a\xc0\x80" "b,\x1b[0m\\x");
 	char *s = render(&t, TREX_FMT_CSV);
 	cr_assert_str_eq(s, "time_pct,total_ns,instances,name\n"
 	                    "50,1000,1,\"void gemm<float, 128>(float*, int)\"\n"
 	                    "30,12.500,2,\"say \"\"hi\"\"\"\n"
-	                    "20,7,3,\"line1\nline2\rend\"\n"
-	                    "0,0,4,plain\n");
+	                    "20,7,3,line1\\nline2\\rend\n"
+	                    "0,0,4,plain\n"
+	                    "0,0,5,\"a\\0b,\\x1b[0m\\\\x\"\n");
 	free(s);
 	trex_table_free(&t);
 }
@@ -233,6 +291,20 @@ Test(table_write, json_shape_and_escapes)
 	                    "  {\"time_pct\": null, \"total_ns\": 5, \"instances\": 1, "
 	                    "\"name\": \"bad\\ufffd utf8 \\ufffd\"}\n"
 	                    "]}\n");
+	free(s);
+	trex_table_free(&t);
+}
+
+Test(table_write, json_escapes_nul_del_and_c1_controls)
+{
+	static const struct trex_column c1[] = {{"s", "S", TREX_COL_TEXT, false}};
+	struct trex_table t;
+
+	trex_table_init(&t, "t", c1, 1);
+	trex_table_add_row(&t)[0].text = "a\xc0\x80" "b\x7f\xc2\x9b[2J\xc2\xa0\x1b";
+	char *s = render(&t, TREX_FMT_JSON);
+	cr_assert_str_eq(s, "{\"table\": \"t\", \"columns\": [\"s\"], \"rows\": [\n"
+	                    "  {\"s\": \"a\\u0000b\\u007f\\u009b[2J\xc2\xa0\\u001b\"}\n]}\n");
 	free(s);
 	trex_table_free(&t);
 }

@@ -62,11 +62,11 @@ static int check_theme(int argc, char **argv)
 	return errors ? 1 : 0;
 }
 
-/* A name with its hyphens escaped for troff. */
+/* A name with its hyphens and backslashes escaped for troff. */
 static void man_name(const char *name)
 {
 	for (; *name; name++)
-		fputs(*name == '-' ? "\\-" : (char[]){*name, 0}, stdout);
+		fputs(*name == '-' ? "\\-" : *name == '\\' ? "\\e" : (char[]){*name, 0}, stdout);
 }
 
 static void man_attrs(unsigned attrs)

@@ -27,7 +27,7 @@ struct trex_column {
 union trex_cell {
 	int64_t count;
 	double number;      /* DURATION, PERCENT, NUMBER */
-	const char *text;   /* owned by the table (or static) */
+	const char *text;   /* owned by the table (or static); a NUL of the trace as C0 80 */
 };
 
 struct trex_table {
@@ -50,7 +50,9 @@ struct trex_column *trex_table_init_owned(struct trex_table *t, const char *name
 void trex_table_free(struct trex_table *t);
 /* Appends a row of zero cells; returns its cells or NULL when out of memory. */
 union trex_cell *trex_table_add_row(struct trex_table *t);
-/* Copies text into the table's arena; NULL when out of memory. */
+/* Copies s[0..len) into the table's arena as a C string, a NUL byte of s
+ * kept as C0 80 as the string table does (trex/core/strtab.h), so a text
+ * cell is always whole; NULL when out of memory. */
 const char *trex_table_strdup(struct trex_table *t, const char *s, size_t len);
 static inline union trex_cell *trex_table_cell(const struct trex_table *t, size_t row, size_t col)
 {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trex/core/display.h"
 #include "trex/core/index.h"
 
 /* Below this the UI shows only "enlarge the window". */
@@ -72,11 +73,12 @@ void trex_axis_fit_unit(struct trex_axis *ax, int64_t max_abs);
 /* ns (relative to the trace start) as "12.5ms" with ax's unit and decimals. */
 int trex_axis_label(const struct trex_axis *ax, int64_t ns, char *buf, size_t size);
 
-/* A duration or time with 3 significant digits and a unit: "1.23 ms". */
-int trex_format_ns(int64_t ns, char *buf, size_t size);
+/* Durations are shown by trex_format_duration (trex/core/display.h), the
+ * one format of every view and report. */
 /* A time position in its largest unit with the decimals that resolution
- * (ns, e.g. the time per column) makes meaningful, truncated:
- * (41399050000, 44500) -> "41.39905 s"; (28100000, 906000) -> "28.1 ms". */
+ * (ns, e.g. the time per column) makes meaningful, rounded to the last
+ * decimal: (41399050000, 44500) -> "41.39905 s"; (28100000, 906000) ->
+ * "28.1 ms"; (1646897, 1000) -> "1.647 ms"; (999960000, 100000) -> "1.0000 s". */
 int trex_format_time(int64_t ns, int64_t resolution, char *buf, size_t size);
 
 /* What one cell of a lane holds: the slices touching [lo, hi), found by

@@ -124,9 +124,17 @@ void trex_statusbar_draw(WINDOW *win, struct trex_term *term, const struct trex_
 
 /* ---- drawing helpers (draw.c) --------------------------------------------------------- */
 
-/* Writes UTF-8 text at (y, x) clipped to width columns (invalid bytes as
- * '?'; in ASCII mode non-ASCII characters as '?'); returns columns used. */
+/* Writes UTF-8 text at (y, x) clipped to width columns; returns columns
+ * used. Nothing a terminal acts on is ever written: control characters,
+ * DEL, C1 controls, the string table's NUL, bytes that are not UTF-8 and
+ * characters the locale cannot print are drawn as their escapes ("\x1b",
+ * "\0"; trex/ui/text.h) in reverse video; in ASCII mode non-ASCII
+ * characters are '?'. */
 int trex_draw_text(WINDOW *win, struct trex_term *term, int y, int x, const char *s, int width);
+/* trex_draw_text, but text that does not fit ends in U+2026 (ASCII '~')
+ * in the last column, so a cut never looks whole. */
+int trex_draw_text_cut(WINDOW *win, struct trex_term *term, int y, int x, const char *s,
+                       int width);
 /* Fills width cells at (y, x) with blanks in attr. */
 void trex_draw_fill(WINDOW *win, int y, int x, int width, unsigned long attr);
 /* One glyph: wc when term->utf8, else ascii. */
