@@ -1065,6 +1065,9 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 
 /* Appends to the text in buf (printf-style), cut at size. */
 static void append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strlen(buf);
 	va_list ap;
