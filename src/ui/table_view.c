@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "trex/export/table_write.h"
 #include "trex/ui/nav.h"
