@@ -346,7 +346,8 @@ static void mouse_event(struct app *a)
 }
 
 /* A key: the top view's keymap names the action; the view handles it if
- * it supports it, else the app; anything else does nothing. */
+ * it supports it, else (or when the view passes it on: a table's Esc
+ * with nothing left to clear) the app; anything else does nothing. */
 static void handle_key(struct app *a, trex_key key, bool too_small)
 {
 	struct trex_view *v = top(a);
@@ -372,9 +373,8 @@ static void handle_key(struct app *a, trex_key key, bool too_small)
 			a->quit = true;
 		return;
 	}
-	if (v->ops->supports(act))
-		v->ops->dispatch(v, act);
-	else if (app_supports(act))
+	if ((!v->ops->supports(act) || v->ops->dispatch(v, act) == TREX_IGNORED) &&
+	    app_supports(act))
 		app_dispatch(a, act);
 	run_request(a);
 }

@@ -84,7 +84,7 @@ void trex_export_prompt_cancel(struct trex_export_prompt *ep, struct trex_view *
 void trex_export_prompt_open(struct trex_view *v, struct trex_export_prompt *ep,
                              const char *default_name)
 {
-	struct trex_prompt_spec spec = {.label = "export to: ",
+	struct trex_prompt_spec spec = {.label = ep->label_first ? ep->label_first : "export to: ",
 	                                .initial = ep->path,
 	                                .history = TREX_PROMPT_HISTORY_PATH,
 	                                .on_submit = ep->on_submit,

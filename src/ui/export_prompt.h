@@ -30,6 +30,8 @@ struct trex_export_prompt {
 	const struct trex_table *(*table)(struct trex_view *v, const size_t **rows, size_t *n);
 	/* what the file holds, said after "wrote N rows to FILE"; NULL: nothing */
 	const char *what;
+	/* the first prompt's label ("export 3 marked rows to: "); NULL: "export to: " */
+	const char *label_first;
 	/* the prompt's state */
 	bool asking; /* the overwrite question is open */
 	char path[TREX_PROMPT_MAX];

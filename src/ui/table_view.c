@@ -2,20 +2,25 @@
 
 #include "table_view.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "trex/export/table_write.h"
 #include "trex/ui/nav.h"
+#include "trex/ui/table_fit.h"
+#include "trex/ui/text.h"
 
 #define COL_GAP 2
 #define CELL_BUF 64
 #define TEXT_COL_MAX 32      /* widest a label column (device, stream, shape) gets */
-#define NAME_MIN_SHARE 1 / 2 /* of the width kept for a last name column */
+#define NAME_MIN_SHARE 1 / 2 /* of the width kept for a last name column, */
+#define NAME_KEEP 40         /* ... up to this: wider screens show more columns */
 #define NAME_MIN 12
+#define MARK_GUTTER 1 /* the column left of the table where a marked row shows its star */
+#define KEY_NAME_MAX 32
 #define EXACT_WIDTH_CELLS 200000 /* above: widths from the column type, not every cell */
 #define WHEEL_ROWS 3
 #define HOT_PCT 10.0
@@ -245,16 +250,38 @@ static void drop_table(struct table_view *tv)
 	free(tv->shortv);
 	free(tv->rows);
 	free(tv->marked);
+	free(tv->marked_rows);
 	tv->shortv = NULL;
 	tv->rows = NULL;
 	tv->marked = NULL;
+	tv->marked_rows = NULL;
 	tv->nrows = tv->nmarked = 0;
+}
+
+/* The columns of t hidden because a column of the same key is hidden now
+ * (regrouping keeps what the user hid); NULL when none is, or out of memory. */
+static bool *carry_hidden(const struct table_view *tv, const struct trex_table *t)
+{
+	bool *off = NULL;
+
+	for (size_t c = 0; tv->col_off && tv->has_table && c < tv->table.ncols; c++) {
+		size_t nc =
+		    tv->col_off[c] ? col_by_key(t, tv->table.cols[c].key) : TABLE_VIEW_NO_SORT;
+
+		if (nc == TABLE_VIEW_NO_SORT)
+			continue;
+		if (!off && !(off = calloc(t->ncols, sizeof(*off))))
+			return NULL;
+		off[nc] = true;
+	}
+	return off;
 }
 
 bool table_view_set_table(struct table_view *tv, struct trex_table *t, const char *title,
                           const char *sort_key, bool desc)
 {
 	const char *old_key = NULL;
+	bool *off = carry_hidden(tv, t);
 	size_t sc;
 
 	if (tv->has_table && tv->sort_col != TABLE_VIEW_NO_SORT)
@@ -266,6 +293,9 @@ bool table_view_set_table(struct table_view *tv, struct trex_table *t, const cha
 		sc = col_by_key(t, sort_key);
 	}
 	drop_table(tv);
+	free(tv->col_off);
+	tv->col_off = off;
+	list_menu_close(&tv->menu);
 	tv->table = *t;
 	tv->has_table = true;
 	snprintf(tv->title, sizeof(tv->title), "%s", title);
@@ -274,6 +304,7 @@ bool table_view_set_table(struct table_view *tv, struct trex_table *t, const cha
 	tv->sort_col = sc;
 	tv->sort_desc = desc;
 	tv->sel = tv->top = tv->hcol = 0;
+	tv->reveal_sort = true; /* the sort column shows from the start */
 	tv->rows = malloc((t->nrows ? t->nrows : 1) * sizeof(*tv->rows));
 	if (!tv->rows || !measure(tv) || (tv->short_names && !make_short_names(tv)) ||
 	    !rebuild_rows(tv)) {
@@ -308,19 +339,37 @@ static void follow_sel(struct table_view *tv)
 	tv->top = trex_nav_follow(tv->top, tv->sel, tv->body_h, tv->nrows);
 }
 
-/* Columns that scroll sideways: all but a name column pinned at either end. */
-static bool scrolls(const struct table_view *tv, size_t c)
+/* Leading columns that never scroll: the view's labels, or a name column first. */
+static size_t pinned_count(const struct table_view *tv)
 {
-	return c != tv->name_col;
+	if (tv->pinned_cols)
+		return tv->pinned_cols;
+	return tv->name_col == 0 && tv->table.ncols > 0 ? 1 : 0;
 }
 
-static size_t scroll_count(const struct table_view *tv)
+bool table_view_col_shown(const struct table_view *tv, size_t c)
 {
-	size_t n = 0;
+	return c == tv->name_col || !tv->col_off || !tv->col_off[c];
+}
 
-	for (size_t c = 0; c < tv->table.ncols; c++)
-		n += scrolls(tv, c);
-	return n;
+/* Columns that scroll sideways: shown, not pinned, not the name (which
+ * is pinned, or comes after them taking what is left). */
+static bool scrolls(const struct table_view *tv, size_t c)
+{
+	return c != tv->name_col && c >= pinned_count(tv) && table_view_col_shown(tv, c);
+}
+
+/* h / l: by one column while there are more on that side (as counted at
+ * the last draw, which also made hcol the scroll position it used). */
+static void scroll_columns(struct table_view *tv, int dir)
+{
+	if (dir < 0 && tv->hcol > 0)
+		tv->hcol--;
+	else if (dir > 0 && tv->more_right)
+		tv->hcol++;
+	else
+		trex_ui_message(tv->base.ctx, "no more columns on the %s",
+		                dir < 0 ? "left" : "right");
 }
 
 static bool move_action(struct table_view *tv, enum trex_action a)
@@ -330,10 +379,8 @@ static bool move_action(struct table_view *tv, enum trex_action a)
 
 	if (trex_nav_delta(a, page, (long)tv->nrows, &delta))
 		move_sel(tv, delta);
-	else if (a == TREX_ACTION_SCROLL_LEFT)
-		tv->hcol -= tv->hcol > 0;
-	else if (a == TREX_ACTION_SCROLL_RIGHT)
-		tv->hcol += tv->hcol + 1 < scroll_count(tv);
+	else if (a == TREX_ACTION_SCROLL_LEFT || a == TREX_ACTION_SCROLL_RIGHT)
+		scroll_columns(tv, a == TREX_ACTION_SCROLL_LEFT ? -1 : 1);
 	else
 		return false;
 	follow_sel(tv);
@@ -342,7 +389,7 @@ static bool move_action(struct table_view *tv, enum trex_action a)
 
 /* ---- sorting -------------------------------------------------------------------------- */
 
-static void sort_by(struct table_view *tv, size_t col, bool desc)
+void table_view_sort_by(struct table_view *tv, size_t col, bool desc)
 {
 	tv->sort_col = col;
 	tv->sort_desc = desc;
@@ -351,26 +398,31 @@ static void sort_by(struct table_view *tv, size_t col, bool desc)
 	follow_sel(tv);
 }
 
+/* < / >: the previous / next shown column. */
 static void sort_step(struct table_view *tv, int dir)
 {
-	size_t n = tv->table.ncols, c;
+	size_t n = tv->table.ncols, c = tv->sort_col;
 
 	if (!n)
 		return;
-	if (tv->sort_col == TABLE_VIEW_NO_SORT)
-		c = dir > 0 ? 0 : n - 1;
-	else
-		c = (tv->sort_col + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
-	sort_by(tv, c, tv->table.cols[c].default_desc);
+	for (size_t i = 0; i < n; i++) {
+		if (c == TABLE_VIEW_NO_SORT)
+			c = dir > 0 ? 0 : n - 1;
+		else
+			c = (c + n + (size_t)(dir > 0 ? 1 : n - 1)) % n;
+		if (table_view_col_shown(tv, c))
+			break;
+	}
+	table_view_sort_by(tv, c, tv->table.cols[c].default_desc);
 }
 
 /* A click on a header: sort by it, again: invert. */
 static void sort_click(struct table_view *tv, size_t c)
 {
 	if (c == tv->sort_col)
-		sort_by(tv, c, !tv->sort_desc);
+		table_view_sort_by(tv, c, !tv->sort_desc);
 	else
-		sort_by(tv, c, tv->table.cols[c].default_desc);
+		table_view_sort_by(tv, c, tv->table.cols[c].default_desc);
 }
 
 static void sort_invert(struct table_view *tv)
@@ -379,7 +431,7 @@ static void sort_invert(struct table_view *tv)
 		trex_ui_message(tv->base.ctx, "no sort column yet: < and > choose one");
 		return;
 	}
-	sort_by(tv, tv->sort_col, !tv->sort_desc);
+	table_view_sort_by(tv, tv->sort_col, !tv->sort_desc);
 }
 
 /* ---- filter and search ------------------------------------------------------------------- */
@@ -556,14 +608,33 @@ static void open_search(struct table_view *tv)
 	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
 }
 
-static void clear_all(struct table_view *tv)
+static void clear_marks(struct table_view *tv)
 {
-	set_regex(tv, "search", "", &tv->search, tv->search_text);
-	if (tv->filter) {
+	size_t n = tv->nmarked;
+
+	memset(tv->marked, 0, tv->table.nrows * sizeof(*tv->marked));
+	tv->nmarked = 0;
+	trex_ui_message(tv->base.ctx, "%zu mark%s cleared", n, n == 1 ? "" : "s");
+}
+
+/* Esc (and clear): the search, then the marks, then the filter, one per
+ * press, each saying so; false when there was nothing left to clear. */
+static bool clear_step(struct table_view *tv)
+{
+	if (tv->search) {
+		set_regex(tv, "search", "", &tv->search, tv->search_text);
+		trex_ui_message(tv->base.ctx, "search cleared");
+	} else if (tv->nmarked) {
+		clear_marks(tv);
+	} else if (tv->filter) {
 		set_regex(tv, "filter", "", &tv->filter, tv->filter_text);
 		rebuild_rows(tv);
 		follow_sel(tv);
+		trex_ui_message(tv->base.ctx, "filter cleared (%zu rows)", tv->nrows);
+	} else {
+		return false;
 	}
+	return true;
 }
 
 static void toggle_names(struct table_view *tv)
@@ -579,14 +650,41 @@ static void toggle_names(struct table_view *tv)
 
 /* ---- export ---------------------------------------------------------------------------- */
 
-/* What is shown (full names, the current order and filter), or what the
- * view's export hook names. */
+/* The marked rows in the order shown (marked rows the filter hides now
+ * included), in tv->marked_rows; false when out of memory. */
+static bool order_marked(struct table_view *tv)
+{
+	size_t k = 0;
+
+	free(tv->marked_rows);
+	if (!(tv->marked_rows = malloc(tv->nmarked * sizeof(*tv->marked_rows))))
+		return false;
+	for (size_t r = 0; r < tv->table.nrows && k < tv->nmarked; r++) {
+		if (tv->marked[r])
+			tv->marked_rows[k++] = r;
+	}
+	return tv->sort_col == TABLE_VIEW_NO_SORT ||
+	       trex_table_sort_rows(&tv->table, tv->sort_col, tv->sort_desc, tv->name_col,
+	                            tv->marked_rows, k) == TREX_OK;
+}
+
+/* The marked rows when there are any, else what is shown (full names, the
+ * current order and filter); or what the view's export hook names. */
 static const struct trex_table *export_rows(struct trex_view *v, const size_t **rows, size_t *n)
 {
 	struct table_view *tv = of(v);
 
 	if (tv->hooks->export_table)
 		return tv->hooks->export_table(tv, rows, n);
+	if (tv->nmarked) {
+		if (!order_marked(tv)) {
+			trex_ui_message(v->ctx, "out of memory");
+			return NULL;
+		}
+		*rows = tv->marked_rows;
+		*n = tv->nmarked;
+		return &tv->table;
+	}
 	*rows = tv->rows;
 	*n = tv->nrows;
 	return &tv->table;
@@ -615,60 +713,15 @@ static void open_export(struct table_view *tv)
 	tv->exp.on_submit = export_submit;
 	tv->exp.on_cancel = export_cancel;
 	tv->exp.table = export_rows;
+	/* marks choose the rows, unless the view exports a table of its own */
+	tv->exp.what = tv->nmarked && !tv->hooks->export_table ? "the marked rows" : NULL;
+	snprintf(tv->export_label, sizeof(tv->export_label),
+	         "export %zu marked row%s to: ", tv->nmarked, tv->nmarked == 1 ? "" : "s");
+	tv->exp.label_first = tv->exp.what ? tv->export_label : NULL;
 	trex_export_prompt_open(&tv->base, &tv->exp, path);
 }
 
-/* ---- sort prompt and marks ---------------------------------------------------------------- */
-
-/* The column whose title or key starts with text (case-insensitive); an
- * exact match wins. */
-static size_t col_by_prefix(const struct trex_table *t, const char *text)
-{
-	size_t len = strlen(text), found = TABLE_VIEW_NO_SORT;
-
-	for (size_t c = 0; len && c < t->ncols; c++) {
-		if (strcasecmp(t->cols[c].title, text) == 0 ||
-		    strcasecmp(t->cols[c].key, text) == 0)
-			return c;
-		if (found == TABLE_VIEW_NO_SORT && (strncasecmp(t->cols[c].title, text, len) == 0 ||
-		                                    strncasecmp(t->cols[c].key, text, len) == 0))
-			found = c;
-	}
-	return found;
-}
-
-static void sort_submit(struct trex_view *v, const char *text)
-{
-	struct table_view *tv = of(v);
-	size_t c;
-
-	while (*text == ' ')
-		text++;
-	c = col_by_prefix(&tv->table, text);
-	if (c == TABLE_VIEW_NO_SORT) {
-		char cols[TREX_UI_MSG_MAX];
-		size_t len = 0;
-
-		cols[0] = '\0';
-		for (size_t i = 0; i < tv->table.ncols && len < sizeof(cols); i++)
-			len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s",
-			                        i ? ", " : "", tv->table.cols[i].title);
-		trex_ui_message(v->ctx, "no column \"%s\"; columns: %s", text, cols);
-		return;
-	}
-	sort_by(tv, c, tv->table.cols[c].default_desc);
-}
-
-/* F6: a column by name (title or key, a prefix is enough), as there is no
- * popup menu; a wrong name lists them. */
-static void open_sort_prompt(struct table_view *tv)
-{
-	struct trex_prompt_spec spec = {.label = "sort by column: ",
-	                                .history = TREX_PROMPT_HISTORY_OTHER,
-	                                .on_submit = sort_submit};
-
-	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
-}
+/* ---- marks ---------------------------------------------------------------------------- */
 
 /* Space: marks the selected row (a * and the mark colour), then moves down,
  * so that rows can be kept in sight across sorts and filters. */
@@ -684,6 +737,9 @@ static void mark_row(struct table_view *tv)
 	}
 	tv->marked[r] = !tv->marked[r];
 	tv->nmarked += tv->marked[r] ? 1 : (size_t)-1;
+	if (tv->nmarked == 1 && tv->marked[r])
+		trex_ui_message(tv->base.ctx,
+		                "1 marked: x exports the marked rows, Esc clears the marks");
 	move_sel(tv, 1);
 	follow_sel(tv);
 }
@@ -710,31 +766,48 @@ bool trex_table_view_supports(enum trex_action a)
 	case TREX_ACTION_CYCLE_GROUP:
 	case TREX_ACTION_EXPORT_TABLE:
 	case TREX_ACTION_SORT_MENU:
+	case TREX_ACTION_COLUMNS:
 	case TREX_ACTION_MARK_ROW:
+	case TREX_ACTION_BACK:
 		return true;
 	default:
 		return false;
 	}
 }
 
-enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
+/* Sorting, columns, marks and names; false when a is none of those. */
+static bool sort_action(struct table_view *tv, enum trex_action a)
 {
-	struct table_view *tv = of(v);
-
-	if (tv->hooks->action && tv->hooks->action(tv, a) == TREX_HANDLED)
-		return TREX_HANDLED;
-	if (move_action(tv, a))
-		return TREX_HANDLED;
 	switch (a) {
 	case TREX_ACTION_SORT_NEXT:
-		sort_step(tv, 1);
-		break;
 	case TREX_ACTION_SORT_PREV:
-		sort_step(tv, -1);
+		sort_step(tv, a == TREX_ACTION_SORT_NEXT ? 1 : -1);
 		break;
 	case TREX_ACTION_SORT_INVERT:
 		sort_invert(tv);
 		break;
+	case TREX_ACTION_SORT_MENU:
+		table_columns_open_sort(tv);
+		break;
+	case TREX_ACTION_COLUMNS:
+		table_columns_open_shown(tv);
+		break;
+	case TREX_ACTION_MARK_ROW:
+		mark_row(tv);
+		break;
+	case TREX_ACTION_TOGGLE_NAMES:
+		toggle_names(tv);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Search, filter and clear; false when a is none of those. */
+static bool search_action(struct table_view *tv, enum trex_action a)
+{
+	switch (a) {
 	case TREX_ACTION_FILTER:
 		open_filter(tv);
 		break;
@@ -742,25 +815,35 @@ enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
 		open_search(tv);
 		break;
 	case TREX_ACTION_NEXT_MATCH:
-		next_match(tv, 1);
-		break;
 	case TREX_ACTION_PREV_MATCH:
-		next_match(tv, -1);
+		next_match(tv, a == TREX_ACTION_NEXT_MATCH ? 1 : -1);
 		break;
 	case TREX_ACTION_CLEAR:
-		clear_all(tv);
+		if (!clear_step(tv))
+			trex_ui_message(tv->base.ctx, "nothing to clear");
 		break;
-	case TREX_ACTION_TOGGLE_NAMES:
-		toggle_names(tv);
-		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
+{
+	struct table_view *tv = of(v);
+
+	if (tv->menu.open)
+		return table_columns_action(tv, a);
+	if (tv->hooks->action && tv->hooks->action(tv, a) == TREX_HANDLED)
+		return TREX_HANDLED;
+	if (move_action(tv, a) || sort_action(tv, a) || search_action(tv, a))
+		return TREX_HANDLED;
+	switch (a) {
+	case TREX_ACTION_BACK:
+		/* with nothing left to clear the app goes back */
+		return clear_step(tv) ? TREX_HANDLED : TREX_IGNORED;
 	case TREX_ACTION_EXPORT_TABLE:
 		open_export(tv);
-		break;
-	case TREX_ACTION_SORT_MENU:
-		open_sort_prompt(tv);
-		break;
-	case TREX_ACTION_MARK_ROW:
-		mark_row(tv);
 		break;
 	case TREX_ACTION_ENTER:
 		trex_ui_message(v->ctx, "nothing to open in the %s table", v->ops->name);
@@ -781,54 +864,78 @@ static bool right_aligned(enum trex_col_type type)
 	return type != TREX_COL_TEXT;
 }
 
-/* Where each column goes this time: a name column first is pinned at the
- * left, a name column last takes what is left on the right (at least
- * NAME_MIN_SHARE of the width); the others scroll, hcol of them hidden. */
+/* A pinned name column: as wide as the longest name on screen, up to half the width. */
+static int pinned_name_width(struct table_view *tv, int width)
+{
+	int w = (int)strlen(tv->table.cols[tv->name_col].title) + 1;
+
+	for (size_t i = tv->top; i < tv->top + (size_t)tv->body_h && i < tv->nrows; i++) {
+		int nw = (int)strlen(table_view_name(tv, tv->rows[i]));
+
+		w = nw > w ? nw : w;
+	}
+	return w > width / 2 ? width / 2 : w;
+}
+
+/* What a name column after the others keeps: NAME_MIN_SHARE of the width
+ * up to NAME_KEEP, or less for short names (categories) so that more
+ * columns show. */
+static int name_keep(const struct table_view *tv, int width)
+{
+	int keep = width * NAME_MIN_SHARE;
+
+	keep = keep > NAME_KEEP ? NAME_KEEP : keep;
+	keep = keep < NAME_MIN ? NAME_MIN : keep;
+	if (tv->name_max < keep)
+		keep = tv->name_max > NAME_MIN ? tv->name_max : NAME_MIN;
+	return keep;
+}
+
+/* How column c takes part in the fitting: pinned, scrolling, the name
+ * taking what is left, or hidden. */
+static struct trex_fit_col fit_col(struct table_view *tv, size_t c, int width)
+{
+	const char *title = tv->table.cols[c].title;
+	struct trex_fit_col fc = {TREX_FIT_SCROLL, tv->width[c],
+	                          trex_text_cols(title, strlen(title))};
+
+	if (c == tv->name_col && c < pinned_count(tv))
+		fc = (struct trex_fit_col){TREX_FIT_PINNED, pinned_name_width(tv, width), fc.title};
+	else if (c == tv->name_col)
+		fc = (struct trex_fit_col){TREX_FIT_NAME, name_keep(tv, width), fc.title};
+	else if (!table_view_col_shown(tv, c))
+		fc.role = TREX_FIT_OFF;
+	else if (c < pinned_count(tv))
+		fc.role = TREX_FIT_PINNED;
+	return fc;
+}
+
+/* Where each column goes this time (trex_fit_columns), and what is off
+ * screen on either side; hcol becomes the scroll position used. */
 static void place_columns(struct table_view *tv, int width)
 {
-	const struct trex_table *t = &tv->table;
-	bool name_first = tv->name_col == 0 && t->ncols > 0;
-	bool name_last = tv->name_col < t->ncols && !name_first;
-	int x = 0, reserve = 0;
-	size_t skipped = 0;
+	size_t n = tv->table.ncols;
+	struct trex_fit_col *cols = calloc(n ? n : 1, sizeof(*cols));
+	struct trex_fit out = {.x = tv->col_x, .w = tv->col_w};
 
-	for (size_t c = 0; c < t->ncols; c++)
-		tv->col_x[c] = tv->col_w[c] = -1;
-	if (name_first) {
-		int w = (int)strlen(t->cols[0].title) + 1;
-
-		for (size_t i = tv->top; i < tv->top + (size_t)tv->body_h && i < tv->nrows; i++) {
-			int nw = (int)strlen(table_view_name(tv, tv->rows[i]));
-
-			w = nw > w ? nw : w;
-		}
-		w = w > width / 2 ? width / 2 : w;
-		tv->col_x[0] = 0;
-		tv->col_w[0] = w;
-		x = w + COL_GAP;
-	} else if (name_last) {
-		reserve = width * NAME_MIN_SHARE;
-		reserve = reserve < NAME_MIN ? NAME_MIN : reserve;
-		/* short names (categories) leave room for more columns */
-		reserve = tv->name_max < reserve
-		              ? (tv->name_max > NAME_MIN ? tv->name_max : NAME_MIN)
-		              : reserve;
+	if (!cols) { /* nothing shown rather than a wrong layout */
+		for (size_t c = 0; c < n; c++)
+			tv->col_x[c] = tv->col_w[c] = -1;
+		tv->more_left = tv->more_right = 0;
+		tv->more_left_x = tv->more_right_x = -1;
+		return;
 	}
-	for (size_t c = 0; c < t->ncols; c++) {
-		if (!scrolls(tv, c))
-			continue;
-		if (skipped++ < tv->hcol)
-			continue;
-		if (x + tv->width[c] > width - reserve)
-			break;
-		tv->col_x[c] = x;
-		tv->col_w[c] = tv->width[c];
-		x += tv->width[c] + COL_GAP;
-	}
-	if (name_last && x < width) {
-		tv->col_x[tv->name_col] = x;
-		tv->col_w[tv->name_col] = width - x;
-	}
+	for (size_t c = 0; c < n; c++)
+		cols[c] = fit_col(tv, c, width);
+	trex_fit_columns(
+	    &(struct trex_fit_spec){cols, n, width, MARK_GUTTER, COL_GAP, tv->hcol, NAME_MIN},
+	    &out);
+	free(cols);
+	tv->hcol = out.first;
+	tv->more_left = out.left;
+	tv->more_right = out.right;
+	tv->more_left_x = out.left_x;
+	tv->more_right_x = out.right_x;
 }
 
 static void draw_title(struct table_view *tv, WINDOW *win, const struct trex_rect *r)
@@ -851,12 +958,32 @@ static void put_cell(WINDOW *win, struct trex_term *term, int y, int x, int w, c
 	trex_draw_text(win, term, y, x, s, w);
 }
 
-/* ▼ descending, ▲ ascending; v and ^ without UTF-8. */
-static const char *sort_mark(const struct table_view *tv)
+const char *table_view_sort_mark(const struct table_view *tv)
 {
 	if (tv->base.ctx->term->utf8)
 		return tv->sort_desc ? "\xe2\x96\xbc" : "\xe2\x96\xb2";
 	return tv->sort_desc ? "v" : "^";
+}
+
+/* "◂ N more" and "N more ▸" (ASCII < and >) where columns are off screen. */
+static void draw_more(struct table_view *tv, WINDOW *win, int y)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	char text[48];
+
+	wattrset(win, (int)trex_term_attr(term, TREX_ROLE_HEADER));
+	if (tv->more_left && tv->more_left_x >= 0) {
+		snprintf(text, sizeof(text), "%s %zu more", term->utf8 ? "\xe2\x97\x82" : "<",
+		         tv->more_left);
+		trex_draw_text(win, term, y, tv->more_left_x, text,
+		               trex_fit_marker_width(tv->more_left));
+	}
+	if (tv->more_right && tv->more_right_x >= 0) {
+		snprintf(text, sizeof(text), "%zu more %s", tv->more_right,
+		         term->utf8 ? "\xe2\x96\xb8" : ">");
+		trex_draw_text(win, term, y, tv->more_right_x, text,
+		               trex_fit_marker_width(tv->more_right));
+	}
 }
 
 static void draw_headers(struct table_view *tv, WINDOW *win, int y, int x0)
@@ -871,7 +998,7 @@ static void draw_headers(struct table_view *tv, WINDOW *win, int y, int x0)
 		if (tv->col_w[c] < 0)
 			continue;
 		snprintf(title, sizeof(title), "%s%s", t->cols[c].title,
-		         sorted ? sort_mark(tv) : "");
+		         sorted ? table_view_sort_mark(tv) : "");
 		wattrset(win, (int)trex_term_attr(term, sorted ? TREX_ROLE_HEADER_SORT
 		                                               : TREX_ROLE_HEADER));
 		/* the mark is one column whatever its bytes */
@@ -879,6 +1006,7 @@ static void draw_headers(struct table_view *tv, WINDOW *win, int y, int x0)
 		         (int)strlen(t->cols[c].title) + sorted,
 		         right_aligned(t->cols[c].type) && c != tv->name_col);
 	}
+	draw_more(tv, win, y);
 }
 
 static enum trex_role name_role(const struct table_view *tv, size_t r)
@@ -900,10 +1028,14 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 	size_t r = tv->rows[pos];
 	bool cursor = pos == tv->sel;
 	unsigned long cur = trex_term_attr(term, TREX_ROLE_CURSOR);
+	bool marked = tv->marked && tv->marked[r];
 	char buf[CELL_BUF];
 
-	trex_draw_fill(win, y, 0, width, cursor ? cur : trex_term_attr(term, TREX_ROLE_DEFAULT));
-	if (tv->marked && tv->marked[r]) /* in the gap left of the first column */
+	/* a marked row: a star in the gutter, and the whole row in the mark role */
+	trex_draw_fill(win, y, 0, width,
+	               cursor ? cur
+	                      : trex_term_attr(term, marked ? TREX_ROLE_MARK : TREX_ROLE_DEFAULT));
+	if (marked)
 		trex_draw_glyph(win, term, y, 0, L'*', '*',
 		                cursor ? cur : trex_term_attr(term, TREX_ROLE_MARK));
 	for (size_t c = 0; c < t->ncols; c++) {
@@ -915,7 +1047,7 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 			continue;
 		if (c == tv->name_col) {
 			s = table_view_name(tv, r);
-			role = tv->marked && tv->marked[r] ? TREX_ROLE_MARK : name_role(tv, r);
+			role = name_role(tv, r);
 		} else {
 			s = cell_text(tv, r, c, buf, sizeof(buf));
 			if (type != TREX_COL_TEXT)
@@ -924,30 +1056,75 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 				           ? TREX_ROLE_LARGE_NUMBER
 				           : TREX_ROLE_NUMBER;
 		}
-		wattrset(win, (int)(cursor ? cur : trex_term_attr(term, role)));
+		wattrset(win, (int)(cursor ? cur
+		                           : trex_term_attr(term, marked ? TREX_ROLE_MARK : role)));
 		put_cell(win, term, y, tv->col_x[c], tv->col_w[c], s, (int)strlen(s),
 		         right_aligned(type) && c != tv->name_col);
 	}
 }
 
-static void draw_status(struct table_view *tv, WINDOW *win, const struct trex_rect *r)
+/* Appends to the text in buf (printf-style), cut at size. */
+static void append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The first key bound to action a in the view's keymap ("h"), else its name. */
+static void first_key(const struct table_view *tv, enum trex_action a, char *buf, size_t size)
+{
+	if (trex_keymap_describe(tv->base.ctx->km, tv->base.ops->keymap, a, buf, size) <= 0)
+		snprintf(buf, size, "%s", trex_action_name(a));
+	buf[strcspn(buf, ",")] = '\0';
+}
+
+/* The first status row: title, rows, sort, filter, search, marks, and the
+ * keys that scroll to the columns off screen. */
+static void status_left(const struct table_view *tv, char *buf, size_t size, bool narrow)
 {
 	const struct trex_table *t = &tv->table;
-	char left1[TREX_PROMPT_MAX * 2 + 256], right1[64], sort[96] = "table order";
+	size_t more = tv->more_left + tv->more_right;
+
+	snprintf(buf, size, " %s%s%zu/%zu %s  sort: ", narrow ? "" : tv->title,
+	         narrow ? "" : "  ", tv->nrows, t->nrows, trex_plural(t->nrows, "row", "rows"));
+	if (tv->sort_col != TABLE_VIEW_NO_SORT)
+		append(buf, size, "%s %s", t->cols[tv->sort_col].title, table_view_sort_mark(tv));
+	else
+		append(buf, size, "table order");
+	if (tv->filter)
+		append(buf, size, "  FILTER: %s", tv->filter_text);
+	if (tv->search)
+		append(buf, size, "  /%s", tv->search_text);
+	if (tv->nmarked)
+		append(buf, size, "  %zu marked", tv->nmarked);
+	if (more) {
+		char left[KEY_NAME_MAX], right[KEY_NAME_MAX];
+
+		first_key(tv, TREX_ACTION_SCROLL_LEFT, left, sizeof(left));
+		first_key(tv, TREX_ACTION_SCROLL_RIGHT, right, sizeof(right));
+		append(buf, size, "  %s/%s: %zu more %s", left, right, more,
+		       trex_plural(more, "column", "columns"));
+	}
+}
+
+static void draw_status(struct table_view *tv, WINDOW *win, const struct trex_rect *r)
+{
+	char left1[TREX_PROMPT_MAX * 2 + 256], right1[64];
 	size_t sel = table_view_selected(tv);
 	bool narrow = r->w < NARROW_COLS;
 
-	if (tv->sort_col != TABLE_VIEW_NO_SORT)
-		snprintf(sort, sizeof(sort), "%s %s", t->cols[tv->sort_col].title, sort_mark(tv));
 	/* narrow screens drop what the title bar already says, and the position */
 	if (tv->error[0])
 		snprintf(left1, sizeof(left1), " %s", tv->error);
 	else
-		snprintf(left1, sizeof(left1), " %s%s%zu/%zu %s  sort: %s%s%s%s%.0zu%s",
-		         narrow ? "" : tv->title, narrow ? "" : "  ", tv->nrows, t->nrows,
-		         trex_plural(t->nrows, "row", "rows"), sort,
-		         tv->filter ? "  FILTER: " : "", tv->filter ? tv->filter_text : "",
-		         tv->nmarked ? "  " : "", tv->nmarked, tv->nmarked ? " marked" : "");
+		status_left(tv, left1, sizeof(left1), narrow);
 	snprintf(right1, sizeof(right1), "%zu/%zu ", tv->nrows ? tv->sel + 1 : 0, tv->nrows);
 	if (narrow)
 		right1[0] = '\0';
@@ -975,6 +1152,7 @@ static void reveal_sort_col(struct table_view *tv, int width)
 	tv->hcol = 0;
 	for (size_t i = 0; i < c; i++)
 		tv->hcol += scrolls(tv, i);
+	/* the first position that shows it (fewer columns off on the left) */
 	while (tv->hcol > 0) {
 		tv->hcol--;
 		place_columns(tv, width);
@@ -1014,10 +1192,36 @@ void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout 
 		               tv->table.nrows ? "(no row matches the filter)" : "(no rows)",
 		               width - 1);
 	}
+	if (tv->menu.open)
+		table_columns_draw(tv, win, lay, y0);
 	draw_status(tv, win, &lay->status);
 }
 
 /* ---- mouse and freeing --------------------------------------------------------------------- */
+
+static bool on_marker(int mx, size_t n, int x)
+{
+	return n && mx >= 0 && x >= mx && x < mx + trex_fit_marker_width(n);
+}
+
+/* A click on the header row: a marker scrolls that way, a column title
+ * sorts by it (again: inverts). */
+static enum trex_handled header_click(struct table_view *tv, int x)
+{
+	if (on_marker(tv->more_left_x, tv->more_left, x) ||
+	    on_marker(tv->more_right_x, tv->more_right, x)) {
+		scroll_columns(tv, on_marker(tv->more_left_x, tv->more_left, x) ? -1 : 1);
+		return TREX_HANDLED;
+	}
+	for (size_t c = 0; c < tv->table.ncols; c++) {
+		if (tv->col_w[c] >= 0 && x >= tv->col_x[c] &&
+		    x < tv->col_x[c] + tv->col_w[c] + COL_GAP) {
+			sort_click(tv, c);
+			return TREX_HANDLED;
+		}
+	}
+	return TREX_IGNORED;
+}
 
 enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned long bstate)
 {
@@ -1025,6 +1229,8 @@ enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned l
 
 	if (!tv->has_table)
 		return TREX_IGNORED;
+	if (tv->menu.open)
+		return table_columns_mouse(tv, y, x, bstate);
 	if (bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
 		long d = bstate & BUTTON4_PRESSED ? -WHEEL_ROWS : WHEEL_ROWS;
 		long top = (long)tv->top + d, max = (long)tv->nrows - tv->body_h;
@@ -1040,16 +1246,8 @@ enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned l
 	}
 	if (!(bstate & (BUTTON1_RELEASED | BUTTON1_CLICKED)))
 		return TREX_IGNORED;
-	if (y == tv->header_y) {
-		for (size_t c = 0; c < tv->table.ncols; c++) {
-			if (tv->col_w[c] >= 0 && x >= tv->col_x[c] &&
-			    x < tv->col_x[c] + tv->col_w[c] + COL_GAP) {
-				sort_click(tv, c);
-				return TREX_HANDLED;
-			}
-		}
-		return TREX_IGNORED;
-	}
+	if (y == tv->header_y)
+		return header_click(tv, x);
 	if (y > tv->header_y && y <= tv->header_y + tv->body_h &&
 	    tv->top + (size_t)(y - tv->header_y - 1) < tv->nrows) {
 		tv->sel = tv->top + (size_t)(y - tv->header_y - 1);
@@ -1070,5 +1268,6 @@ void table_view_free(struct trex_view *v)
 	free(tv->width);
 	free(tv->col_x);
 	free(tv->col_w);
+	free(tv->col_off);
 	free(tv);
 }

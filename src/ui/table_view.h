@@ -1,9 +1,12 @@
 /* The generic table view (private to src/ui): shows a struct trex_table
  * through a sorted, filtered permutation of its rows, with a header row,
- * a selection bar, scrolling both ways, sorting, a regex filter, an
- * incremental search, name folding, export and the mouse. The kernels,
- * instances, categories and GPU-time views embed it and add their own
- * actions through hooks. */
+ * a selection bar, scrolling both ways (columns off screen are counted by
+ * "◂ N more" / "N more ▸" markers), sorting (also from a list of the
+ * columns, F6), columns hidden or shown (F2), a regex filter, an
+ * incremental search, marked rows, name folding, export and the mouse.
+ * Esc clears the search, then the marks, then the filter, one per press,
+ * and then goes back. The kernels, instances, categories and GPU-time
+ * views embed it and add their own actions through hooks. */
 #ifndef TREX_UI_TABLE_VIEW_H
 #define TREX_UI_TABLE_VIEW_H
 
@@ -11,6 +14,7 @@
 #include <stddef.h>
 
 #include "export_prompt.h"
+#include "list_menu.h"
 #include "trex/analysis/table.h"
 #include "trex/analysis/table_order.h"
 #include "trex/ui/view.h"
@@ -70,6 +74,17 @@ struct table_view {
 	char error[TREX_PROMPT_MAX + 64]; /* a bad pattern, shown while its prompt is open */
 
 	struct trex_export_prompt exp; /* export-table: the prompts and the path */
+
+	/* Leading columns that never scroll sideways (labels such as rank and
+	 * device), set by the view before it shows its table; a name column
+	 * first is pinned whatever this says. */
+	size_t pinned_cols;
+	bool *col_off;                 /* per column: hidden with F2; NULL until the first */
+	size_t more_left, more_right;  /* last draw: scrolling columns off screen */
+	int more_left_x, more_right_x; /* ... and where their markers are, -1: none */
+	struct list_menu menu;         /* F6 / F2 column list, drawn over the table while open */
+	size_t *marked_rows;           /* export of the marked rows: them in the shown order */
+	char export_label[64];         /* "export 3 marked rows to: " */
 };
 
 /* The ops of a table view called view_name: the generic parts, for
@@ -101,6 +116,25 @@ struct trex_view *table_view_show(struct table_view *tv, struct trex_table *t, c
 size_t table_view_selected(const struct table_view *tv);
 /* The name of table row r as shown (folded when names are shortened). */
 const char *table_view_name(struct table_view *tv, size_t r);
+/* Sorts by column col (descending when desc), keeping the selected row
+ * selected and scrolling the column into view. */
+void table_view_sort_by(struct table_view *tv, size_t col, bool desc);
+/* The sort direction's mark: ▼ / ▲, v / ^ without UTF-8. */
+const char *table_view_sort_mark(const struct table_view *tv);
+/* Is column col shown (not hidden with F2)? */
+bool table_view_col_shown(const struct table_view *tv, size_t col);
+
+/* ---- the column lists (table_columns.c) ---- */
+/* F6: the columns to sort by (Enter sorts, Esc cancels); F2: the columns
+ * to show or hide (Enter or Space toggles, Esc closes). */
+void table_columns_open_sort(struct table_view *tv);
+void table_columns_open_shown(struct table_view *tv);
+/* An action or a mouse event while a list is open (tv->menu.open): all
+ * go to the list, which keeps the keys of the table to itself. */
+enum trex_handled table_columns_action(struct table_view *tv, enum trex_action a);
+enum trex_handled table_columns_mouse(struct table_view *tv, int y, int x, unsigned long bstate);
+/* Draws the open list over the body of the table (below its header row y). */
+void table_columns_draw(struct table_view *tv, WINDOW *win, const struct trex_layout *lay, int y);
 
 /* The generic parts of the ops. */
 enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a);

@@ -6,6 +6,9 @@
 #   screen_wait TEXT           until the pane shows TEXT (5 s), else false
 #   screen_text                the pane as text
 #   screen_dump W H FILE ARGS  trex --dump-screen FILE at W x H without tmux
+#   dump W H KEYS ARGS         the screen after --script KEYS in $TEST_TMP/screen.txt,
+#                              which has TEXT, line N, last_line and check_dump
+#                              DESCRIPTION COMMAND... look at (a test may define its own)
 
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not found"
 
@@ -106,5 +109,38 @@ check_screen() {
 	else
 		not_ok "$desc"
 		screen_text | sed 's/^/#   |/'
+	fi
+}
+
+# dump W H KEYS ARGS...: the screen after KEYS, in $TEST_TMP/screen.txt.
+dump() {
+	dw=$1 dh=$2 dkeys=$3
+	shift 3
+	rm -f "$TEST_TMP/screen.txt"
+	screen_dump "$dw" "$dh" "$TEST_TMP/screen.txt" --script "$dkeys" "$@"
+}
+
+line() {
+	sed -n "$1p" "$TEST_TMP/screen.txt"
+}
+
+last_line() {
+	sed -n '$p' "$TEST_TMP/screen.txt"
+}
+
+# has TEXT: the screen shows TEXT (fixed string).
+has() {
+	grep -F -q -- "$1" "$TEST_TMP/screen.txt"
+}
+
+# check_dump DESCRIPTION COMMAND...: a check with the screen as diagnostics.
+check_dump() {
+	desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		sed 's/^/#   |/' "$TEST_TMP/screen.txt" 2>/dev/null
 	fi
 }

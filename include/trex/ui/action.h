@@ -29,7 +29,7 @@
 	X(MOVE, SCROLL_LEFT, "scroll-left", "Scroll the columns to the left")                      \
 	X(MOVE, SCROLL_RIGHT, "scroll-right", "Scroll the columns to the right")                   \
 	X(VIEW, ENTER, "enter", "Open the selected item (drill in)")                               \
-	X(VIEW, BACK, "back", "Go back to the previous view")                                      \
+	X(VIEW, BACK, "back", "Go back (tables: clear search, marks, filter first)")               \
 	X(VIEW, VIEW_CLOSE, "view-close", "Close the view; quit from the top view")                \
 	X(VIEW, NEXT_PANE, "next-pane", "Move the focus to the next pane")                         \
 	X(VIEW, PREV_PANE, "prev-pane", "Move the focus to the previous pane")                     \
@@ -78,7 +78,7 @@
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
-	X(MISC, EXPORT_TABLE, "export-table", "Export the table as CSV or JSON")                   \
+	X(MISC, EXPORT_TABLE, "export-table", "Export the table or its marked rows (CSV, JSON)")       \
 	X(MISC, REDRAW, "redraw", "Redraw the screen")                                             \
 	X(MISC, SUSPEND, "suspend", "Suspend trex (fg resumes)")                                   \
 	X(MISC, QUIT, "quit", "Quit trex")
