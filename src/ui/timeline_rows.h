@@ -39,15 +39,15 @@ struct tl_rows {
 	size_t n_pinned;         /* v[0, n_pinned): the rows of the pinned tracks */
 	bool *file_collapsed;    /* per file */
 	bool *process_collapsed; /* per process */
-	/* Set before tl_rows_build: only lanes with a match (and processes
-	 * holding one) get rows; counters and instants are left out. NULL:
-	 * everything. */
+	/* Set before tl_rows_build: only lanes with a match (and the processes
+	 * and ranks holding one) get rows; counters and instants are left out.
+	 * NULL: everything. */
 	const struct trex_search *filter;
 	double *counter_min, *counter_max; /* per track: the series' range */
 	uint8_t *track_flags;              /* per track: enum tl_track_flag */
 	uint16_t *max_depth;               /* per track: lanes of depth >= this hidden; 0: all */
 	bool show_hidden;                  /* the noise tracks and empty groups get rows too */
-	bool track_filter;                 /* a track filter is set (UNMATCHED flags) */
+	bool track_filter; /* a track filter is set (UNMATCHED flags): ranks without a match go */
 	uint32_t *proc_order;  /* every process in display order: by file, GPU ones first */
 	uint32_t *track_order; /* every track in display order: by proc_order, GPU ones first */
 	/* per lane: it has a row, or would have once its groups are expanded
@@ -64,7 +64,7 @@ bool tl_rows_init(struct tl_rows *r, const struct trex_index *idx);
 /* Rebuilds the rows after a state changed. false when out of memory. */
 bool tl_rows_build(struct tl_rows *r, const struct trex_index *idx);
 void tl_rows_free(struct tl_rows *r);
-/* The row index of (kind, id), or the closest row before it; 0 if none. */
+/* The row index of (kind, id), or 0 when it has no row. */
 size_t tl_rows_find(const struct tl_rows *r, enum tl_row_kind kind, uint32_t id);
 /* The row index of (kind, id), or r->n when it has no row. */
 size_t tl_rows_lookup(const struct tl_rows *r, enum tl_row_kind kind, uint32_t id);

@@ -346,8 +346,10 @@ static void find_cancel(struct trex_view *v)
 	size_t r =
 	    tl_rows_lookup(&tv->rows, (enum tl_row_kind)tv->find_from.kind, tv->find_from.id);
 
-	if (r < tv->rows.n)
+	if (r < tv->rows.n) {
 		tv->cur_row = r;
+		tv->top_row = tv->find_top;
+	}
 	tl_select_at_cursor(tv);
 	v->ctx->msg[0] = '\0';
 }
@@ -364,6 +366,7 @@ static void open_find(struct timeline_view *tv)
 
 	tv->find_from = tv->cur_row < tv->rows.n ? tv->rows.v[tv->cur_row]
 	                                         : (struct tl_row){TL_ROW_FILE, TREX_NONE};
+	tv->find_top = tv->top_row;
 	trex_ui_prompt(tv->base.ctx, &tv->base, &spec);
 }
 

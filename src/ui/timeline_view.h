@@ -46,6 +46,7 @@ struct timeline_view {
 	struct trex_pattern *track_filter_saved;
 	struct trex_pattern *find_pattern; /* the track finder's last pattern */
 	struct tl_row find_from;           /* the row the finder's prompt opened on */
+	size_t find_top;                   /* and the first row shown then */
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);

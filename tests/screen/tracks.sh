@@ -58,6 +58,13 @@ screen_dump 80 60 "$TEST_TMP/h2.txt" --demo --script 'H H <C-l>'
 screen_dump 80 60 "$TEST_TMP/h0.txt" --demo --script '<C-l>'
 check "demo: H twice hides them again" cmp "$TEST_TMP/h0.txt" "$TEST_TMP/h2.txt"
 
+# ? lists the track keys of the default keymap
+screen_dump 100 120 "$scr" --demo --script '?'
+for line in 'Timeline: tracks' 'J +Jump to a track or rank' '\| +Show only the tracks matching' 'p +Pin the track' \
+	'c +Fold the track' '(<|LessThan) +Show one level less' '> +Show one level more' 'H +Show or hide empty'; do
+	check "? lists '$line'" has "$scr" "^ *$line"
+done
+
 # ---- the filter constrains navigation (issue 9 item 3) ----------------------------------------
 
 screen_dump 80 24 "$scr" --demo --script '\ g e m m | f l a s h <Enter> g j j .'
@@ -221,6 +228,25 @@ EOF
 	names "$scr" >"$TEST_TMP/names.txt"
 	check "DLRM: the pinned stream stays on top with its rank" sh -c "head -n 2 '$TEST_TMP/names.txt' | tr '\n' '/' | grep -q '^   r0 stream 84/----/'"
 	check "DLRM: ... while the end of rank 7 shows below" grep -q 'depth' "$TEST_TMP/names.txt"
+	# interactively: J moves as you type, Esc goes back to where it was
+	screen_start 80 24 -- $dlrm
+	screen_wait ' .. ' >/dev/null
+	screen_settle
+	screen_keys J
+	screen_keys -l 'rank 5'
+	screen_settle
+	check_screen "tmux: J rank 5 (still typing): rank 5 at the top" \
+		sh -c "tmux -L $SCREEN_SOCK capture-pane -t t -p | sed -n 3p | grep -q '^▾ rank 5 '"
+	check_screen "tmux: ... the prompt shows it" \
+		sh -c "tmux -L $SCREEN_SOCK capture-pane -t t -p | tail -n 1 | grep -q '^track: rank 5'"
+	screen_keys Escape
+	screen_settle
+	check_screen "tmux: Esc: the view is back at the top" \
+		sh -c "tmux -L $SCREEN_SOCK capture-pane -t t -p | sed -n 3p | grep -q '^▾ rank 0 '"
+	screen_keys c
+	check_screen "tmux: ... and the cursor on rank 0's first stream" screen_wait ' stream 7 has no nested levels to fold'
+	screen_keys q
+	check_screen "tmux: q quits" screen_wait 'EXIT=0'
 else
 	skip "the DLRM set" "no corpus"
 fi
