@@ -223,24 +223,45 @@ static uint32_t levels_shown(struct timeline_view *tv, uint32_t track)
 	return max && max < lanes ? max : lanes;
 }
 
-/* Sets the levels shown of every track of the place to one less or one
- * more than the most any of them shows. */
-static void depth(struct timeline_view *tv, int dir)
+/* The most levels a track of place shows now, and has. */
+static void place_levels(struct timeline_view *tv, struct tl_place p, uint32_t *most,
+                         uint32_t *lanes_max)
 {
-	struct tl_place p;
-	uint32_t most = 0, lanes_max = 0, want;
-	char name[160], lk[32], mk[32];
-
-	if (!cur_place(tv, &p))
-		return;
+	*most = *lanes_max = 0;
 	for (uint32_t t = 0; t < trex_index_track_count(idx_of(tv)); t++)
 		if (in_place(tv, p, t)) {
 			uint32_t shown = levels_shown(tv, t),
 			         lanes = trex_index_track(idx_of(tv), t)->lane_count;
 
-			most = shown > most ? shown : most;
-			lanes_max = lanes > lanes_max ? lanes : lanes_max;
+			*most = shown > *most ? shown : *most;
+			*lanes_max = lanes > *lanes_max ? lanes : *lanes_max;
 		}
+}
+
+/* Every track of place shows at most want levels (unfolded). */
+static void set_levels(struct timeline_view *tv, struct tl_place p, uint32_t want)
+{
+	for (uint32_t t = 0; t < trex_index_track_count(idx_of(tv)); t++)
+		if (in_place(tv, p, t)) {
+			uint32_t lanes = trex_index_track(idx_of(tv), t)->lane_count;
+
+			tv->rows.track_flags[t] &= (uint8_t)~TL_TRACK_COLLAPSED;
+			tv->rows.max_depth[t] = (uint16_t)(want >= lanes ? 0 : want);
+		}
+	tl_rebuild(tv);
+}
+
+/* Sets the levels shown of every track of the place to one less or one
+ * more than the most any of them shows. */
+static void depth(struct timeline_view *tv, int dir)
+{
+	struct tl_place p;
+	uint32_t most, lanes_max, want;
+	char name[160], lk[32], mk[32];
+
+	if (!cur_place(tv, &p))
+		return;
+	place_levels(tv, p, &most, &lanes_max);
 	place_name(tv, p, name, sizeof(name));
 	if (lanes_max <= 1) {
 		trex_ui_message(tv->base.ctx, "%.100s has no nested levels", name);
@@ -254,14 +275,7 @@ static void depth(struct timeline_view *tv, int dir)
 		return;
 	}
 	want = dir < 0 ? most - 1 : most + 1;
-	for (uint32_t t = 0; t < trex_index_track_count(idx_of(tv)); t++)
-		if (in_place(tv, p, t)) {
-			uint32_t lanes = trex_index_track(idx_of(tv), t)->lane_count;
-
-			tv->rows.track_flags[t] &= (uint8_t)~TL_TRACK_COLLAPSED;
-			tv->rows.max_depth[t] = (uint16_t)(want >= lanes ? 0 : want);
-		}
-	tl_rebuild(tv);
+	set_levels(tv, p, want);
 	tl_key_of(tv, TREX_ACTION_DEPTH_LESS, lk, sizeof(lk));
 	tl_key_of(tv, TREX_ACTION_DEPTH_MORE, mk, sizeof(mk));
 	if (want >= lanes_max)
