@@ -318,7 +318,8 @@ static bool better(const struct trex_search *s, uint32_t cand, uint32_t best, in
 	return dir > 0 ? key_cmp(s, cand, &p) < 0 : key_cmp(s, cand, &p) > 0;
 }
 
-static uint32_t step(const struct trex_search *s, const struct trex_search_pos *pos, int dir)
+static uint32_t step(const struct trex_search *s, const struct trex_search_pos *pos, int dir,
+                     const uint8_t *lanes)
 {
 	uint32_t nl = trex_index_lane_count(s->idx), best = TREX_NONE;
 
@@ -326,7 +327,7 @@ static uint32_t step(const struct trex_search *s, const struct trex_search_pos *
 		uint32_t n, k;
 		const uint32_t *ids = trex_search_lane(s, l, &n);
 
-		if (n == 0)
+		if (n == 0 || (lanes && !lanes[l]))
 			continue;
 		k = lane_before(s, l, pos, dir > 0);
 		if (dir > 0 && k < n && better(s, ids[k], best, dir))
@@ -339,20 +340,102 @@ static uint32_t step(const struct trex_search *s, const struct trex_search_pos *
 
 uint32_t trex_search_next(const struct trex_search *s, const struct trex_search_pos *pos)
 {
-	return step(s, pos, 1);
+	return step(s, pos, 1, NULL);
 }
 
 uint32_t trex_search_prev(const struct trex_search *s, const struct trex_search_pos *pos)
 {
-	return step(s, pos, -1);
+	return step(s, pos, -1, NULL);
 }
 
 uint32_t trex_search_rank(const struct trex_search *s, const struct trex_search_pos *pos)
 {
+	return trex_search_rank_in(s, pos, NULL);
+}
+
+uint32_t trex_search_next_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes)
+{
+	return step(s, pos, 1, lanes);
+}
+
+uint32_t trex_search_prev_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes)
+{
+	return step(s, pos, -1, lanes);
+}
+
+uint32_t trex_search_rank_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes)
+{
 	uint32_t nl = trex_index_lane_count(s->idx), r = 0;
 
 	for (uint32_t l = 0; l < nl; l++)
-		if (s->lane_end[l] > s->lane_begin[l])
+		if (s->lane_end[l] > s->lane_begin[l] && (!lanes || lanes[l]))
 			r += lane_before(s, l, pos, false);
 	return r;
+}
+
+uint32_t trex_search_count_in(const struct trex_search *s, const uint8_t *lanes)
+{
+	uint32_t nl = trex_index_lane_count(s->idx), n = 0;
+
+	if (!lanes)
+		return s->count;
+	for (uint32_t l = 0; l < nl; l++)
+		if (lanes[l])
+			n += s->lane_end[l] - s->lane_begin[l];
+	return n;
+}
+
+/* ---- patterns over other texts ------------------------------------------------------------ */
+
+struct trex_pattern {
+	char *text;
+	pcre2_code *re;
+	pcre2_match_data *md;
+};
+
+enum trex_status trex_pattern_new(const char *pattern, struct trex_pattern **out,
+                                  struct trex_error *err)
+{
+	struct trex_pattern *p = calloc(1, sizeof(*p));
+	enum trex_status st;
+
+	*out = NULL;
+	if (!p)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	st = compile(pattern, &p->re, err);
+	if (st != TREX_OK) {
+		free(p);
+		return st;
+	}
+	p->text = strdup(pattern);
+	p->md = pcre2_match_data_create_from_pattern(p->re, NULL);
+	if (!p->text || !p->md) {
+		trex_pattern_free(p);
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	}
+	*out = p;
+	return TREX_OK;
+}
+
+void trex_pattern_free(struct trex_pattern *p)
+{
+	if (!p)
+		return;
+	pcre2_match_data_free(p->md);
+	pcre2_code_free(p->re);
+	free(p->text);
+	free(p);
+}
+
+const char *trex_pattern_text(const struct trex_pattern *p)
+{
+	return p->text;
+}
+
+bool trex_pattern_match(struct trex_pattern *p, const char *text)
+{
+	return pcre2_match(p->re, (PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, 0, 0, p->md, NULL) >= 0;
 }

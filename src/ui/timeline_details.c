@@ -107,10 +107,8 @@ static void follow(struct timeline_view *tv, int i)
 		return;
 	}
 	l = &d->info.links[i >= 0 && (size_t)i < d->info.link_count ? i : 0];
-	if (!trex_timeline_show_slice(&tv->base, l->slice)) {
-		trex_ui_message(tv->base.ctx, "cannot show that slice");
-		return;
-	}
+	if (!tl_show_drawn_slice(tv, l->slice))
+		return; /* it said what hides the slice */
 	push_back(d, &here);
 	d->focus = false;
 	trex_ui_message(tv->base.ctx, "%s: %s (u goes back)", trex_link_label(l->kind),

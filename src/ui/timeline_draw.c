@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "timeline_view.h"
+#include "timeline_tracks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,47 +125,10 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 
 /* ---- rows ------------------------------------------------------------------------------ */
 
-static void row_name(struct timeline_view *tv, const struct tl_row *row, char *buf, size_t size)
+static void row_name(struct timeline_view *tv, size_t row, int width, char *buf, size_t size)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
-	bool utf8 = tv->base.ctx->term->utf8;
-	const char *open = utf8 ? "\xe2\x96\xbe" : "-", *closed = utf8 ? "\xe2\x96\xb8" : "+";
-
-	if (row->kind == TL_ROW_FILE) {
-		const struct trex_file *f = trex_index_file(idx, row->id);
-		const char *path = trex_index_str(idx, f->path), *base = strrchr(path, '/');
-
-		snprintf(buf, size, "%s rank %lld %s",
-		         tv->rows.file_collapsed[row->id] ? closed : open, (long long)f->rank,
-		         base ? base + 1 : path);
-	} else if (row->kind == TL_ROW_PROCESS) {
-		const struct trex_process *p = trex_index_process(idx, row->id);
-		const char *pid = trex_index_str(idx, p->pid),
-		           *name = trex_process_title(idx, row->id, (char[128]){""}, 128);
-
-		/* events with an empty pid (Kineto's global instants) still need a label */
-		snprintf(buf, size, " %s %s %s", tv->rows.process_collapsed[row->id] ? closed : open,
-		         *pid || *name ? pid : "(no pid)", name);
-	} else if (row->kind == TL_ROW_COUNTER ||
-	           (row->kind == TL_ROW_INSTANTS &&
-	            trex_index_track(idx, row->id)->lane_count == 0)) {
-		const struct trex_track *t = trex_index_track(idx, row->id);
-		const char *name = trex_index_str(idx, t->name);
-
-		snprintf(buf, size, "   %s", name && *name ? name : trex_index_str(idx, t->tid));
-	} else if (row->kind == TL_ROW_INSTANTS) {
-		snprintf(buf, size, "     instants");
-	} else {
-		const struct trex_lane *l = trex_index_lane(idx, row->id);
-		const struct trex_track *t = trex_index_track(idx, l->track);
-		const char *name = trex_index_str(idx, t->name);
-
-		if (l->depth > 0)
-			snprintf(buf, size, "     %u", l->depth);
-		else
-			snprintf(buf, size, "   %s",
-			         name && *name ? name : trex_index_str(idx, t->tid));
-	}
+	tl_rows_label(&tv->rows, tv->base.ctx->idx, row, tv->base.ctx->term->utf8, width, buf,
+	              size);
 }
 
 static void draw_cell(struct timeline_view *tv, WINDOW *win, int y, int x, struct trex_glyph g,
@@ -401,36 +365,60 @@ static void draw_counter(struct timeline_view *tv, WINDOW *win, int y, const str
 	}
 }
 
-static void scroll_to_cursor(struct timeline_view *tv)
+static void scroll_to_cursor(struct timeline_view *tv, const struct tl_body *b)
 {
-	tv->top_row = trex_nav_follow(tv->top_row, tv->cur_row, tv->body_h, tv->rows.n);
+	tl_rows_scroll(&tv->rows, b, tv->cur_row, &tv->pin_top, &tv->top_row);
 }
 
-static enum trex_role name_role(const struct tl_row *row)
+/* Group rows bold, a track's deeper levels dimmed, track names plain. */
+static enum trex_role name_role(struct timeline_view *tv, size_t ri)
 {
-	return row->kind == TL_ROW_FILE || row->kind == TL_ROW_PROCESS ? TREX_ROLE_TRACK_GROUP
-	                                                                : TREX_ROLE_TRACK_NAME;
+	const struct tl_row *row = &tv->rows.v[ri];
+
+	if (row->kind == TL_ROW_FILE || row->kind == TL_ROW_PROCESS)
+		return TREX_ROLE_TRACK_GROUP;
+	return tl_rows_is_depth_row(&tv->rows, tv->base.ctx->idx, ri) ? TREX_ROLE_DIM
+	                                                              : TREX_ROLE_TRACK_NAME;
+}
+
+/* The line between the pinned rows and the rest, across names and time. */
+static void draw_pin_line(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay,
+                          int y)
+{
+	struct trex_term *term = tv->base.ctx->term;
+	unsigned long sep = trex_term_attr(term, TREX_ROLE_BORDER);
+	int w = lay->timeline.x + lay->timeline.w - lay->names.x;
+
+	for (int x = 0; x < w; x++)
+		trex_draw_glyph(win, term, y, lay->names.x + x, L'\x2500', '-', sep);
+	wattrset(win, (int)sep);
+	trex_draw_text(win, term, y, lay->names.x + 1, " pinned ", lay->names.w - 1);
 }
 
 static void draw_rows(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay)
 {
 	struct trex_term *term = tv->base.ctx->term;
 	unsigned long sep = trex_term_attr(term, TREX_ROLE_BORDER);
+	struct tl_body b = tl_rows_body(&tv->rows, lay->names.h);
 	char name[256];
 
-	scroll_to_cursor(tv);
+	scroll_to_cursor(tv, &b);
 	for (int i = 0; i < lay->names.h; i++) {
-		size_t ri = tv->top_row + (size_t)i;
+		size_t ri = tl_rows_at_line(&tv->rows, &b, tv->pin_top, tv->top_row, i);
 		int y = lay->names.y + i;
 		const struct tl_row *row;
 		enum trex_role role;
 
+		if (ri == TL_LINE_SEPARATOR) {
+			draw_pin_line(tv, win, lay, y);
+			continue;
+		}
 		trex_draw_glyph(win, term, y, lay->names.w, L'\x2502', '|', sep);
 		if (ri >= tv->rows.n)
 			continue;
 		row = &tv->rows.v[ri];
-		role = ri == tv->cur_row ? TREX_ROLE_CURSOR : name_role(row);
-		row_name(tv, row, name, sizeof(name));
+		role = ri == tv->cur_row ? TREX_ROLE_CURSOR : name_role(tv, ri);
+		row_name(tv, ri, lay->names.w, name, sizeof(name));
 		trex_draw_fill(win, y, lay->names.x, lay->names.w, trex_term_attr(term, role));
 		trex_draw_text(win, term, y, lay->names.x, name, lay->names.w);
 		if (row->kind == TL_ROW_LANE)
@@ -461,14 +449,14 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 	size_t len = strlen(buf);
 
 	if (tv->search && len < size) {
-		uint32_t n = trex_search_count(tv->search);
+		uint32_t n = trex_search_count_in(tv->search, tv->rows.lane_drawn);
 		struct trex_search_pos p;
 
 		if (tv->selected != TREX_NONE && trex_search_slice_matches(tv->search, tv->selected)) {
 			p = trex_search_pos_of(tv->base.ctx->idx, tv->selected);
-			len += (size_t)snprintf(buf + len, size - len, "  /%s %u/%u",
-			                        trex_search_pattern(tv->search),
-			                        trex_search_rank(tv->search, &p) + 1, n);
+			len += (size_t)snprintf(
+			    buf + len, size - len, "  /%s %u/%u", trex_search_pattern(tv->search),
+			    trex_search_rank_in(tv->search, &p, tv->rows.lane_drawn) + 1, n);
 		} else {
 			len += (size_t)snprintf(buf + len, size - len, "  /%s %u",
 			                        trex_search_pattern(tv->search), n);
@@ -476,6 +464,7 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 	}
 	if (tv->filter && len < size)
 		snprintf(buf + len, size - len, "  FILTER: %s", trex_search_pattern(tv->filter));
+	tl_tracks_status(tv, buf, size);
 }
 
 static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r)

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "timeline_search.h"
+#include "timeline_tracks.h"
 
 #include <stdlib.h>
 
@@ -48,25 +49,36 @@ static struct trex_search_pos here(struct timeline_view *tv, int dir)
 static void go_match(struct timeline_view *tv, int dir)
 {
 	struct trex_search_pos pos = here(tv, dir);
-	uint32_t id;
+	const uint8_t *lanes = tv->rows.lane_drawn;
+	uint32_t id, all;
 
 	if (!tv->search) {
 		trex_ui_message(tv->base.ctx, "no search: press / first");
 		return;
 	}
-	if (trex_search_count(tv->search) == 0) {
-		trex_ui_message(tv->base.ctx, "no match for /%s", trex_search_pattern(tv->search));
+	all = trex_search_count(tv->search);
+	if (trex_search_count_in(tv->search, lanes) == 0) {
+		if (all == 0)
+			trex_ui_message(tv->base.ctx, "no match for /%s",
+			                trex_search_pattern(tv->search));
+		else
+			trex_ui_message(tv->base.ctx,
+			                "no match for /%s on the rows shown (%u hidden)",
+			                trex_search_pattern(tv->search), all);
 		return;
 	}
-	id = dir > 0 ? trex_search_next(tv->search, &pos) : trex_search_prev(tv->search, &pos);
+	/* only matches on drawn lanes: never one the view would have to unfold */
+	id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
+	             : trex_search_prev_in(tv->search, &pos, lanes);
 	if (id == TREX_NONE) {
 		pos = dir > 0 ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
 		              : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
-		id = dir > 0 ? trex_search_next(tv->search, &pos) : trex_search_prev(tv->search, &pos);
+		id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
+		             : trex_search_prev_in(tv->search, &pos, lanes);
 		trex_ui_message(tv->base.ctx, "search wrapped");
 	}
 	if (id != TREX_NONE)
-		trex_timeline_show_slice(&tv->base, id);
+		tl_show_drawn_slice(tv, id);
 }
 
 /* ---- the search prompt ------------------------------------------------------------------ */
@@ -135,29 +147,6 @@ static void open_search(struct timeline_view *tv)
 
 /* ---- the filter prompt ------------------------------------------------------------------ */
 
-/* Rows again after the filter changed, the cursor kept on its row if shown. */
-static void rebuild_rows(struct timeline_view *tv)
-{
-	struct tl_row cur = {TL_ROW_FILE, 0};
-	size_t r;
-
-	if (tv->cur_row < tv->rows.n)
-		cur = tv->rows.v[tv->cur_row];
-	tv->rows.filter = tv->filter;
-	if (!tl_rows_build(&tv->rows, idx_of(tv))) {
-		trex_ui_message(tv->base.ctx, "out of memory");
-		return;
-	}
-	r = tl_rows_lookup(&tv->rows, (enum tl_row_kind)cur.kind, cur.id);
-	if (r == tv->rows.n)
-		for (r = 0; r + 1 < tv->rows.n && tv->rows.v[r].kind != TL_ROW_LANE; r++)
-			;
-	tv->cur_row = r < tv->rows.n ? r : 0;
-	if (tv->selected != TREX_NONE && tv->filter &&
-	    !trex_search_slice_matches(tv->filter, tv->selected))
-		tv->selected = TREX_NONE;
-}
-
 /* The search again inside the new filter. */
 static void research(struct timeline_view *tv)
 {
@@ -176,7 +165,7 @@ static void set_filter(struct timeline_view *tv, struct trex_search *f)
 {
 	drop(&tv->filter, tv->filter_saved);
 	tv->filter = f;
-	rebuild_rows(tv);
+	tl_rebuild(tv);
 }
 
 /* The filter from before the prompt opened comes back (rows rebuilt). */
@@ -275,6 +264,8 @@ void tl_search_clear(struct timeline_view *tv)
 		set_filter(tv, NULL);
 		research(tv);
 		trex_ui_message(tv->base.ctx, "filter cleared");
+	} else if (tl_tracks_drop_filter(tv)) {
+		trex_ui_message(tv->base.ctx, "track filter cleared");
 	} else {
 		trex_ui_message(tv->base.ctx, "nothing to clear");
 	}
@@ -296,52 +287,22 @@ void tl_search_free(struct timeline_view *tv)
 
 /* ---- mouse ---------------------------------------------------------------------------------- */
 
-/* The slice of lane under time t in column c: the one containing t, else
- * the first (drawn) one touching the column; TREX_NONE if none. */
-static uint32_t slice_under(struct timeline_view *tv, const struct trex_lane *lane, uint32_t lane_id,
-                            int c, int64_t t)
-{
-	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
-	struct trex_cell_info cell;
-	int64_t lo, hi;
-
-	trex_tmap_cell(&m, c, &lo, &hi);
-	if (tv->filter) {
-		uint32_t n, b, e;
-		const uint32_t *ids = trex_search_lane(tv->filter, lane_id, &n);
-
-		trex_search_lane_range(tv->filter, lane_id, lo, hi, &b, &e);
-		trex_ids_cell(idx_of(tv), ids, b, e, lo, hi, &cell);
-	} else {
-		uint32_t id = trex_lane_find_end_at_or_after(idx_of(tv), lane, t);
-
-		if (id < lane->first + lane->count) {
-			const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
-
-			if (s->ts <= t && t < s->ts + s->dur)
-				return id;
-		}
-		trex_lane_cell(idx_of(tv), lane, lo, hi, &cell);
-	}
-	return cell.count ? cell.first : TREX_NONE;
-}
-
 static void click(struct timeline_view *tv, struct trex_hit h)
 {
 	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
-	size_t r = tv->top_row + (size_t)h.row;
+	struct tl_body b = tl_rows_body(&tv->rows, tv->body_h);
+	size_t r = tl_rows_at_line(&tv->rows, &b, tv->pin_top, tv->top_row, h.row);
 	int64_t hi;
 
 	if (r >= tv->rows.n)
-		return;
+		return; /* past the last row, or the line under the pinned rows */
 	tv->cur_row = r;
 	if (h.col < 0)
 		return;
 	trex_tmap_cell(&m, h.col, &tv->cursor, &hi);
 	tv->selected = TREX_NONE;
 	if (tv->rows.v[r].kind == TL_ROW_LANE)
-		tv->selected = slice_under(tv, trex_index_lane(idx_of(tv), tv->rows.v[r].id),
-		                           tv->rows.v[r].id, h.col, tv->cursor);
+		tv->selected = tl_slice_at(tv, tv->rows.v[r].id, h.col, tv->cursor);
 }
 
 /* Over the time area the wheel zooms around the pointer (Ctrl: scrolls

@@ -2,6 +2,7 @@
 
 #include "timeline_view.h"
 #include "timeline_search.h"
+#include "timeline_tracks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +42,15 @@ static int64_t span_min(struct timeline_view *tv)
 	return tv->cols > 0 ? tv->cols : 1;
 }
 
-static const struct trex_lane *cur_lane(struct timeline_view *tv)
+/* The lane of the cursor's row, or TREX_NONE. */
+static uint32_t cur_lane(struct timeline_view *tv)
 {
 	const struct tl_row *r;
 
 	if (tv->cur_row >= tv->rows.n)
-		return NULL;
+		return TREX_NONE;
 	r = &tv->rows.v[tv->cur_row];
-	return r->kind == TL_ROW_LANE ? trex_index_lane(idx_of(tv), r->id) : NULL;
+	return r->kind == TL_ROW_LANE ? r->id : TREX_NONE;
 }
 
 static void msg(struct timeline_view *tv, const char *text)
@@ -143,36 +145,116 @@ static void zoom_back(struct timeline_view *tv)
 	tv->win = tv->zoom_stack[--tv->zoom_depth];
 	cursor_clamp(tv);
 	tl_details_zoom_back(tv);
+	/* a selection restored from before a filter or a fold may be hidden now */
+	if (tv->selected != TREX_NONE &&
+	    tl_rows_slice_hidden(&tv->rows, idx_of(tv), tv->selected) != TL_SHOWN)
+		tv->selected = TREX_NONE;
 }
 
-/* ---- selection -------------------------------------------------------------------- */
+/* ---- selection: only among the slices drawn ------------------------------------------ */
 
-/* The slice under the cursor on the cursor's lane: the one containing the
- * cursor time, else the first touching the cursor's cell. */
-static void select_at_cursor(struct timeline_view *tv)
+/* The slices drawn on a lane: all of them, or the filter's matches. Both
+ * are in the lane's time order. */
+struct drawn {
+	const uint32_t *ids; /* NULL: the lane's contiguous ids from first */
+	uint32_t first, n;
+};
+
+static struct drawn drawn_of(struct timeline_view *tv, uint32_t lane_id)
 {
-	const struct trex_lane *lane = cur_lane(tv);
+	const struct trex_lane *lane = trex_index_lane(idx_of(tv), lane_id);
+	struct drawn d = {NULL, lane->first, lane->count};
+
+	if (tv->filter)
+		d.ids = trex_search_lane(tv->filter, lane_id, &d.n);
+	return d;
+}
+
+static uint32_t drawn_id(const struct drawn *d, uint32_t k)
+{
+	return d->ids ? d->ids[k] : d->first + k;
+}
+
+/* The first position whose slice starts after t. */
+static uint32_t drawn_start_after(struct timeline_view *tv, const struct drawn *d, int64_t t)
+{
+	uint32_t a = 0, b = d->n;
+
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (trex_index_slice(idx_of(tv), drawn_id(d, mid))->ts <= t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+/* The position of slice id among d, or d->n. */
+static uint32_t drawn_pos(const struct drawn *d, uint32_t id)
+{
+	uint32_t a = 0, b = d->n;
+
+	if (id == TREX_NONE)
+		return d->n;
+	if (!d->ids)
+		return id >= d->first && id - d->first < d->n ? id - d->first : d->n;
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (d->ids[mid] < id)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < d->n && d->ids[a] == id ? a : d->n;
+}
+
+uint32_t tl_slice_at(struct timeline_view *tv, uint32_t lane_id, int col, int64_t t)
+{
+	const struct trex_lane *lane = trex_index_lane(idx_of(tv), lane_id);
 	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
 	struct trex_cell_info cell;
 	int64_t lo, hi;
-	uint32_t id;
+	uint32_t id, b, e;
 
-	tv->selected = TREX_NONE;
-	if (!lane)
-		return;
-	id = trex_lane_find_end_at_or_after(idx_of(tv), lane, tv->cursor);
-	if (id < lane->first + lane->count) {
-		const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
+	if (tv->filter) {
+		trex_search_lane_range(tv->filter, lane_id, t, sat_add(t, 1), &b, &e);
+		if (e > b)
+			return trex_search_lane(tv->filter, lane_id, &e)[b];
+	} else {
+		id = trex_lane_find_end_at_or_after(idx_of(tv), lane, t);
+		if (id < lane->first + lane->count) {
+			const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
 
-		if (s->ts <= tv->cursor && (tv->cursor < s->ts + s->dur || s->ts == tv->cursor)) {
-			tv->selected = id;
-			return;
+			if (s->ts <= t && (t < s->ts + s->dur || s->ts == t))
+				return id;
 		}
 	}
-	trex_tmap_cell(&m, (int)trex_tmap_col(&m, tv->cursor), &lo, &hi);
-	trex_lane_cell(idx_of(tv), lane, lo, hi, &cell);
-	if (cell.count)
-		tv->selected = cell.first;
+	trex_tmap_cell(&m, col, &lo, &hi);
+	if (tv->filter) {
+		const uint32_t *ids = trex_search_lane(tv->filter, lane_id, &e);
+
+		trex_search_lane_range(tv->filter, lane_id, lo, hi, &b, &e);
+		trex_ids_cell(idx_of(tv), ids, b, e, lo, hi, &cell);
+	} else {
+		trex_lane_cell(idx_of(tv), lane, lo, hi, &cell);
+	}
+	return cell.count ? cell.first : TREX_NONE;
+}
+
+void tl_select_at_cursor(struct timeline_view *tv)
+{
+	struct trex_tmap m = {tv->win.t0, tv->win.span, tv->cols > 0 ? tv->cols : 1};
+	uint32_t lane = cur_lane(tv);
+	int64_t col = trex_tmap_col(&m, tv->cursor);
+
+	if (col < 0)
+		col = 0;
+	if (col >= m.cols)
+		col = m.cols - 1;
+	tv->selected = lane != TREX_NONE ? tl_slice_at(tv, lane, (int)col, tv->cursor) : TREX_NONE;
 }
 
 static void show_time(struct timeline_view *tv, int64_t t)
@@ -190,32 +272,27 @@ static void select_slice(struct timeline_view *tv, uint32_t id)
 	show_time(tv, s->ts);
 }
 
-static bool in_lane(const struct trex_lane *lane, uint32_t id)
-{
-	return id != TREX_NONE && id >= lane->first && id < lane->first + lane->count;
-}
-
 static void select_step(struct timeline_view *tv, int dir)
 {
-	const struct trex_lane *lane = cur_lane(tv);
-	uint32_t id, end;
+	uint32_t lane = cur_lane(tv), k;
+	struct drawn d;
 
-	if (!lane || lane->count == 0) {
+	if (lane == TREX_NONE || (d = drawn_of(tv, lane)).n == 0) {
 		msg(tv, "no slices on this row");
 		return;
 	}
-	end = lane->first + lane->count;
-	if (in_lane(lane, tv->selected))
-		id = dir > 0 ? tv->selected + 1 : tv->selected - 1;
+	k = drawn_pos(&d, tv->selected);
+	if (k < d.n)
+		k = dir > 0 ? k + 1 : k - 1; /* from 0, -1 wraps past n: none */
 	else if (dir > 0)
-		id = trex_lane_find_start_after(idx_of(tv), lane, tv->cursor);
+		k = drawn_start_after(tv, &d, tv->cursor);
 	else
-		id = trex_lane_find_start_after(idx_of(tv), lane, tv->cursor - 1) - 1;
-	if (id < lane->first || id >= end) {
+		k = drawn_start_after(tv, &d, sat_add(tv->cursor, -1)) - 1;
+	if (k >= d.n) {
 		msg(tv, dir > 0 ? "no next slice on this row" : "no previous slice on this row");
 		return;
 	}
-	select_slice(tv, id);
+	select_slice(tv, drawn_id(&d, k));
 }
 
 static void fit_selection(struct timeline_view *tv)
@@ -248,7 +325,7 @@ static void move_rows(struct timeline_view *tv, long delta)
 	if (tv->rows.n == 0)
 		return;
 	tv->cur_row = (size_t)trex_nav_clamp((long)tv->cur_row + delta, (long)tv->rows.n - 1);
-	select_at_cursor(tv);
+	tl_select_at_cursor(tv);
 }
 
 static void toggle_group(struct timeline_view *tv)
@@ -278,7 +355,7 @@ static void toggle_group(struct timeline_view *tv)
 		return;
 	}
 	tv->cur_row = tl_rows_find(&tv->rows, kind, id);
-	select_at_cursor(tv);
+	tl_select_at_cursor(tv);
 }
 
 /* ---- the vtable ------------------------------------------------------------------- */
@@ -309,7 +386,7 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_FILTER:
 		return true;
 	default:
-		return tl_details_supports(a);
+		return tl_tracks_supports(a) || tl_details_supports(a);
 	}
 }
 
@@ -382,6 +459,10 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 		return TREX_HANDLED;
 	if (dispatch_rows(tv, a))
 		return TREX_HANDLED;
+	if (tl_tracks_supports(a)) {
+		tl_tracks_action(tv, a);
+		return TREX_HANDLED;
+	}
 	switch (a) {
 	case TREX_ACTION_SELECT_NEXT_SLICE:
 		select_step(tv, 1);
@@ -413,6 +494,7 @@ static void timeline_free(struct trex_view *v)
 	struct timeline_view *tv = tl_of(v);
 
 	tl_search_free(tv);
+	tl_tracks_free(tv);
 	tl_details_free(&tv->details);
 	tl_rows_free(&tv->rows);
 	if (tv->peaks)
@@ -423,48 +505,170 @@ static void timeline_free(struct trex_view *v)
 	free(tv);
 }
 
-/* The lane row of slice id, its groups expanded first; a filter that
- * hides the slice is dropped (and the user told so). */
-static bool reveal_lane(struct timeline_view *tv, uint32_t id, const struct trex_slice *s)
+/* ---- rows rebuilt, slices shown ------------------------------------------------------ */
+
+/* Where the cursor goes when its row went: the deepest remaining row of
+ * its track at or above its depth, else the nearest lane row from where
+ * it was (so that . and , still have slices), else any row. */
+static size_t nearest_row(struct timeline_view *tv, struct tl_row was, size_t old)
+{
+	const struct tl_rows *r = &tv->rows;
+	uint32_t track = tl_row_track(idx_of(tv), &was), depth = UINT32_MAX, best = TREX_NONE;
+
+	if (was.kind == TL_ROW_LANE)
+		depth = trex_index_lane(idx_of(tv), was.id)->depth;
+	for (size_t i = 0; track != TREX_NONE && i < r->n; i++)
+		if (tl_row_track(idx_of(tv), &r->v[i]) == track &&
+		    (best == TREX_NONE ||
+		     (r->v[i].kind == TL_ROW_LANE &&
+		      trex_index_lane(idx_of(tv), r->v[i].id)->depth <= depth)))
+			best = (uint32_t)i;
+	if (best != TREX_NONE)
+		return best;
+	if (r->n == 0)
+		return 0;
+	old = old < r->n ? old : r->n - 1;
+	for (size_t i = old; i < r->n; i++)
+		if (r->v[i].kind == TL_ROW_LANE)
+			return i;
+	for (size_t i = old; i-- > 0;)
+		if (r->v[i].kind == TL_ROW_LANE)
+			return i;
+	return old;
+}
+
+void tl_rebuild(struct timeline_view *tv)
+{
+	struct tl_row was = {TL_ROW_FILE, 0};
+	bool had = tv->cur_row < tv->rows.n;
+	size_t r;
+
+	if (had)
+		was = tv->rows.v[tv->cur_row];
+	tv->rows.filter = tv->filter;
+	if (!tl_rows_build(&tv->rows, idx_of(tv))) {
+		msg(tv, "out of memory");
+		tv->rows.n = 0;
+		tv->cur_row = 0;
+		tv->selected = TREX_NONE;
+		return;
+	}
+	r = tl_rows_lookup(&tv->rows, (enum tl_row_kind)was.kind, was.id);
+	tv->cur_row = r < tv->rows.n ? r : nearest_row(tv, was, tv->cur_row);
+	if (tv->selected != TREX_NONE &&
+	    tl_rows_slice_hidden(&tv->rows, idx_of(tv), tv->selected) != TL_SHOWN)
+		tv->selected = TREX_NONE;
+}
+
+const char *tl_key_of(struct timeline_view *tv, enum trex_action a, char *buf, size_t size)
+{
+	trex_key key = 0;
+
+	/* a printable key as itself ("<", not the help screen's "LessThan") */
+	if (trex_keymap_keys(tv->base.ctx->km, TREX_KEYMAP_TIMELINE, a, &key, 1) > 0 && key > ' ' &&
+	    key < 0x7f) {
+		snprintf(buf, size, "%c", (char)key);
+		return buf;
+	}
+	trex_keymap_describe(tv->base.ctx->km, TREX_KEYMAP_TIMELINE, a, buf, size);
+	*strchrnul(buf, ',') = '\0';
+	if (!buf[0])
+		snprintf(buf, size, "%s", trex_action_name(a));
+	return buf;
+}
+
+static const char *slice_name(struct timeline_view *tv, uint32_t id)
+{
+	return trex_index_str(idx_of(tv), trex_index_slice(idx_of(tv), id)->name);
+}
+
+/* What hides slice id, and the key that shows it. */
+static void say_hidden(struct timeline_view *tv, uint32_t id, enum tl_hidden why)
+{
+	const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
+	char key[32];
+
+	if (why == TL_HIDDEN_FILTER)
+		trex_ui_message(tv->base.ctx, "%.100s is filtered out (%s clears the filter)",
+		                slice_name(tv, id),
+		                tl_key_of(tv, TREX_ACTION_CLEAR, key, sizeof(key)));
+	else if (why == TL_HIDDEN_NOISE)
+		trex_ui_message(tv->base.ctx, "%.100s is on a hidden track (%s shows them)",
+		                slice_name(tv, id),
+		                tl_key_of(tv, TREX_ACTION_TOGGLE_HIDDEN, key, sizeof(key)));
+	else if (why == TL_HIDDEN_TRACK_FILTER)
+		trex_ui_message(
+		    tv->base.ctx, "%.100s is on a track the track filter hides (%s clears it)",
+		    slice_name(tv, id), tl_key_of(tv, TREX_ACTION_CLEAR, key, sizeof(key)));
+	else if (tv->rows.track_flags[s->track] & TL_TRACK_COLLAPSED)
+		trex_ui_message(tv->base.ctx, "%.100s is in a folded track (%s unfolds it)",
+		                slice_name(tv, id),
+		                tl_key_of(tv, TREX_ACTION_COLLAPSE_TRACK, key, sizeof(key)));
+	else
+		trex_ui_message(
+		    tv->base.ctx, "%.100s is deeper than the levels shown (%s shows more)",
+		    slice_name(tv, id), tl_key_of(tv, TREX_ACTION_DEPTH_MORE, key, sizeof(key)));
+}
+
+/* Lifts, one at a time, whatever hides slice id (saying so): the slice
+ * filter, hidden tracks, the track filter, a fold or depth limit. */
+static void unhide(struct timeline_view *tv, uint32_t id)
+{
+	uint32_t track = trex_index_slice(idx_of(tv), id)->track;
+	char name[128];
+
+	for (int tries = 0; tries < 4; tries++) {
+		enum tl_hidden why = tl_rows_slice_hidden(&tv->rows, idx_of(tv), id);
+
+		if (why == TL_SHOWN)
+			return;
+		if (why == TL_HIDDEN_FILTER) {
+			tl_search_drop_filter(tv);
+			trex_ui_message(tv->base.ctx, "filter cleared to show %s",
+			                slice_name(tv, id));
+			continue;
+		}
+		if (why == TL_HIDDEN_NOISE) {
+			tv->rows.show_hidden = true;
+			trex_ui_message(tv->base.ctx, "hidden tracks shown to show %s",
+			                slice_name(tv, id));
+		} else if (why == TL_HIDDEN_TRACK_FILTER) {
+			tl_tracks_drop_filter(tv);
+			trex_ui_message(tv->base.ctx, "track filter cleared to show %s",
+			                slice_name(tv, id));
+		} else {
+			tv->rows.track_flags[track] &= (uint8_t)~TL_TRACK_COLLAPSED;
+			tv->rows.max_depth[track] = 0;
+			trex_ui_message(tv->base.ctx, "%s unfolded to show %s",
+			                tl_track_label(idx_of(tv), track, name, sizeof(name)),
+			                slice_name(tv, id));
+		}
+		tl_rebuild(tv);
+	}
+}
+
+/* The cursor on the lane row of slice s, its groups expanded first. */
+static bool cursor_to_lane(struct timeline_view *tv, const struct trex_slice *s)
 {
 	const struct trex_track *t = trex_index_track(idx_of(tv), s->track);
-	uint32_t lane = t->first_lane + s->depth;
-	uint32_t process = t->process;
-	uint32_t file = trex_index_process(idx_of(tv), process)->file;
 	size_t row;
 
 	if (s->depth >= t->lane_count)
 		return false;
-	if (tv->filter && !trex_search_slice_matches(tv->filter, id)) {
-		tl_search_drop_filter(tv);
-		trex_ui_message(tv->base.ctx, "filter cleared to show %s",
-		                trex_index_str(idx_of(tv), s->name));
-	}
-	if (tv->rows.file_collapsed[file] || tv->rows.process_collapsed[process]) {
-		tv->rows.file_collapsed[file] = false;
-		tv->rows.process_collapsed[process] = false;
-		if (!tl_rows_build(&tv->rows, idx_of(tv)))
-			return false;
-	}
-	row = tl_rows_lookup(&tv->rows, TL_ROW_LANE, lane);
+	tl_rows_reveal(&tv->rows, idx_of(tv), (struct tl_place){2, s->track});
+	row = tl_rows_lookup(&tv->rows, TL_ROW_LANE, t->first_lane + s->depth);
 	if (row == tv->rows.n)
 		return false;
 	tv->cur_row = row;
 	return true;
 }
 
-bool trex_timeline_show_slice(struct trex_view *v, uint32_t id)
+/* Selects slice id and brings it into the window, zoomed so it can be seen. */
+static void focus_slice(struct timeline_view *tv, uint32_t id)
 {
-	struct timeline_view *tv = tl_of(v);
-	const struct trex_slice *s;
-	int64_t span;
+	const struct trex_slice *s = trex_index_slice(idx_of(tv), id);
+	int64_t span = tv->win.span;
 
-	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)))
-		return false;
-	s = trex_index_slice(idx_of(tv), id);
-	if (!reveal_lane(tv, id, s))
-		return false;
-	span = tv->win.span;
 	/* wider than the window: fit it; under two columns: zoom until it
 	 * takes about a quarter of the width, so it can be seen and read */
 	if (s->dur > span - span / 4)
@@ -475,6 +679,34 @@ bool trex_timeline_show_slice(struct trex_view *v, uint32_t id)
 	window_set(tv, s->ts + s->dur / 2 - span / 2, span);
 	tv->selected = id;
 	tv->cursor = s->ts >= tv->win.t0 ? s->ts : tv->win.t0;
+}
+
+bool trex_timeline_show_slice(struct trex_view *v, uint32_t id)
+{
+	struct timeline_view *tv = tl_of(v);
+
+	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)))
+		return false;
+	unhide(tv, id);
+	if (!cursor_to_lane(tv, trex_index_slice(idx_of(tv), id)))
+		return false;
+	focus_slice(tv, id);
+	return true;
+}
+
+bool tl_show_drawn_slice(struct timeline_view *tv, uint32_t id)
+{
+	enum tl_hidden why = tl_rows_slice_hidden(&tv->rows, idx_of(tv), id);
+
+	if (why != TL_SHOWN) {
+		say_hidden(tv, id, why);
+		return false;
+	}
+	if (!cursor_to_lane(tv, trex_index_slice(idx_of(tv), id))) {
+		msg(tv, "cannot show that slice");
+		return false;
+	}
+	focus_slice(tv, id);
 	return true;
 }
 
@@ -487,7 +719,7 @@ void tl_goto_time(struct timeline_view *tv, int64_t t)
 	window_set(tv, sat_add(t, -(tv->win.span / 2)), tv->win.span);
 	tv->cursor = t;
 	cursor_clamp(tv);
-	select_at_cursor(tv);
+	tl_select_at_cursor(tv);
 }
 
 static const struct trex_view_ops timeline_ops = {
@@ -520,5 +752,7 @@ struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
 		tv->cur_row++;
 	window_set(tv, trace_start(tv), trace_len(tv));
 	tv->cursor = tv->win.t0 + tv->win.span / 2;
+	if (!ctx->msg[0])
+		tl_tracks_say_hidden(tv);
 	return &tv->base;
 }

@@ -39,6 +39,14 @@ struct timeline_view {
 	struct tl_details details;
 	struct trex_export_prompt export; /* x: the range statistics to a file */
 	struct trex_counter_peaks *peaks; /* per track; a counter's is built at its first draw */
+	/* tracks (timeline_tracks.c): the pinned rows' scroll, the track
+	 * filter, the track finder */
+	size_t pin_top;                    /* first pinned row shown */
+	struct trex_pattern *track_filter; /* only matching tracks get rows, NULL: all */
+	struct trex_pattern *track_filter_saved;
+	struct trex_pattern *find_pattern; /* the track finder's last pattern */
+	struct tl_row find_from;           /* the row the finder's prompt opened on */
+	size_t find_top;                   /* and the first row shown then */
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
@@ -46,6 +54,30 @@ void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *l
 /* Centres the window on t (pushing the zoom stack), puts the cursor there
  * and selects what lies under it on the current row. */
 void tl_goto_time(struct timeline_view *tv, int64_t t);
+
+/* Rows again after a state of tv->rows changed (filter, track filter,
+ * pins, folding, hidden tracks): the cursor stays on its row, else on the
+ * nearest row of its track or group; a selection no longer drawn is
+ * dropped. Says "out of memory" when the rows cannot be built. */
+void tl_rebuild(struct timeline_view *tv);
+
+/* The slice drawn on lane (filter-aware) under time t in column col: the
+ * one containing t, else the first touching the column; TREX_NONE. */
+uint32_t tl_slice_at(struct timeline_view *tv, uint32_t lane, int col, int64_t t);
+
+/* Selects the slice drawn under the cursor on the cursor's row: the one
+ * containing the cursor time, else the first touching its column. */
+void tl_select_at_cursor(struct timeline_view *tv);
+
+/* Selects slice id as trex_timeline_show_slice does, but only when it is
+ * drawn (its groups are expanded for it): otherwise the status line says
+ * what hides it (the filter, the track filter, hidden tracks, a folded
+ * track) and which key shows it, and false is returned. */
+bool tl_show_drawn_slice(struct timeline_view *tv, uint32_t id);
+
+/* The key bound to action in the timeline keymap, as text ("H"), or the
+ * action's name when no key is bound. */
+const char *tl_key_of(struct timeline_view *tv, enum trex_action a, char *buf, size_t size);
 
 /* The role a slice is drawn in (by its category and name). */
 enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s);

@@ -326,8 +326,8 @@ screen_start 80 24 -- --demo
 check_screen "tmux: the timeline appears" screen_wait ' .. '
 screen_keys '?'
 check_screen "tmux: help lists the details key" screen_page_to 'Enter +Show or hide the details pane'
-check_screen "tmux: help lists follow-link" screen_page_to 'F +Follow the'
 check_screen "tmux: help lists go-to-time" screen_page_to 'T +Prompt for a time'
+check_screen "tmux: help lists follow-link" screen_page_to 'F +Follow the'
 check_screen "tmux: help lists mark-range" screen_page_to 'm +Set the start'
 screen_keys q
 screen_settle

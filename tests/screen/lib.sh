@@ -9,6 +9,7 @@
 #   dump W H KEYS ARGS         the screen after --script KEYS in $TEST_TMP/screen.txt,
 #                              which has TEXT, line N, last_line and check_dump
 #                              DESCRIPTION COMMAND... look at (a test may define its own)
+#   data_takes_keys W H DESC KEYS  every tests/data trace takes KEYS
 
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not found"
 
@@ -98,6 +99,24 @@ screen_dump() {
 	shift 3
 	# shellcheck disable=SC2046
 	$(screen_env LINES="$h" COLUMNS="$w") "$TREX" -q --dump-screen "$out" "$@" </dev/null >/dev/null 2>&1
+}
+
+# data_takes_keys W H DESCRIPTION KEYS: every hand-written trace of
+# tests/data draws at W x H and takes the scripted KEYS: exit 0, or 2 (a
+# file that is not a trace) without a sanitizer report.
+data_takes_keys() {
+	for f in "$TREX_SRCDIR"/tests/data/*.json; do
+		# shellcheck disable=SC2046
+		$(screen_env LINES="$2" COLUMNS="$1") timeout 30 "$TREX" -q "$f" \
+			--dump-screen "$TEST_TMP/data.txt" --script "$4" </dev/null >/dev/null 2>"$TEST_TMP/data.err"
+		rc=$?
+		if [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && ! grep -q -i sanitizer "$TEST_TMP/data.err"; }; then
+			ok "${f##*/}: $3 (exit $rc)"
+		else
+			not_ok "${f##*/}: $3 (exit $rc)"
+			diag_file "$TEST_TMP/data.err"
+		fi
+	done
 }
 
 # check_screen DESCRIPTION COMMAND...: check, with the pane as diagnostics on failure.

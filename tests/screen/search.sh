@@ -107,7 +107,9 @@ search_checks() {
 	screen_settle
 	check_screen "$what: the filter badge" sh -c "tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q 'FILTER: nccl'"
 	check_screen "$what: threads without a match are hidden" \
-		sh -c "! tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q '^   thread '"
+		sh -c "! tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q 'thread 1663432'"
+	check_screen "$what: the thread with NCCL ops keeps its label (its first shown level is deeper)" \
+		sh -c "tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q '^   thread 166'"
 	check_screen "$what: non-matching slices are hidden" \
 		sh -c "! tmux -L $SCREEN_SOCK capture-pane -t t -p | grep -q 'ProfilerStep'"
 	check_screen "$what: a stream with NCCL kernels stays" \
@@ -171,11 +173,11 @@ if grep -q "name: $(printf '%.40s' "$kname")" "$dump" && grep -q 'category: kern
 screen_dump 120 30 "$dump" --demo --script '\ g e m m <Enter> 2 <Enter> <Enter>'
 if grep -q 'FILTER: gemm' "$dump" && ! grep -q 'filter cleared' "$dump"; then ok "a filter that matches the kernel stays"; else not_ok "a filter that matches the kernel stays"; diag_file "$dump" 30; fi
 
-# The mouse (scripted clicks): a click on a lane (row 8: the first thread's
-# top lane, under the instants row of "Trace PyTorch Profiler") selects the
-# slice under it.
+# The mouse (scripted clicks): a click on a lane (row 4: the top lane of
+# the first GPU stream, its ProfilerStep annotations) selects the slice
+# under it.
 dump=$TEST_TMP/click.txt
-screen_dump 100 30 "$dump" --demo --script 'click:8,60'
+screen_dump 100 30 "$dump" --demo --script 'click:4,60'
 if grep -q '  start .*  dur ' "$dump"; then ok "mouse: a click on a lane selects a slice"; else not_ok "mouse: a click on a lane selects a slice"; diag_file "$dump" 30; fi
 screen_dump 100 30 "$dump" --demo --script 'wheel-up:6,60'
 if grep -q '^ [0-9.]* [a-z]* \.\. .*(28' "$dump"; then ok "mouse: the wheel over the time area zooms in 2x"; else not_ok "mouse: the wheel over the time area zooms in 2x"; diag_file "$dump" 30; fi

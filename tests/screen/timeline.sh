@@ -113,7 +113,7 @@ for size in "80 24" "160 48" "40 12"; do
 	got=$(tick_cols "$TEST_TMP/inst.txt" "   quiet")
 	want=$(want_cols "$w" 500000 950000)
 	if [ "$got" = "$want" ]; then ok "$1x$2: a thread with only instants shows them all ($want)"; else not_ok "$1x$2: a thread with only instants shows them all (got '$got', want '$want')"; diag_file "$TEST_TMP/inst.txt" "$2"; fi
-	got=$(tick_cols "$TEST_TMP/inst.txt" "     insta") # narrow: "insta"
+	got=$(tick_cols "$TEST_TMP/inst.txt" "   └ insta") # narrow: "insta"
 	want=$(want_cols "$w" 250000 750000)
 	if [ "$got" = "$want" ]; then ok "$1x$2: instants under slices show in the instants row ($want)"; else not_ok "$1x$2: instants under slices show in the instants row (got '$got', want '$want')"; diag_file "$TEST_TMP/inst.txt" "$2"; fi
 done
@@ -121,8 +121,9 @@ screen_dump 80 24 "$TEST_TMP/inst.txt" --ascii "$inst"
 got=$(tick_cols "$TEST_TMP/inst.txt" "   quiet")
 if [ "$got" = "$(want_cols 62 500000 950000)" ]; then ok "ASCII: instant ticks are |"; else not_ok "ASCII: instant ticks are | (got '$got')"; diag_file "$TEST_TMP/inst.txt" 24; fi
 # a filter shows slices only: the instants rows go
+screen_dump 80 24 "$TEST_TMP/inst0.txt" "$inst"
 screen_dump 80 24 "$TEST_TMP/inst.txt" "$inst" --script '\ o u t e r <Enter>'
-if ! grep -q '^     instants' "$TEST_TMP/inst.txt" && grep -q '^   busy' "$TEST_TMP/inst.txt"; then ok "under a filter the instants rows are hidden"; else not_ok "under a filter the instants rows are hidden"; diag_file "$TEST_TMP/inst.txt" 24; fi
+if grep -q '^   └ instants' "$TEST_TMP/inst0.txt" && ! grep -q '└ instants' "$TEST_TMP/inst.txt" && grep -q '^   busy' "$TEST_TMP/inst.txt"; then ok "under a filter the instants rows are hidden"; else not_ok "under a filter the instants rows are hidden"; diag_file "$TEST_TMP/inst.txt" 24; fi
 
 # The corpus trace with 12,840 instants on two threads: each thread's
 # instants row has a tick in exactly the columns Python finds an instant in.
@@ -148,7 +149,7 @@ lines = open(dump, encoding="utf-8").read().split("\n")
 for tid, cols in sorted(want.items()):
     # the thread's row, then the first "instants" row after it
     start = [i for i, l in enumerate(lines) if l.startswith("   thread " + tid)]
-    rows = [i for i in range(start[0], len(lines)) if lines[i].startswith("     instants")] if start else []
+    rows = [i for i in range(start[0], len(lines)) if lines[i].startswith("   \u2514 instants")] if start else []
     if not rows:
         print("not ok - resnet: thread %s has an instants row" % tid)
         continue
@@ -175,9 +176,10 @@ fi
 if have_corpus; then
 	trace=$(corpus_traces | grep kineto | head -n 1)
 	timeline_checks 80 24 "$trace"
-	# Kineto's "Record Window End" instant has pid "": its group still has a label
+	# Kineto's "Record Window End" instant has pid "": its group still has a
+	# label when the hidden tracks are shown
 	dlrm=$TREX_CORPUS/kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz
-	screen_dump 80 24 "$TEST_TMP/nopid.txt" "$dlrm"
+	screen_dump 80 24 "$TEST_TMP/nopid.txt" "$dlrm" --script 'H'
 	check "a process with an empty pid is shown as (no pid)" grep -q '^ ▾ (no pid)' "$TEST_TMP/nopid.txt"
 else
 	skip "corpus trace in the timeline" "no corpus"

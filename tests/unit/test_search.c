@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trex/analysis/search.h"
@@ -225,4 +226,56 @@ Test(search, no_match_at_all)
 	cr_assert_not(trex_search_track_has_match(s, 0));
 	trex_search_free(s);
 	trex_index_free(idx);
+}
+
+Test(search, walk_rank_and_count_over_some_lanes)
+{
+	struct trex_index *idx = make_index();
+	struct trex_search *s = search(idx, "gemm", NULL);
+	uint32_t tid2_a = slice(idx, "GEMM_big", 100), tid2_b = slice(idx, "gemm_a", 300);
+	struct trex_search_pos start = {INT64_MIN, 0, 0, 0}, end = {INT64_MAX, UINT32_MAX, 0, 0};
+	struct trex_search_pos p;
+	uint8_t *lanes = calloc(trex_index_lane_count(idx), 1);
+
+	/* only tid 2's top lane: its two matches, nothing of tid 1 */
+	lanes[lane_of(idx, tid2_a)] = 1;
+	cr_assert_eq(trex_search_count_in(s, lanes), 2);
+	cr_assert_eq(trex_search_count_in(s, NULL), 4);
+	cr_assert_eq(trex_search_next_in(s, &start, lanes), tid2_a);
+	p = trex_search_pos_of(idx, tid2_a);
+	cr_assert_eq(trex_search_rank_in(s, &p, lanes), 0);
+	cr_assert_eq(trex_search_rank(s, &p), 1, "gemm_a@100 of tid 1 comes first over all lanes");
+	cr_assert_eq(trex_search_next_in(s, &p, lanes), tid2_b);
+	p = trex_search_pos_of(idx, tid2_b);
+	cr_assert_eq(trex_search_rank_in(s, &p, lanes), 1);
+	cr_assert_eq(trex_search_next_in(s, &p, lanes), TREX_NONE);
+	cr_assert_eq(trex_search_prev_in(s, &end, lanes), tid2_b);
+	cr_assert_eq(trex_search_prev_in(s, &p, lanes), tid2_a);
+	/* no lane at all */
+	memset(lanes, 0, trex_index_lane_count(idx));
+	cr_assert_eq(trex_search_count_in(s, lanes), 0);
+	cr_assert_eq(trex_search_next_in(s, &start, lanes), TREX_NONE);
+	free(lanes);
+	trex_search_free(s);
+	trex_index_free(idx);
+}
+
+Test(search, patterns_over_any_text)
+{
+	struct trex_pattern *p = NULL;
+	struct trex_error err;
+
+	cr_assert_eq(trex_pattern_new("stream 7$", &p, &err), TREX_OK);
+	cr_assert_str_eq(trex_pattern_text(p), "stream 7$");
+	cr_assert(trex_pattern_match(p, "rank 0 trace.json 0 python3 Stream 7"), "smart case");
+	cr_assert_not(trex_pattern_match(p, "rank 0 trace.json 0 python3 stream 77"));
+	trex_pattern_free(p);
+	cr_assert_eq(trex_pattern_new("GPU", &p, &err), TREX_OK);
+	cr_assert_not(trex_pattern_match(p, "gpu 0"), "an upper-case letter: exact case");
+	cr_assert(trex_pattern_match(p, "rank 1 GPU 0"));
+	trex_pattern_free(p);
+	cr_assert_eq(trex_pattern_new("rank (", &p, &err), TREX_USAGE);
+	cr_assert_null(p);
+	cr_assert(strstr(err.message, "offset 6"), "%s", err.message);
+	trex_pattern_free(NULL);
 }

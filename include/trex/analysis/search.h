@@ -58,4 +58,28 @@ uint32_t trex_search_prev(const struct trex_search *s, const struct trex_search_
 /* How many matches come before pos (so a match's 1-based rank is this + 1). */
 uint32_t trex_search_rank(const struct trex_search *s, const struct trex_search_pos *pos);
 
+/* The same walk, rank and count over the lanes l with lanes[l] != 0 only
+ * (what a view draws); lanes NULL: every lane, as the functions above. */
+uint32_t trex_search_next_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes);
+uint32_t trex_search_prev_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes);
+uint32_t trex_search_rank_in(const struct trex_search *s, const struct trex_search_pos *pos,
+                             const uint8_t *lanes);
+uint32_t trex_search_count_in(const struct trex_search *s, const uint8_t *lanes);
+
+/* ---- patterns over other texts (track and rank labels) ------------------------------- */
+
+/* One pattern compiled with the rules of trex_search_new (PCRE2, UTF-8,
+ * smart case), matched against any text. Errors as trex_search_new's. */
+struct trex_pattern;
+enum trex_status trex_pattern_new(const char *pattern, struct trex_pattern **out,
+                                  struct trex_error *err);
+void trex_pattern_free(struct trex_pattern *p);
+/* The pattern as given. */
+const char *trex_pattern_text(const struct trex_pattern *p);
+/* Whether text (NUL-terminated UTF-8) contains a match. Not thread-safe
+ * for one p (it reuses its match data). */
+bool trex_pattern_match(struct trex_pattern *p, const char *text);
+
 #endif

@@ -13,6 +13,7 @@
 	X(SORT, "sort", "Tables: sorting and grouping")                                             \
 	X(ZOOM, "zoom", "Timeline: zooming and panning")                                           \
 	X(SELECT, "select", "Timeline: selecting")                                                 \
+	X(TRACKS, "tracks", "Timeline: tracks")                                                    \
 	X(MISC, "misc", "Miscellaneous")
 
 /* X(GROUP, ID, name, help): every action, once. `name` is what keymap files
@@ -75,6 +76,13 @@
 	X(SELECT, JUMP_MARK, "jump-mark", "Jump back to the range start")                          \
 	X(SELECT, NEXT_MARK, "next-mark", "Go to the next mark")                                   \
 	X(SELECT, PREV_MARK, "prev-mark", "Go to the previous mark")                               \
+	X(TRACKS, FIND_TRACK, "find-track", "Jump to a track or rank matching a pattern")          \
+	X(TRACKS, FILTER_TRACKS, "filter-tracks", "Show only the tracks matching a pattern")       \
+	X(TRACKS, PIN_TRACK, "pin-track", "Pin the track above the others, or unpin it")           \
+	X(TRACKS, COLLAPSE_TRACK, "collapse-track", "Fold the track's levels into one row")        \
+	X(TRACKS, DEPTH_LESS, "depth-less", "Show one level less of the track")                    \
+	X(TRACKS, DEPTH_MORE, "depth-more", "Show one level more of the track")                    \
+	X(TRACKS, TOGGLE_HIDDEN, "toggle-hidden", "Show or hide empty and marker-only tracks")     \
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \

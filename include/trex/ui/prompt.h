@@ -19,6 +19,7 @@
 #define TREX_PROMPT_HISTORY_INFO(X)                                                                \
 	X(SEARCH, "search")                                                                        \
 	X(FILTER, "filter")                                                                        \
+	X(TRACK, "track")                                                                          \
 	X(TIME, "time")                                                                            \
 	X(PATH, "path")                                                                            \
 	X(OTHER, "other")
