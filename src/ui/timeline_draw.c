@@ -175,14 +175,14 @@ static void draw_cell(struct timeline_view *tv, WINDOW *win, int y, int x, struc
 
 	switch (g.kind) {
 	case TREX_GLYPH_FULL:
-		trex_draw_fill(win, y, x, 1, trex_term_attr(term, role));
+		trex_draw_fill(win, y, x, 1, trex_term_fill_attr(term, role));
 		break;
 	case TREX_GLYPH_LEFT:
 		trex_draw_glyph(win, term, y, x, (wchar_t)(0x2590 - g.n), ']', bar);
 		break;
 	case TREX_GLYPH_RIGHT:
 		if (g.n >= 8)
-			trex_draw_fill(win, y, x, 1, trex_term_attr(term, role));
+			trex_draw_fill(win, y, x, 1, trex_term_fill_attr(term, role));
 		else if (term->utf8)
 			trex_draw_glyph(win, term, y, x, (wchar_t)(0x2590 - (8 - g.n)), '[',
 			                bar | A_REVERSE);
@@ -284,7 +284,7 @@ static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const stru
 			run++;
 		if (run >= LABEL_MIN_CELLS) {
 			const struct trex_slice *s = trex_index_slice(idx, full[c]);
-			unsigned long a = trex_term_attr(
+			unsigned long a = trex_term_fill_attr(
 			    tv->base.ctx->term, cell_role(tv, full[c], full[c], is_match(tv, full[c])));
 
 			wattrset(win, (int)a);
