@@ -140,23 +140,51 @@ void tl_details_zoom_back(struct timeline_view *tv)
 
 /* ---- go to time ------------------------------------------------------------------------- */
 
+/* Says where a typed time went when it is not plainly into the trace:
+ * outside the trace (the view stops at its end), or read as absolute. */
+static void goto_report(struct timeline_view *tv, const char *text,
+                        const struct trex_timespec_target *to)
+{
+	const struct trex_index *idx = idx_of(tv);
+	int64_t start = trex_index_start(idx), end = trex_index_end(idx);
+	char at[32], len[32];
+
+	trex_format_ns((int64_t)((__int128)end - start), len, sizeof(len));
+	if (to->where == TREX_TIMESPEC_BEFORE) {
+		trex_ui_message(tv->base.ctx,
+		                "%s is before the trace (0 ns .. %s; absolute %" PRId64
+		                " .. %" PRId64 " ns): showing its start",
+		                text, len, start, end);
+	} else if (to->where == TREX_TIMESPEC_AFTER) {
+		trex_ui_message(tv->base.ctx,
+		                "%s is past the trace (0 ns .. %s; absolute %" PRId64
+		                " .. %" PRId64 " ns): showing its end",
+		                text, len, start, end);
+	} else if (to->base == TREX_TIMESPEC_ABSOLUTE) {
+		trex_format_ns((int64_t)((__int128)to->t - start), at, sizeof(at));
+		trex_ui_message(tv->base.ctx, "absolute %" PRId64 " ns: %s into the trace", to->t,
+		                at);
+	}
+}
+
 static void goto_submit(struct trex_view *v, const char *text)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
-	int64_t ns;
-	bool rel;
+	const struct trex_index *idx = idx_of(tv);
+	struct trex_timespec_target to;
 
 	while (*text == ' ')
 		text++;
 	/* ":goto 12.5ms" as well as ":12.5ms" */
 	if (strncmp(text, "goto ", 5) == 0)
 		text += 5;
-	if (!trex_timespec_parse(text, &ns, &rel)) {
+	if (!trex_timespec_locate(text, trex_index_start(idx), trex_index_end(idx), tv->cursor,
+	                          &to)) {
 		trex_ui_message(tv->base.ctx, "%s", TREX_TIMESPEC_EXPECTED);
 		return;
 	}
-	tl_details_jump(tv,
-	                trex_timespec_resolve(ns, rel, trex_index_start(idx_of(tv)), tv->cursor));
+	tl_details_jump(tv, to.t);
+	goto_report(tv, text, &to);
 }
 
 static void open_goto(struct timeline_view *tv, bool command)

@@ -81,11 +81,11 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	struct trex_term *term = tv->base.ctx->term;
 	const struct trex_rect *r = &lay->axis;
 	struct trex_tmap m = tmap_of(tv, r->w);
-	int64_t origin = trex_index_start(tv->base.ctx->idx), k;
+	int64_t origin = trex_index_start(tv->base.ctx->idx), k, cursor_col;
 	unsigned long attr = trex_term_attr(term, TREX_ROLE_RULER);
 	struct trex_axis ax;
 	char label[48];
-	int next_free = 0;
+	int next_free = 0, label_len;
 
 	trex_draw_fill(win, r->y, lay->axis_label.x, lay->axis_label.w + r->w, attr);
 	trex_format_ns(tv->win.span / r->w, label, sizeof(label));
@@ -94,6 +94,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	trex_draw_text(win, term, r->y, lay->axis_label.x + 1, label, lay->axis_label.w - 2);
 	trex_axis_choose(&m, AXIS_LABEL_CELLS, &ax);
 	trex_axis_fit_unit(&ax, axis_max_abs(tv, origin));
+	cursor_col = trex_tmap_col(&m, tv->cursor);
 	k = (int64_t)(((__int128)tv->win.t0 - origin) / ax.step);
 	/* at most one tick per column; stop where times leave int64 */
 	for (int n = 0; n <= r->w; n++, k++) {
@@ -109,15 +110,17 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 		if (c < next_free)
 			continue;
 		trex_draw_glyph(win, term, r->y, r->x + (int)c, L'\x2502', '|', attr);
-		trex_axis_label(&ax, (int64_t)(t128 - origin), label, sizeof(label));
+		label_len = trex_axis_label(&ax, (int64_t)(t128 - origin), label, sizeof(label));
+		/* the cursor's marker never covers a digit: its label is left out */
+		if (cursor_col > c && cursor_col <= c + label_len)
+			continue;
 		next_free =
 		    (int)c + 1 +
 		    trex_draw_text(win, term, r->y, r->x + (int)c + 1, label, r->w - (int)c - 1) +
 		    1;
 	}
-	k = trex_tmap_col(&m, tv->cursor);
-	if (k >= 0 && k < r->w)
-		trex_draw_glyph(win, term, r->y, r->x + (int)k, L'\x25bc', 'v',
+	if (cursor_col >= 0 && cursor_col < r->w)
+		trex_draw_glyph(win, term, r->y, r->x + (int)cursor_col, L'\x25bc', 'v',
 		                trex_term_attr(term, TREX_ROLE_CURSOR));
 }
 

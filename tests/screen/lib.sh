@@ -6,6 +6,9 @@
 #   screen_wait TEXT           until the pane shows TEXT (5 s), else false
 #   screen_text                the pane as text
 #   screen_dump W H FILE ARGS  trex --dump-screen FILE at W x H without tmux
+#   screen_script W H FILE KEYS ARGS  the same after --script KEYS
+#   screen_has FILE REGEX      the dump shows REGEX, else the dump on stdout
+#   screen_keys_for TEXT       TEXT as --script words, one per character
 
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not found"
 
@@ -95,6 +98,32 @@ screen_dump() {
 	shift 3
 	# shellcheck disable=SC2046
 	$(screen_env LINES="$h" COLUMNS="$w") "$TREX" -q --dump-screen "$out" "$@" </dev/null >/dev/null 2>&1
+}
+
+# screen_script W H FILE KEYS ARGS...: the screen after KEYS, headless; a
+# run that writes no screen leaves a line saying so in FILE.
+screen_script() {
+	w=$1 h=$2 out=$3 keys=$4
+	shift 4
+	rm -f "$out"
+	screen_dump "$w" "$h" "$out" --script="$keys" "$@"
+	[ -f "$out" ] || echo "(no screen: trex $* failed)" >"$out"
+}
+
+# screen_has FILE REGEX: the dump shows REGEX (extended), else the dump as
+# the reason.
+screen_has() {
+	if grep -E -q -- "$2" "$1"; then
+		return 0
+	fi
+	echo "no line matches: $2"
+	sed 's/^/|/' "$1"
+	return 1
+}
+
+# screen_keys_for TEXT: "1 2 . 5 m s" for 12.5ms (a blank is <Space>).
+screen_keys_for() {
+	printf '%s' "$1" | sed -e 's/ /_/g' -e 's/./& /g' -e 's/_/<Space>/g'
 }
 
 # check_screen DESCRIPTION COMMAND...: check, with the pane as diagnostics on failure.
