@@ -68,8 +68,7 @@ static void builtin_names(char *buf, size_t size)
 /* FILE, or NAME: a shipped theme (compiled in) or $(pkgdatadir)/themes/NAME.theme.
  * *builtin is set for a shipped one, *path for a file. */
 static enum trex_status theme_option_path(const char *option, char *buf, size_t size,
-                                          const char **path,
-                                          const struct trex_theme_text **builtin,
+                                          const char **path, const struct trex_theme_text **builtin,
                                           struct trex_error *err)
 {
 	char names[128];

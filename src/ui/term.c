@@ -309,7 +309,8 @@ unsigned long trex_term_tint(struct trex_term *t, unsigned long attr, bool blank
 	    bg != TREX_COLOR_DEFAULT)
 		return attr | attrs_of(s.attrs) | A_UNDERLINE;
 	if (blank)
-		return plain | attrs_of(s.attrs) | (unsigned long)COLOR_PAIR(pair_for(t, s.fg, s.bg));
+		return plain | attrs_of(s.attrs) |
+		       (unsigned long)COLOR_PAIR(pair_for(t, s.fg, s.bg));
 	if (fg == TREX_COLOR_DEFAULT)
 		fg = trex_color_ink(s.bg, t->depth);
 	if (trex_color_close(fg, s.bg))

@@ -101,7 +101,9 @@ static const char *absolute_prefix(const char *text)
 
 static enum trex_timespec_where where_in(int64_t t, int64_t start, int64_t end)
 {
-	return t < start ? TREX_TIMESPEC_BEFORE : t > end ? TREX_TIMESPEC_AFTER : TREX_TIMESPEC_INSIDE;
+	return t < start ? TREX_TIMESPEC_BEFORE
+	       : t > end ? TREX_TIMESPEC_AFTER
+	                 : TREX_TIMESPEC_INSIDE;
 }
 
 /* How far t is from [start, end] (0 inside). */

@@ -406,16 +406,19 @@ Test(theme, shipped_themes_are_legible_at_every_depth)
 		cr_assert_eq(trex_theme_load_string(&th, t->name, t->text, NULL, NULL), 0);
 		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
 			for (int r = 0; r < TREX_ROLE_COUNT; r++) {
-				struct trex_style s = trex_theme_style(&th, (enum trex_role)r, depths[d]);
+				struct trex_style s =
+				    trex_theme_style(&th, (enum trex_role)r, depths[d]);
 				const char *what = trex_role_name((enum trex_role)r);
 
 				cr_assert(s.fg != TREX_COLOR_DEFAULT || s.bg == TREX_COLOR_DEFAULT,
-				          "%s %d %s: default text on a colour", t->name, depths[d], what);
+				          "%s %d %s: default text on a colour", t->name, depths[d],
+				          what);
 				cr_assert(s.bg != TREX_COLOR_DEFAULT || !trex_color_extreme(s.fg),
 				          "%s %d %s: text that could be the background", t->name,
 				          depths[d], what);
-				cr_assert(s.bg == TREX_COLOR_DEFAULT || !trex_color_close(s.fg, s.bg),
-				          "%s %d %s: %d on %d", t->name, depths[d], what, s.fg, s.bg);
+				cr_assert(
+				    s.bg == TREX_COLOR_DEFAULT || !trex_color_close(s.fg, s.bg),
+				    "%s %d %s: %d on %d", t->name, depths[d], what, s.fg, s.bg);
 			}
 		}
 	}
@@ -435,7 +438,8 @@ Test(theme, shipped_themes_are_drawn_as_written)
 
 			cr_assert(s.fg == th.role[r].fg && s.bg == th.role[r].bg &&
 			              s.attrs == th.role[r].attrs,
-			          "%s: %s is corrected", t->name, trex_role_name((enum trex_role)r));
+			          "%s: %s is corrected", t->name,
+			          trex_role_name((enum trex_role)r));
 		}
 	}
 }
@@ -459,11 +463,12 @@ Test(theme, slice_kinds_stay_apart_on_few_colours)
 
 			for (int i = 0; i < 4; i++) {
 				bg[i] = trex_theme_style(&th, slices[i], depth).bg;
-				cr_assert_not(trex_color_extreme(bg[i]), "%s %d: %s", names[n], depth,
-				              trex_role_name(slices[i]));
+				cr_assert_not(trex_color_extreme(bg[i]), "%s %d: %s", names[n],
+				              depth, trex_role_name(slices[i]));
 				for (int j = 0; j < i; j++)
-					cr_assert_neq(bg[i], bg[j], "%s %d: %s and %s", names[n], depth,
-					              trex_role_name(slices[i]), trex_role_name(slices[j]));
+					cr_assert_neq(bg[i], bg[j], "%s %d: %s and %s", names[n],
+					              depth, trex_role_name(slices[i]),
+					              trex_role_name(slices[j]));
 			}
 		}
 	}

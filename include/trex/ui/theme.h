@@ -71,7 +71,7 @@ enum {
 	X(KERNEL_HOT, "kernel-hot", TREX_ATTR_BOLD, "Kernels above the hot share of GPU time")     \
 	X(KERNEL_WARM, "kernel-warm", 0, "Kernels above the warm share of GPU time")               \
 	X(STALL, "stall", TREX_ATTR_BOLD, "Stall samples and stalled instructions")                \
-	X(MARK, "mark", TREX_ATTR_UNDERLINE, "Marks, marked table rows and the range on the axis")  \
+	X(MARK, "mark", TREX_ATTR_UNDERLINE, "Marks, marked table rows and the range on the axis") \
 	X(RANGE, "range", TREX_ATTR_UNDERLINE,                                                     \
 	  "The tint behind what the marked time range covers in the timeline")                     \
 	X(FLOW, "flow", TREX_ATTR_BOLD, "Flow links between slices")                               \
