@@ -95,7 +95,7 @@ EOF
 		dump "$1" "$2" "$TEST_TMP/b.txt" "$go <Enter> F <Backspace>" "$TRACE"
 		check "$what: Backspace returns to the kernel" has "$TEST_TMP/b.txt" "duration: .*\\($KDUR ns\\)"
 		dump "$1" "$2" "$TEST_TMP/ff.txt" "$go <Enter> F F" "$TRACE"
-		check "$what: F from the launch goes to the kernel" has "$TEST_TMP/ff.txt" "^ launched: $(printf '%.20s' "$KNAME")"
+		check "$what: F from the launch goes to the kernel" has "$TEST_TMP/ff.txt" "^ launched kernel: $(printf '%.20s' "$KNAME")"
 		check "$what: ... and selects it" has "$TEST_TMP/ff.txt" "start: .*\\($KREL ns;"
 	done
 
@@ -302,8 +302,8 @@ screen_start 80 24 -- --demo
 check_screen "tmux: the timeline appears" screen_wait ' .. '
 screen_keys '?'
 check_screen "tmux: help lists the details key" screen_page_to 'Enter +Show or hide the details pane'
-check_screen "tmux: help lists follow-link" screen_page_to 'F +Follow the'
 check_screen "tmux: help lists go-to-time" screen_page_to 'T +Prompt for a time'
+check_screen "tmux: help lists follow-link" screen_page_to 'F +Follow the'
 check_screen "tmux: help lists mark-range" screen_page_to 'm +Set the start'
 screen_keys q
 screen_settle

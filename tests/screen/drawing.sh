@@ -4,7 +4,9 @@
 # digits; zooming in at the limit does not pan and zooming out stops at the
 # whole trace; every shipped theme loads by name from the build tree; the
 # go-to-time prompt takes the absolute times the details pane prints and
-# says when a time is outside the trace.
+# says when a time is outside the trace; a counter row shows its value at
+# the cursor and its min/max, and Enter lists the samples around the
+# cursor (checked against the JSON by Python).
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 . "${TREX_SRCDIR:-.}/tests/screen/lib.sh"
@@ -111,6 +113,82 @@ if have_corpus && [ -f "$TRACE" ]; then
 	fi
 else
 	skip "goto: absolute times in a corpus trace" "no corpus at $TREX_CORPUS"
+fi
+
+# ---- counters: the value at the cursor, min/max, the samples around it ---------------------
+
+COUNTERS=$TREX_CORPUS/kineto/kineto_tb_gpu_metrics/gpu_metrics_expected.json
+counter_checks() {
+	cname="GPU 0 Utilization"
+	start=$("$TREX" info -q --format=json "$COUNTERS" | sed -n 's/^{"start_ns": \([0-9]*\),.*/\1/p')
+	"$PYTHON3" - "$COUNTERS" "$start" "$cname" >"$TEST_TMP/cexpect.sh" <<'EOF' || return 1
+import json, sys
+from decimal import Decimal
+
+path, start, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+doc = json.load(open(path), parse_float=Decimal)
+events = doc["traceEvents"] if isinstance(doc, dict) else doc
+ns = lambda us: int(Decimal(us) * 1000)
+samples = [(ns(e["ts"]), list(e["args"].values())[0]) for e in events
+           if e.get("ph") == "C" and e.get("name") == name]
+values = [float(v) for _, v in samples]
+times = sorted(set(t for t, _ in samples))
+# 1 us after the 6th distinct sample time (or later), whose sample is alone there
+t = next(t for t in times[5:] if sum(1 for s, _ in samples if s == t) == 1)
+at = t + 1000
+value = [v for s, v in samples if s == t][0]
+out = {"AT": at - start, "SAMPLE_REL": t - start, "VALUE": "%.6g" % float(value),
+       "MIN": "%.6g" % min(values), "MAX": "%.6g" % max(values), "COUNT": len(samples)}
+for key, v in out.items():
+    print("%s='%s'" % (key, v))
+EOF
+	. "$TEST_TMP/cexpect.sh"
+	screen_script 120 60 "$TEST_TMP/crows.txt" "" "$COUNTERS"
+	cdown=$(awk -v name="$cname" 'NR > 2 && index($0, "   " name) == 1 { print NR - 3; exit }' "$TEST_TMP/crows.txt")
+	if [ -z "$cdown" ]; then
+		not_ok "counter: the row '$cname' shows"
+		diag_file "$TEST_TMP/crows.txt" 40
+		return
+	fi
+	go="g $(printf 'j %.0s' $(seq 1 "$cdown"))T $(screen_keys_for "$AT") <Enter>"
+	screen_script 120 40 "$TEST_TMP/c.txt" "$go" "$COUNTERS"
+	check "counter: the status line shows its value at the cursor ($VALUE)" \
+		screen_has "$TEST_TMP/c.txt" "^ $cname = $VALUE at "
+	check "counter: ... and the row's min and max ($MIN, $MAX)" \
+		screen_has "$TEST_TMP/c.txt" "\(min $MIN, max $MAX; Enter: samples\)"
+	screen_script 120 40 "$TEST_TMP/c.txt" "$go <Enter>" "$COUNTERS"
+	check "counter: Enter lists its samples" screen_has "$TEST_TMP/c.txt" "^ Counter samples"
+	check "counter: ... all $COUNT of them counted, min and max" \
+		screen_has "$TEST_TMP/c.txt" "^ samples: $COUNT, min $MIN, max $MAX$"
+	check "counter: ... the one at the cursor marked, at its exact time and value" \
+		"$PYTHON3" - "$TEST_TMP/c.txt" "$SAMPLE_REL" "$VALUE" <<'EOF'
+import re, sys
+from decimal import Decimal
+
+text = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"^ +([0-9.]+) (ns|us|ms|s): (\S+)  \(at the cursor\)$", text, re.M)
+if not m:
+    print("no sample marked at the cursor")
+    print(text)
+    sys.exit(1)
+scale = {"ns": 1, "us": 1000, "ms": 1000000, "s": 1000000000}[m.group(2)]
+got = Decimal(m.group(1)) * scale
+if got != int(sys.argv[2]) or m.group(3) != sys.argv[3]:
+    print("marked %s ns = %s, want %s ns = %s" % (got, m.group(3), sys.argv[2], sys.argv[3]))
+    sys.exit(1)
+EOF
+	screen_script 120 40 "$TEST_TMP/c2.txt" "$go <Enter> <Tab> <PgDn> <PgDn>" "$COUNTERS"
+	if ! cmp -s "$TEST_TMP/c.txt" "$TEST_TMP/c2.txt" && grep -q 'Counter samples: j/k scroll' "$TEST_TMP/c2.txt"; then
+		ok "counter: Tab and PgDn scroll the samples"
+	else
+		not_ok "counter: Tab and PgDn scroll the samples"
+		diag_file "$TEST_TMP/c2.txt" 40
+	fi
+}
+if have_corpus && [ -f "$COUNTERS" ]; then
+	counter_checks
+else
+	skip "counters" "no corpus at $TREX_CORPUS"
 fi
 
 done_testing
