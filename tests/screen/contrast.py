@@ -237,13 +237,13 @@ def session(d, what):
     capture fails), the reasons indented under a failure."""
     for name, desc in SESSION:
         lines = []
-        if name is None:
-            status = tint(d + "/before", d + "/range", lines.append)
-        else:
-            try:
+        try:
+            if name is None:
+                status = tint(d + "/before", d + "/range", lines.append)
+            else:
                 status = check(d + "/" + name, lines.append)
-            except OSError as e:
-                status, lines = 1, [str(e)]
+        except OSError as e:  # no capture: the session broke off before it
+            status, lines = 1, [str(e)]
         if status == 0:
             print("PASS %s: %s (%s)" % (what, desc, lines[-1]))
         else:
