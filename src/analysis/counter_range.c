@@ -139,3 +139,26 @@ bool trex_counter_peaks_cell(const struct trex_counter_peaks *p, int64_t lo, int
 	*value = trex_counter_peaks_max(p, a, b);
 	return true;
 }
+
+/* ---- the samples around a time ------------------------------------------------------------ */
+
+bool trex_counter_around(const struct trex_index *idx, uint32_t track, int64_t t, uint32_t around,
+                         struct trex_counter_window *w)
+{
+	const struct trex_track *tr = trex_index_track(idx, track);
+	struct trex_counter_peaks series = {
+	    .idx = idx, .first = tr->first_sample, .count = tr->sample_count};
+	uint32_t a, lo, hi;
+
+	if (tr->sample_count == 0)
+		return false;
+	a = after(&series, 0, t); /* the first sample after t */
+	w->before_first = a == 0;
+	a = a > 0 ? a - 1 : 0;
+	lo = a > around ? a - around : 0;
+	hi = tr->sample_count - a - 1 > around ? a + around + 1 : tr->sample_count;
+	w->first = tr->first_sample + lo;
+	w->count = hi - lo;
+	w->at = tr->first_sample + a;
+	return true;
+}

@@ -55,11 +55,26 @@ enum trex_status app_load_keys(struct trex_keymap *km, const char *option, struc
 	return TREX_OK;
 }
 
-/* FILE, or NAME: `dark` (built in) or $(pkgdatadir)/themes/NAME.theme. */
-static enum trex_status theme_option_path(const char *option, char *buf, size_t size,
-                                          const char **path, struct trex_error *err)
+/* "dark, light, mono, high-contrast": the shipped themes, for a message. */
+static void builtin_names(char *buf, size_t size)
 {
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const struct trex_theme_text *t = trex_theme_builtins; t->name && n < size; t++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", t->name);
+}
+
+/* FILE, or NAME: a shipped theme (compiled in) or $(pkgdatadir)/themes/NAME.theme.
+ * *builtin is set for a shipped one, *path for a file. */
+static enum trex_status theme_option_path(const char *option, char *buf, size_t size,
+                                          const char **path, const struct trex_theme_text **builtin,
+                                          struct trex_error *err)
+{
+	char names[128];
+
 	*path = NULL;
+	*builtin = NULL;
 	if (strchr(option, '/') || readable(option)) {
 		if (!readable(option))
 			return trex_error_set(err, TREX_USAGE, option, -1,
@@ -67,13 +82,15 @@ static enum trex_status theme_option_path(const char *option, char *buf, size_t 
 		*path = option;
 		return TREX_OK;
 	}
-	if (strcmp(option, "dark") == 0)
+	if ((*builtin = trex_theme_builtin(option)))
 		return TREX_OK;
 	snprintf(buf, size, "%s/themes/%s.theme", TREX_PKGDATADIR, option);
-	if (!readable(buf))
+	if (!readable(buf)) {
+		builtin_names(names, sizeof(names));
 		return trex_error_set(err, TREX_USAGE, NULL, -1,
-		                      "--theme: no theme file or installed theme called '%s'",
-		                      option);
+		                      "--theme: no theme file or theme called '%s' (themes: %s)",
+		                      option, names);
+	}
 	*path = buf;
 	return TREX_OK;
 }
@@ -81,18 +98,24 @@ static enum trex_status theme_option_path(const char *option, char *buf, size_t 
 enum trex_status app_load_theme(struct trex_theme *theme, const char *option,
                                 struct trex_error *err)
 {
-	char buf[4096];
+	char buf[4096], name[96];
 	const char *path = NULL;
+	const struct trex_theme_text *builtin = NULL;
 
 	trex_theme_init(theme);
 	trex_theme_load_builtin(theme, print_problem, NULL);
 	if (option) {
-		enum trex_status st = theme_option_path(option, buf, sizeof(buf), &path, err);
+		enum trex_status st =
+		    theme_option_path(option, buf, sizeof(buf), &path, &builtin, err);
 
 		if (st != TREX_OK)
 			return st;
 	} else {
 		path = user_file(buf, sizeof(buf), "theme", "TREX_THEME");
+	}
+	if (builtin) {
+		snprintf(name, sizeof(name), "(built-in themes/%s.theme)", builtin->name);
+		trex_theme_load_string(theme, name, builtin->text, print_problem, NULL);
 	}
 	if (path)
 		trex_theme_load_file(theme, path, print_problem, NULL);

@@ -248,12 +248,72 @@ unsigned long trex_term_attr(struct trex_term *t, enum trex_role role)
 	return a;
 }
 
+/* Could ink be told from the terminal's own background? */
+static bool ink_shows(int ink)
+{
+	return ink != TREX_COLOR_DEFAULT && !trex_color_extreme(ink);
+}
+
 unsigned long trex_term_bar_attr(struct trex_term *t, enum trex_role role)
 {
 	struct trex_style s = trex_theme_style(&t->theme, role, t->depth);
 	int ink = s.bg != TREX_COLOR_DEFAULT ? s.bg : s.fg;
 
-	if (t->depth == 0 || ink == TREX_COLOR_DEFAULT)
-		return A_NORMAL;
+	if (t->depth == 0 || !ink_shows(ink))
+		return A_NORMAL; /* the terminal's own foreground always shows */
 	return (unsigned long)COLOR_PAIR(pair_for(t, ink, TREX_COLOR_DEFAULT));
+}
+
+unsigned long trex_term_fill_attr(struct trex_term *t, enum trex_role role)
+{
+	struct trex_style s = trex_theme_style(&t->theme, role, t->depth);
+	int ink = ink_shows(s.fg) ? s.fg : TREX_COLOR_DEFAULT;
+
+	if (t->depth > 0 && ink_shows(s.bg))
+		return trex_term_attr(t, role);
+	/* blanks in reverse video: a block in the ink, text in the background */
+	if (t->depth == 0 || ink == TREX_COLOR_DEFAULT)
+		return attrs_of(s.attrs | TREX_ATTR_REVERSE);
+	return attrs_of(s.attrs | TREX_ATTR_REVERSE) |
+	       (unsigned long)COLOR_PAIR(pair_for(t, ink, TREX_COLOR_DEFAULT));
+}
+
+/* The colours of pair (0: the terminal's). */
+static void pair_colors(const struct trex_term *t, short pair, int *fg, int *bg)
+{
+	short f = -1, b = -1;
+
+	*fg = *bg = TREX_COLOR_DEFAULT;
+	if (pair <= 0)
+		return;
+	if (pair <= t->npairs) {
+		f = t->pair_fg[pair - 1];
+		b = t->pair_bg[pair - 1];
+	} else if (pair_content(pair, &f, &b) == ERR) {
+		return;
+	}
+	*fg = f;
+	*bg = b;
+}
+
+unsigned long trex_term_tint(struct trex_term *t, unsigned long attr, bool blank,
+                             enum trex_role role)
+{
+	struct trex_style s = trex_theme_style(&t->theme, role, t->depth);
+	unsigned long plain = attr & ~(unsigned long)A_COLOR;
+	short pair = (short)PAIR_NUMBER((int)attr);
+	int fg, bg;
+
+	pair_colors(t, pair, &fg, &bg);
+	if (t->depth == 0 || s.bg == TREX_COLOR_DEFAULT || (attr & A_REVERSE) ||
+	    bg != TREX_COLOR_DEFAULT)
+		return attr | attrs_of(s.attrs) | A_UNDERLINE;
+	if (blank)
+		return plain | attrs_of(s.attrs) |
+		       (unsigned long)COLOR_PAIR(pair_for(t, s.fg, s.bg));
+	if (fg == TREX_COLOR_DEFAULT)
+		fg = trex_color_ink(s.bg, t->depth);
+	if (trex_color_close(fg, s.bg))
+		return attr | A_UNDERLINE; /* the ink would vanish into the tint */
+	return plain | (unsigned long)COLOR_PAIR(pair_for(t, fg, s.bg));
 }

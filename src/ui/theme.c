@@ -190,6 +190,68 @@ bool trex_color_parse(const char *name, int *color)
 	return false;
 }
 
+/* The grey of the 16 basic and bright colours nearest to lightness v:
+ * black, bright-black, white, bright-white. */
+static int grey16(int v)
+{
+	static const int index[4] = {0, 8, 7, 15}, level[4] = {0, 127, 229, 255};
+	int best = 0;
+
+	for (int i = 1; i < 4; i++)
+		if (abs(level[i] - v) < abs(level[best] - v))
+			best = i;
+	return index[best];
+}
+
+/* The basic colour (1-6) of a hue sector: red, yellow, green, cyan, blue,
+ * magenta, each 60 degrees wide around its hue. */
+static int hue_basic(const int rgb[3], int hi, int lo)
+{
+	static const int sector_color[6] = {1, 3, 2, 6, 4, 5};
+	double d = hi - lo, h;
+
+	if (hi == rgb[0])
+		h = 60.0 * (rgb[1] - rgb[2]) / d;
+	else if (hi == rgb[1])
+		h = 120.0 + 60.0 * (rgb[2] - rgb[0]) / d;
+	else
+		h = 240.0 + 60.0 * (rgb[0] - rgb[1]) / d;
+	if (h < 0)
+		h += 360.0;
+	return sector_color[(int)((h + 30.0) / 60.0) % 6];
+}
+
+static long rgb_dist2(const int a[3], const int b[3])
+{
+	long d = 0;
+
+	for (int c = 0; c < 3; c++)
+		d += (long)(a[c] - b[c]) * (a[c] - b[c]);
+	return d;
+}
+
+/* One of the 16 basic and bright colours for rgb, by hue rather than by
+ * distance: the nearest by distance turns every muted colour (the greens
+ * and blues of a 256-colour theme) into grey, and grey into black on 8
+ * colours, so that slices of every kind looked the same. A colour of
+ * little saturation is a grey; any other keeps its hue sector, and of the
+ * basic and bright colour of that hue the nearer one. */
+static int reduce_rgb(const int rgb[3])
+{
+	int hi = rgb[0], lo = rgb[0], basic, b[3], br[3];
+
+	for (int c = 1; c < 3; c++) {
+		hi = rgb[c] > hi ? rgb[c] : hi;
+		lo = rgb[c] < lo ? rgb[c] : lo;
+	}
+	if (hi - lo < 24 || (hi - lo) * 4 < hi)
+		return grey16((rgb[0] + rgb[1] + rgb[2]) / 3);
+	basic = hue_basic(rgb, hi, lo);
+	palette_rgb(basic, b);
+	palette_rgb(basic + 8, br);
+	return rgb_dist2(rgb, br) < rgb_dist2(rgb, b) ? basic + 8 : basic;
+}
+
 int trex_color_reduce(int color, int depth, bool *bright)
 {
 	int rgb[3];
@@ -200,13 +262,58 @@ int trex_color_reduce(int color, int depth, bool *bright)
 		return color;
 	if (color >= 16) {
 		palette_rgb(color, rgb);
-		color = nearest(rgb, 0, 16);
+		color = reduce_rgb(rgb);
 	}
 	if (depth >= 16 || color < 8)
 		return color;
 	if (bright)
 		*bright = true;
 	return color - 8;
+}
+
+bool trex_color_extreme(int color)
+{
+	int rgb[3], hi, lo;
+
+	if (color < 0 || color > 255)
+		return false;
+	palette_rgb(color, rgb);
+	hi = lo = rgb[0];
+	for (int c = 1; c < 3; c++) {
+		hi = rgb[c] > hi ? rgb[c] : hi;
+		lo = rgb[c] < lo ? rgb[c] : lo;
+	}
+	return hi <= TREX_EXTREME_DARK || lo >= TREX_EXTREME_LIGHT;
+}
+
+/* Relative luminance of palette colour c, 0-255 (Rec. 709 weights). */
+static int luma(int c)
+{
+	int rgb[3];
+
+	palette_rgb(c, rgb);
+	return (2126 * rgb[0] + 7152 * rgb[1] + 722 * rgb[2]) / 10000;
+}
+
+bool trex_color_close(int a, int b)
+{
+	int ra[3], rb[3];
+
+	if (a < 0 || b < 0 || a > 255 || b > 255)
+		return a == b;
+	palette_rgb(a, ra);
+	palette_rgb(b, rb);
+	return rgb_dist2(ra, rb) < (long)TREX_COLOR_DISTINCT * TREX_COLOR_DISTINCT ||
+	       abs(luma(a) - luma(b)) < TREX_LUMA_DISTINCT;
+}
+
+int trex_color_ink(int bg, int depth)
+{
+	if (bg < 0 || bg > 255)
+		return TREX_COLOR_DEFAULT;
+	if (luma(bg) >= 110)
+		return depth >= 256 ? 16 : 0;
+	return depth >= 256 ? 231 : depth >= 16 ? 15 : 7;
 }
 
 #define MODE_NAMES 3
@@ -239,6 +346,24 @@ int trex_color_depth(enum trex_color_mode mode, const char *no_color, int term_c
 	return 0;
 }
 
+/* The legibility rules of trex_theme_style on colours already reduced to
+ * depth (> 0): the terminal's own foreground never meets a colour
+ * background, a colour foreground on the terminal's background is never
+ * one that background could be, and two colours are never too close. */
+static void legible(struct trex_style *s, unsigned mono, int depth)
+{
+	if (s->fg == TREX_COLOR_DEFAULT && s->bg != TREX_COLOR_DEFAULT) {
+		s->fg = (int16_t)trex_color_ink(s->bg, depth);
+	} else if (s->bg == TREX_COLOR_DEFAULT) {
+		if (trex_color_extreme(s->fg)) {
+			s->fg = TREX_COLOR_DEFAULT;
+			s->attrs |= (uint16_t)mono; /* the colour's meaning, as on mono */
+		}
+	} else if (trex_color_close(s->fg, s->bg)) {
+		s->fg = (int16_t)trex_color_ink(s->bg, depth);
+	}
+}
+
 struct trex_style trex_theme_style(const struct trex_theme *theme, enum trex_role role, int depth)
 {
 	struct trex_style s = {TREX_COLOR_DEFAULT, TREX_COLOR_DEFAULT, 0};
@@ -258,6 +383,7 @@ struct trex_style trex_theme_style(const struct trex_theme *theme, enum trex_rol
 	if (bright)
 		s.attrs |= TREX_ATTR_BOLD;
 	s.bg = (int16_t)trex_color_reduce(in.bg, depth, NULL);
+	legible(&s, roles[role].mono, depth);
 	return s;
 }
 
@@ -360,8 +486,17 @@ unsigned trex_theme_load_file(struct trex_theme *theme, const char *path, trex_c
 	return trex_config_parse_file(path, theme_line, theme, err, user);
 }
 
+const struct trex_theme_text *trex_theme_builtin(const char *name)
+{
+	for (const struct trex_theme_text *t = trex_theme_builtins; name && t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
 unsigned trex_theme_load_builtin(struct trex_theme *theme, trex_config_error_fn err, void *user)
 {
+	/* dark comes first in the table (Makefile.am) */
 	return trex_theme_load_string(theme, "(built-in themes/dark.theme)",
-	                              trex_theme_builtin_text, err, user);
+	                              trex_theme_builtins[0].text, err, user);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "timeline_view.h"
+#include "trex/analysis/counter_range.h"
+#include "trex/core/kind.h"
 #include "trex/ui/text.h"
 #include "trex/ui/timespec.h"
 
@@ -16,13 +18,14 @@
 void tl_details_init(struct tl_details *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->info_for = d->args_for = TREX_NONE;
+	d->info_for = d->args_for = d->counter_at = TREX_NONE;
 }
 
 void tl_details_free(struct tl_details *d)
 {
 	trex_args_free(&d->args);
 	tl_range_clear(d);
+	tl_flows_free(&d->flows);
 }
 
 static const struct trex_index *idx_of(const struct timeline_view *tv)
@@ -50,6 +53,14 @@ static void ensure_info(struct timeline_view *tv)
 	d->scroll = 0;
 	if (tv->selected != TREX_NONE)
 		trex_slice_info_compute(idx_of(tv), tv->selected, &d->info);
+}
+
+const struct trex_slice_info *tl_details_info(struct timeline_view *tv)
+{
+	if (tv->selected == TREX_NONE)
+		return NULL;
+	ensure_info(tv);
+	return &tv->details.info;
 }
 
 /* The selected slice's args, read from the file once per selection and
@@ -91,11 +102,77 @@ void tl_details_jump(struct timeline_view *tv, int64_t t)
 		push_back(&tv->details, &here);
 }
 
+/* ---- link phrases ---------------------------------------------------------------------- */
+
+/* F follows these: launch <-> GPU work and flows (the pane's list has the
+ * others, Tab chooses them). */
+static bool followable(enum trex_link_kind kind)
+{
+	return kind == TREX_LINK_LAUNCH || kind == TREX_LINK_LAUNCHED ||
+	       kind == TREX_LINK_FLOW_OUT || kind == TREX_LINK_FLOW_IN;
+}
+
+/* The index of the link F follows, -1 when none. */
+static int follow_index(const struct tl_details *d)
+{
+	for (size_t i = 0; i < d->info.link_count; i++)
+		if (followable(d->info.links[i].kind))
+			return (int)i;
+	return -1;
+}
+
+/* What link l of slice `from` is, as the pane, the status line and F say
+ * it: "launched by", "launched kernel", "flow (fwdbwd) to", "parent", ... */
+static void link_phrase(const struct trex_index *idx, uint32_t from, const struct trex_link *l,
+                        char *buf, size_t size)
+{
+	const struct trex_slice *to = trex_index_slice(idx, l->slice);
+	const struct trex_flow *f;
+	const char *what = NULL;
+
+	if (l->kind == TREX_LINK_LAUNCHED) {
+		snprintf(buf, size, "launched %s",
+		         trex_kind_label(trex_kind_of(trex_index_str(idx, to->cat),
+		                                      trex_index_str(idx, to->name))));
+		return;
+	}
+	if ((l->kind == TREX_LINK_FLOW_OUT || l->kind == TREX_LINK_FLOW_IN) &&
+	    (f = tl_flow_between(idx, from, l->slice))) {
+		what = trex_index_str(idx, f->cat);
+		if (!what || !*what)
+			what = trex_index_str(idx, f->name);
+	}
+	if (what && *what)
+		snprintf(buf, size, "flow (%s) %s", what,
+		         l->kind == TREX_LINK_FLOW_OUT ? "to" : "from");
+	else
+		snprintf(buf, size, "%s", trex_link_label(l->kind));
+}
+
+bool tl_details_follow_hint(struct timeline_view *tv, char *buf, size_t size, const char **target)
+{
+	struct tl_details *d = &tv->details;
+	char phrase[96];
+	int i;
+
+	if (tv->selected == TREX_NONE)
+		return false;
+	ensure_info(tv);
+	if ((i = follow_index(d)) < 0)
+		return false;
+	link_phrase(idx_of(tv), tv->selected, &d->info.links[i], phrase, sizeof(phrase));
+	snprintf(buf, size, "F: %s", phrase);
+	*target = slice_name(idx_of(tv), d->info.links[i].slice);
+	return true;
+}
+
+/* Follows link i of the selected slice; i < 0: the link F follows. */
 static void follow(struct timeline_view *tv, int i)
 {
 	struct tl_details *d = &tv->details;
 	const struct trex_link *l;
 	struct tl_link_back here = {tv->zoom_depth, tv->selected, tv->cur_row, tv->cursor};
+	char phrase[96];
 
 	if (tv->selected == TREX_NONE) {
 		trex_ui_message(tv->base.ctx, "no slice selected");
@@ -106,12 +183,20 @@ static void follow(struct timeline_view *tv, int i)
 		trex_ui_message(tv->base.ctx, "no links from this slice");
 		return;
 	}
-	l = &d->info.links[i >= 0 && (size_t)i < d->info.link_count ? i : 0];
+	if (i < 0 && (i = follow_index(d)) < 0) {
+		trex_ui_message(tv->base.ctx,
+		                "no launch or flow link from this slice (Tab chooses among its %zu "
+		                "other links)",
+		                d->info.link_count);
+		return;
+	}
+	l = &d->info.links[(size_t)i < d->info.link_count ? i : 0];
+	link_phrase(idx_of(tv), tv->selected, l, phrase, sizeof(phrase));
 	if (!tl_show_drawn_slice(tv, l->slice))
 		return; /* it said what hides the slice */
 	push_back(d, &here);
 	d->focus = false;
-	trex_ui_message(tv->base.ctx, "%s: %s (u goes back)", trex_link_label(l->kind),
+	trex_ui_message(tv->base.ctx, "%s: %s (u goes back)", phrase,
 	                slice_name(idx_of(tv), l->slice));
 }
 
@@ -138,23 +223,51 @@ void tl_details_zoom_back(struct timeline_view *tv)
 
 /* ---- go to time ------------------------------------------------------------------------- */
 
+/* Says where a typed time went when it is not plainly into the trace:
+ * outside the trace (the view stops at its end), or read as absolute. */
+static void goto_report(struct timeline_view *tv, const char *text,
+                        const struct trex_timespec_target *to)
+{
+	const struct trex_index *idx = idx_of(tv);
+	int64_t start = trex_index_start(idx), end = trex_index_end(idx);
+	char at[32], len[32];
+
+	trex_format_duration((double)((__int128)end - start), len, sizeof(len));
+	if (to->where == TREX_TIMESPEC_BEFORE) {
+		trex_ui_message(tv->base.ctx,
+		                "%s is before the trace (0 ns .. %s; absolute %" PRId64
+		                " .. %" PRId64 " ns): showing its start",
+		                text, len, start, end);
+	} else if (to->where == TREX_TIMESPEC_AFTER) {
+		trex_ui_message(tv->base.ctx,
+		                "%s is past the trace (0 ns .. %s; absolute %" PRId64 " .. %" PRId64
+		                " ns): showing its end",
+		                text, len, start, end);
+	} else if (to->base == TREX_TIMESPEC_ABSOLUTE) {
+		trex_format_duration((double)((__int128)to->t - start), at, sizeof(at));
+		trex_ui_message(tv->base.ctx, "absolute %" PRId64 " ns: %s into the trace", to->t,
+		                at);
+	}
+}
+
 static void goto_submit(struct trex_view *v, const char *text)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
-	int64_t ns;
-	bool rel;
+	const struct trex_index *idx = idx_of(tv);
+	struct trex_timespec_target to;
 
 	while (*text == ' ')
 		text++;
 	/* ":goto 12.5ms" as well as ":12.5ms" */
 	if (strncmp(text, "goto ", 5) == 0)
 		text += 5;
-	if (!trex_timespec_parse(text, &ns, &rel)) {
+	if (!trex_timespec_locate(text, trex_index_start(idx), trex_index_end(idx), tv->cursor,
+	                          &to)) {
 		trex_ui_message(tv->base.ctx, "%s", TREX_TIMESPEC_EXPECTED);
 		return;
 	}
-	tl_details_jump(tv,
-	                trex_timespec_resolve(ns, rel, trex_index_start(idx_of(tv)), tv->cursor));
+	tl_details_jump(tv, to.t);
+	goto_report(tv, text, &to);
 }
 
 static void open_goto(struct timeline_view *tv, bool command)
@@ -184,6 +297,7 @@ bool tl_details_supports(enum trex_action a)
 	case TREX_ACTION_GOTO_TIME:
 	case TREX_ACTION_PROMPT:
 	case TREX_ACTION_EXPORT_TABLE:
+	case TREX_ACTION_TOGGLE_FLOWS:
 		return true;
 	default:
 		return false;
@@ -310,7 +424,7 @@ bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a)
 		toggle_details(tv);
 		return true;
 	case TREX_ACTION_FOLLOW_LINK:
-		follow(tv, 0);
+		follow(tv, -1);
 		return true;
 	case TREX_ACTION_NEXT_PANE:
 	case TREX_ACTION_PREV_PANE:
@@ -321,7 +435,7 @@ bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a)
 		open_goto(tv, a == TREX_ACTION_PROMPT);
 		return true;
 	default:
-		return tl_range_dispatch(tv, a);
+		return tl_flows_dispatch(tv, a) || tl_range_dispatch(tv, a);
 	}
 }
 
@@ -495,17 +609,24 @@ static void link_rows(struct pane *p)
 {
 	const struct trex_index *idx = idx_of(p->tv);
 	const struct tl_details *d = &p->tv->details;
-	char key[64], val[512], h[32];
+	char key[128], val[512], h[96];
+	int f = follow_index(d);
 
 	if (d->info.link_count == 0)
 		return;
-	row(p, "links", d->focus ? "j/k choose, Enter follows" : "F follows 1, Tab chooses",
-	    TREX_ROLE_DEFAULT);
+	if (d->focus)
+		snprintf(val, sizeof(val), "j/k choose, Enter follows");
+	else if (f >= 0)
+		snprintf(val, sizeof(val), "F follows %d, Tab chooses", f + 1);
+	else
+		snprintf(val, sizeof(val), "Tab chooses (no launch or flow link for F)");
+	row(p, "links", val, TREX_ROLE_DEFAULT);
 	for (size_t i = 0; i < d->info.link_count; i++) {
 		const struct trex_link *l = &d->info.links[i];
 		bool cur = (int)i == d->link_cur;
 
-		snprintf(key, sizeof(key), "%2zu %s", i + 1, trex_link_label(l->kind));
+		link_phrase(idx, d->info_for, l, h, sizeof(h));
+		snprintf(key, sizeof(key), "%2zu %s", i + 1, h);
 		trex_format_duration((double)trex_index_slice(idx, l->slice)->dur, h, sizeof(h));
 		snprintf(val, sizeof(val), "%s (%s)", slice_name(idx, l->slice), h);
 		int first = p->line;
@@ -542,13 +663,78 @@ static void arg_rows(struct pane *p)
 	}
 }
 
+bool tl_counter_row(const struct timeline_view *tv, uint32_t *track)
+{
+	if (tv->cur_row >= tv->rows.n || tv->rows.v[tv->cur_row].kind != TL_ROW_COUNTER)
+		return false;
+	*track = tv->rows.v[tv->cur_row].id;
+	return true;
+}
+
+static void sample_row(struct pane *p, uint32_t sample, const struct trex_counter_window *w)
+{
+	const struct trex_index *idx = idx_of(p->tv);
+	const struct trex_counter_sample *cs = trex_index_sample(idx, sample);
+	bool at = sample == w->at;
+	char key[48], val[64];
+
+	trex_format_time((int64_t)((__int128)cs->ts - trex_index_start(idx)), 1, key + 2,
+	                 sizeof(key) - 2);
+	key[0] = key[1] = ' ';
+	snprintf(val, sizeof(val), "%.6g%s", cs->value,
+	         !at               ? ""
+	         : w->before_first ? "  (first, after the cursor)"
+	                           : "  (at the cursor)");
+	if (at)
+		p->link_line = p->line;
+	row(p, key, val, at ? TREX_ROLE_SELECTION : TREX_ROLE_DEFAULT);
+}
+
+/* A counter row: the samples around the cursor, the one in force marked. */
+static void counter_lines(struct pane *p, uint32_t track)
+{
+	struct timeline_view *tv = p->tv;
+	const struct trex_index *idx = idx_of(tv);
+	const struct trex_track *t = trex_index_track(idx, track);
+	const char *name = trex_index_str(idx, t->name);
+	struct trex_counter_window w;
+	char buf[128];
+
+	row(p, "counter", name && *name ? name : trex_index_str(idx, t->tid), TREX_ROLE_DEFAULT);
+	snprintf(buf, sizeof(buf), "%u, min %.6g, max %.6g", t->sample_count,
+	         tv->rows.counter_min[track], tv->rows.counter_max[track]);
+	row(p, "samples", buf, TREX_ROLE_DEFAULT);
+	if (!trex_counter_around(idx, track, tv->cursor, TL_COUNTER_AROUND, &w))
+		return;
+	if (w.at != tv->details.counter_at) {
+		tv->details.counter_at = w.at; /* the cursor moved: scroll to its sample */
+		tv->details.show_link = true;
+	}
+	if (w.first > t->first_sample) {
+		snprintf(buf, sizeof(buf), "%u earlier samples", w.first - t->first_sample);
+		row(p, "", buf, TREX_ROLE_DIM);
+	}
+	for (uint32_t i = w.first; i < w.first + w.count; i++)
+		sample_row(p, i, &w);
+	if (w.first + w.count < t->first_sample + t->sample_count) {
+		snprintf(buf, sizeof(buf), "%u later samples",
+		         t->first_sample + t->sample_count - w.first - w.count);
+		row(p, "", buf, TREX_ROLE_DIM);
+	}
+}
+
 static void pane_lines(struct pane *p)
 {
 	struct timeline_view *tv = p->tv;
+	uint32_t track;
 
 	p->line = 0;
 	p->link_line = -1;
 	p->probe_link = -1;
+	if (tv->selected == TREX_NONE && tl_counter_row(tv, &track)) {
+		counter_lines(p, track);
+		return;
+	}
 	if (tv->selected == TREX_NONE) {
 		row(p, "", "no slice selected: j/k pick a row, . and , select slices",
 		    TREX_ROLE_DIM);
@@ -657,7 +843,9 @@ void tl_details_draw(struct timeline_view *tv, WINDOW *win, const struct trex_la
 {
 	struct tl_details *d = &tv->details;
 	struct pane p = {.tv = tv, .win = win, .probe_line = -1};
+	uint32_t track;
 
+	tl_flows_draw(tv, win, lay);
 	tl_range_shade(tv, win, lay);
 	d->pane_h = lay->details.h > 1 ? lay->details.h - 1 : 0;
 	if (d->pane_h == 0) {
@@ -672,9 +860,14 @@ void tl_details_draw(struct timeline_view *tv, WINDOW *win, const struct trex_la
 	}
 	ensure_info(tv);
 	ensure_args(tv);
-	p.r = pane_frame(tv, win, &lay->details,
-	                 d->focus ? "Details: j/k link, Enter follow, Tab back"
-	                          : "Details (Enter hides, F follows, Tab links, u back)");
+	if (tv->selected == TREX_NONE && tl_counter_row(tv, &track))
+		p.r = pane_frame(tv, win, &lay->details,
+		                 d->focus ? "Counter samples: j/k scroll, Tab back"
+		                          : "Counter samples (Enter hides, Tab scrolls)");
+	else
+		p.r = pane_frame(tv, win, &lay->details,
+		                 d->focus ? "Details: j/k link, Enter follow, Tab back"
+		                          : "Details (Enter hides, F follows, Tab links, u back)");
 	pane_lines(&p);
 	settle_scroll(d, &p);
 	p.scroll = d->scroll;

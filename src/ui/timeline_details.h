@@ -10,12 +10,14 @@
 
 #include <curses.h>
 
+#include "trex/analysis/flow_window.h"
 #include "trex/analysis/range_stats.h"
 #include "trex/analysis/slice_info.h"
 #include "trex/ui/action.h"
 #include "trex/ui/layout.h"
 
-#define TL_BACK_MAX 64 /* link jumps remembered for zoom-back */
+#define TL_BACK_MAX 64        /* link jumps remembered for zoom-back */
+#define TL_COUNTER_AROUND 200 /* counter samples listed either side of the cursor */
 
 /* Where a followed link came from: zoom-back to zoom_depth restores it. */
 struct tl_link_back {
@@ -27,6 +29,14 @@ struct tl_link_back {
 
 enum tl_mark_state { TL_MARK_NONE, TL_MARK_STARTED, TL_MARK_RANGE };
 
+/* The flow connectors (timeline_flows.c): the selected slice's links are
+ * always drawn; toggle-flows adds every flow with an end in the window. */
+struct tl_flows {
+	bool all;
+	bool order_built;
+	struct trex_flow_order order; /* built at the first toggle */
+};
+
 struct tl_details {
 	bool shown;        /* the pane is toggled on */
 	bool focus;        /* keys move between the pane's links */
@@ -36,7 +46,8 @@ struct tl_details {
 	int pane_h;        /* text lines of the pane at the last draw, 0 when hidden */
 	uint32_t info_for; /* the slice info is for, TREX_NONE */
 	struct trex_slice_info info;
-	uint32_t args_for; /* the slice args are for: read when the pane shows it */
+	uint32_t args_for;   /* the slice args are for: read when the pane shows it */
+	uint32_t counter_at; /* on a counter row: the sample the pane was scrolled to */
 	struct trex_args args;
 	char args_error[TREX_ERROR_MSG_MAX];
 	struct tl_link_back back[TL_BACK_MAX];
@@ -47,6 +58,7 @@ struct tl_details {
 	bool range_hidden; /* the pane shows the slice, not the range statistics */
 	bool stats_ok;
 	struct trex_range_stats stats;
+	struct tl_flows flows;
 };
 
 struct timeline_view;
@@ -62,6 +74,14 @@ bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a);
 /* After the timeline popped its zoom stack: restores the selection a
  * followed link (or a jump) left. */
 void tl_details_zoom_back(struct timeline_view *tv);
+/* What F would follow from the selected slice: "F: launched by", "F: flow
+ * (fwdbwd) to", ... into buf and the name of the slice it leads to in
+ * *target; false when nothing. */
+bool tl_details_follow_hint(struct timeline_view *tv, char *buf, size_t size, const char **target);
+/* The selected slice's info (links, children, ...), NULL when none. */
+const struct trex_slice_info *tl_details_info(struct timeline_view *tv);
+/* Is the current row a counter? Then *track is its series. */
+bool tl_counter_row(const struct timeline_view *tv, uint32_t *track);
 /* tl_goto_time, remembering the selection and cursor for zoom-back. */
 void tl_details_jump(struct timeline_view *tv, int64_t t);
 
@@ -81,5 +101,15 @@ void tl_range_clear(struct tl_details *d);
 void tl_range_shade(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay);
 /* Writes the range statistics into the pane rectangle r. */
 void tl_range_draw_pane(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r);
+
+/* Flow connectors (timeline_flows.c). */
+void tl_flows_free(struct tl_flows *f);
+bool tl_flows_dispatch(struct timeline_view *tv, enum trex_action a);
+/* Draws the connectors over a drawn timeline. */
+void tl_flows_draw(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay);
+/* Appends "  FLOWS 12" (or "  FLOWS 64 of 300") to buf while every flow is drawn. */
+void tl_flows_status(const struct timeline_view *tv, char *buf, size_t size);
+/* A flow between slices a and b, NULL when none. */
+const struct trex_flow *tl_flow_between(const struct trex_index *idx, uint32_t a, uint32_t b);
 
 #endif

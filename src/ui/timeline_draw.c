@@ -9,12 +9,16 @@
 #include <strings.h>
 
 #include "trex/analysis/labels.h"
+#include "trex/analysis/counter_range.h"
 #include "trex/analysis/search.h"
 #include "trex/core/kind.h"
 #include "trex/ui/nav.h"
+#include "trex/ui/text.h"
 
 #define LABEL_MIN_CELLS 3 /* a name is written into a bar of at least this many cells */
 #define AXIS_LABEL_CELLS 10
+#define NAME_KEPT 30 /* columns of a slice name the status line keeps */
+#define NAME_MIN 8   /* the fewest columns of a name worth showing */
 
 enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s)
 {
@@ -83,11 +87,11 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	struct trex_term *term = tv->base.ctx->term;
 	const struct trex_rect *r = &lay->axis;
 	struct trex_tmap m = tmap_of(tv, r->w);
-	int64_t origin = trex_index_start(tv->base.ctx->idx), k;
+	int64_t origin = trex_index_start(tv->base.ctx->idx), k, cursor_col;
 	unsigned long attr = trex_term_attr(term, TREX_ROLE_RULER);
 	struct trex_axis ax;
 	char label[48];
-	int next_free = 0;
+	int next_free = 0, label_len;
 
 	trex_draw_fill(win, r->y, lay->axis_label.x, lay->axis_label.w + r->w, attr);
 	trex_format_duration((double)(tv->win.span / r->w), label, sizeof(label));
@@ -96,6 +100,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	trex_draw_text(win, term, r->y, lay->axis_label.x + 1, label, lay->axis_label.w - 2);
 	trex_axis_choose(&m, AXIS_LABEL_CELLS, &ax);
 	trex_axis_fit_unit(&ax, axis_max_abs(tv, origin));
+	cursor_col = trex_tmap_col(&m, tv->cursor);
 	k = (int64_t)(((__int128)tv->win.t0 - origin) / ax.step);
 	/* at most one tick per column; stop where times leave int64 */
 	for (int n = 0; n <= r->w; n++, k++) {
@@ -111,15 +116,17 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 		if (c < next_free)
 			continue;
 		trex_draw_glyph(win, term, r->y, r->x + (int)c, L'\x2502', '|', attr);
-		trex_axis_label(&ax, (int64_t)(t128 - origin), label, sizeof(label));
+		label_len = trex_axis_label(&ax, (int64_t)(t128 - origin), label, sizeof(label));
+		/* the cursor's marker never covers a digit: its label is left out */
+		if (cursor_col > c && cursor_col <= c + label_len)
+			continue;
 		next_free =
 		    (int)c + 1 +
 		    trex_draw_text(win, term, r->y, r->x + (int)c + 1, label, r->w - (int)c - 1) +
 		    1;
 	}
-	k = trex_tmap_col(&m, tv->cursor);
-	if (k >= 0 && k < r->w)
-		trex_draw_glyph(win, term, r->y, r->x + (int)k, L'\x25bc', 'v',
+	if (cursor_col >= 0 && cursor_col < r->w)
+		trex_draw_glyph(win, term, r->y, r->x + (int)cursor_col, L'\x25bc', 'v',
 		                trex_term_attr(term, TREX_ROLE_CURSOR));
 }
 
@@ -141,14 +148,14 @@ static void draw_cell(struct timeline_view *tv, WINDOW *win, int y, int x, struc
 
 	switch (g.kind) {
 	case TREX_GLYPH_FULL:
-		trex_draw_fill(win, y, x, 1, trex_term_attr(term, role));
+		trex_draw_fill(win, y, x, 1, trex_term_fill_attr(term, role));
 		break;
 	case TREX_GLYPH_LEFT:
 		trex_draw_glyph(win, term, y, x, (wchar_t)(0x2590 - g.n), ']', bar);
 		break;
 	case TREX_GLYPH_RIGHT:
 		if (g.n >= 8)
-			trex_draw_fill(win, y, x, 1, trex_term_attr(term, role));
+			trex_draw_fill(win, y, x, 1, trex_term_fill_attr(term, role));
 		else if (term->utf8)
 			trex_draw_glyph(win, term, y, x, (wchar_t)(0x2590 - (8 - g.n)), '[',
 			                bar | A_REVERSE);
@@ -250,8 +257,9 @@ static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const stru
 			run++;
 		if (run >= LABEL_MIN_CELLS) {
 			const struct trex_slice *s = trex_index_slice(idx, full[c]);
-			unsigned long a = trex_term_attr(
-			    tv->base.ctx->term, cell_role(tv, full[c], full[c], is_match(tv, full[c])));
+			unsigned long a = trex_term_fill_attr(
+			    tv->base.ctx->term,
+			    cell_role(tv, full[c], full[c], is_match(tv, full[c])));
 
 			wattrset(win, (int)a);
 			trex_draw_text(win, tv->base.ctx->term, y, r->x + c,
@@ -465,15 +473,103 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 	if (tv->filter && len < size)
 		snprintf(buf + len, size - len, "  FILTER: %s", trex_search_pattern(tv->filter));
 	tl_tracks_status(tv, buf, size);
+	tl_flows_status(tv, buf, size);
+}
+
+/* " mem = 1.5e+06 at 12.3 ms  (min 0, max 2e+06; Enter: samples)". */
+static void counter_status(struct timeline_view *tv, uint32_t track, int64_t per_col, char *buf,
+                           size_t size)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_track *t = trex_index_track(idx, track);
+	const char *name = trex_index_str(idx, t->name);
+	struct trex_counter_window w;
+	char at[32];
+
+	if (!name || !*name)
+		name = trex_index_str(idx, t->tid);
+	trex_format_time(rel(tv->cursor, trex_index_start(idx)), per_col, at, sizeof(at));
+	if (!trex_counter_around(idx, track, tv->cursor, 0, &w)) {
+		snprintf(buf, size, " %s: no samples", name);
+		return;
+	}
+	if (w.before_first)
+		snprintf(buf, size, " %s: no value yet at %s", name, at);
+	else
+		snprintf(buf, size, " %s = %.6g at %s", name, trex_index_sample(idx, w.at)->value,
+		         at);
+	snprintf(buf + strlen(buf), size - strlen(buf), "  (min %.6g, max %.6g; Enter: samples)",
+	         tv->rows.counter_min[track], tv->rows.counter_max[track]);
+}
+
+/* name cut to keep columns (with an ellipsis), into buf. */
+static void cut_name(const struct timeline_view *tv, const char *name, int keep, char *buf,
+                     size_t size)
+{
+	size_t n = strlen(name);
+
+	if (trex_text_cols(name, n) <= keep) {
+		snprintf(buf, size, "%s", name);
+		return;
+	}
+	n = trex_text_fit(name, n, keep > 1 ? keep - 1 : 0);
+	snprintf(buf, size, "%.*s%s", (int)n, name, tv->base.ctx->term->utf8 ? "\xe2\x80\xa6" : "~");
+}
+
+static int cols_of(const char *s)
+{
+	return trex_text_cols(s, strlen(s));
+}
+
+/* " name  start 12.3 ms  dur 4 us  F: launched kernel sgemm_..." in width
+ * columns: the slice's name first (long names cut, keeping NAME_KEPT
+ * columns), then start and duration, then what F follows (its target's
+ * name cut too, or the whole hint left out when there is no room). */
+static void slice_status(struct timeline_view *tv, int64_t per_col, int width, char *buf,
+                         size_t size)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_slice *s = trex_index_slice(idx, tv->selected);
+	const char *name = trex_index_str(idx, s->name), *target = NULL;
+	char a[32], b[32], rest[96], head[128] = "", shown[256], to[256] = "";
+	int avail, name_cols, head_cols = 0, target_cols = 0;
+
+	if (!name)
+		name = "";
+	trex_format_time(rel(s->ts, trex_index_start(idx)), per_col, a, sizeof(a));
+	trex_format_duration((double)s->dur, b, sizeof(b));
+	avail = width - 1 - snprintf(rest, sizeof(rest), "  start %s  dur %s", a, b);
+	if (tl_details_follow_hint(tv, head, sizeof(head), &target)) {
+		head_cols = cols_of(head) + 3; /* "  " before, " " after */
+		target_cols = cols_of(target);
+	}
+	name_cols = cols_of(name);
+	if (name_cols + head_cols + target_cols > avail) {
+		int keep = avail - head_cols - target_cols;
+
+		name_cols = keep > NAME_KEPT ? keep : name_cols < NAME_KEPT ? name_cols : NAME_KEPT;
+		target_cols = avail - name_cols - head_cols;
+		if (target_cols < NAME_MIN)
+			head_cols = 0; /* no room for the hint */
+	}
+	if (!head_cols && cols_of(name) > avail && avail >= NAME_KEPT)
+		name_cols = avail;
+	else if (!head_cols)
+		name_cols = cols_of(name);
+	cut_name(tv, name, name_cols, shown, sizeof(shown));
+	if (head_cols)
+		cut_name(tv, target, target_cols, to, sizeof(to));
+	snprintf(buf, size, " %s%s%s%s%s%s", shown, rest, head_cols ? "  " : "", head_cols ? head : "",
+	         head_cols ? " " : "", to);
 }
 
 static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r)
 {
 	const struct trex_index *idx = tv->base.ctx->idx;
 	int64_t origin = trex_index_start(idx);
-	char a[32], b[32], c[32], left1[160], right1[128], left2[512] = "";
-
+	char a[32], b[32], c[32], left1[160], right1[128], left2[640] = "";
 	int64_t per_col = tv->win.span / (tv->cols > 0 ? tv->cols : 1);
+	uint32_t track;
 
 	trex_format_time(rel(tv->win.t0, origin), per_col, a, sizeof(a));
 	trex_format_time(clamp64((__int128)tv->win.t0 + tv->win.span - origin), per_col, b,
@@ -487,14 +583,10 @@ static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex
 	trex_format_duration((double)per_col, a, sizeof(a));
 	trex_format_time(rel(tv->cursor, origin), per_col, b, sizeof(b));
 	snprintf(right1, sizeof(right1), "cursor %s  %s/col ", b, a);
-	if (tv->selected != TREX_NONE) {
-		const struct trex_slice *s = trex_index_slice(idx, tv->selected);
-
-		trex_format_time(rel(s->ts, origin), per_col, a, sizeof(a));
-		trex_format_duration((double)s->dur, b, sizeof(b));
-		snprintf(left2, sizeof(left2), " %s  start %s  dur %s",
-		         trex_index_str(idx, s->name), a, b);
-	}
+	if (tv->selected != TREX_NONE)
+		slice_status(tv, per_col, r->w, left2, sizeof(left2));
+	else if (tl_counter_row(tv, &track))
+		counter_status(tv, track, per_col, left2, sizeof(left2));
 	trex_statusbar_draw(win, tv->base.ctx->term, r,
 	                    &(struct trex_status_text){left1, right1, left2, tv->base.ctx->msg});
 }

@@ -182,23 +182,29 @@ bool tl_range_dispatch(struct timeline_view *tv, enum trex_action a)
 
 /* ---- shading ---------------------------------------------------------------------------- */
 
-/* Gives cell (y, x) the mark attribute, keeping its character. */
+/* Gives cell (y, x) the attribute attr (colour pair included), keeping its character. */
 static void mark_cell(WINDOW *win, int y, int x, unsigned long attr)
 {
 	mvwchgat(win, y, x, 1, (attr_t)(attr & ~(unsigned long)A_COLOR),
 	         (short)PAIR_NUMBER((int)attr), NULL);
 }
 
-static bool blank_at(WINDOW *win, int y, int x)
+/* Tints cell (y, x) with the range role: what it shows stays visible. */
+static void tint_cell(struct timeline_view *tv, WINDOW *win, int y, int x)
 {
 	cchar_t cc;
 	wchar_t wc[CCHARW_MAX + 1];
 	attr_t at;
 	short pair;
+	bool blank;
 
 	if (mvwin_wch(win, y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
-		return false;
-	return wc[0] == L' ' || wc[0] == L'\0';
+		return;
+	blank = wc[0] == L' ' || wc[0] == L'\0';
+	mark_cell(win, y, x,
+	          trex_term_tint(tv->base.ctx->term,
+	                         (at & ~(attr_t)A_COLOR) | (unsigned long)COLOR_PAIR(pair), blank,
+	                         TREX_ROLE_RANGE));
 }
 
 /* Columns [c0, c1) of the timeline holding the range (or the start mark). */
@@ -228,8 +234,7 @@ void tl_range_shade(struct timeline_view *tv, WINDOW *win, const struct trex_lay
 	for (int c = c0; c < c1; c++) {
 		mark_cell(win, lay->axis.y, lay->axis.x + c, attr);
 		for (int y = lay->timeline.y; y < lay->timeline.y + lay->timeline.h; y++)
-			if (blank_at(win, y, lay->timeline.x + c))
-				mark_cell(win, y, lay->timeline.x + c, attr);
+			tint_cell(tv, win, y, lay->timeline.x + c);
 	}
 }
 

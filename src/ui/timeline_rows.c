@@ -693,3 +693,16 @@ size_t tl_rows_at_line(const struct tl_rows *r, const struct tl_body *b, size_t 
 	i = top_row + (size_t)(y - b->scroll_y);
 	return y >= b->scroll_y && i < r->n ? i : TL_LINE_NONE;
 }
+
+long tl_rows_line_of(const struct tl_rows *r, const struct tl_body *b, size_t pin_top,
+                     size_t top_row, size_t row)
+{
+	if (b->pin_h && row < r->n_pinned) {
+		long line = (long)row - (long)pin_top;
+
+		return line < b->pin_h ? line : -1; /* a pinned row scrolled off: above */
+	}
+	if (row < top_row) /* above the scrolled part, never inside the pinned one */
+		return -(long)(top_row - row);
+	return b->scroll_y + (long)(row - top_row);
+}

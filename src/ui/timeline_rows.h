@@ -168,5 +168,10 @@ void tl_rows_scroll(const struct tl_rows *r, const struct tl_body *b, size_t cur
 #define TL_LINE_NONE ((size_t)-1)
 size_t tl_rows_at_line(const struct tl_rows *r, const struct tl_body *b, size_t pin_top,
                        size_t top_row, int y);
+/* The inverse: the body line of row, negative for a row above what is
+ * shown (a pinned row scrolled off counts as above), b->scroll_y +
+ * b->scroll_h or more for one below. */
+long tl_rows_line_of(const struct tl_rows *r, const struct tl_body *b, size_t pin_top,
+                     size_t top_row, size_t row);
 
 #endif

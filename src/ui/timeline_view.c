@@ -11,8 +11,6 @@
 #include "trex/analysis/search.h"
 #include "trex/ui/nav.h"
 
-#define SPAN_MAX_FACTOR 4 /* zoom out to at most 4 x the whole trace */
-
 static const struct trex_view_ops timeline_ops;
 
 static struct timeline_view *tl_of(struct trex_view *v)
@@ -68,17 +66,28 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : (int64_t)r;
 }
 
+/* span kept between one ns per column and the whole trace */
+static int64_t span_clamp(struct timeline_view *tv, int64_t span)
+{
+	int64_t len = trace_len(tv);
+
+	if (span > len)
+		span = len;
+	return span < span_min(tv) ? span_min(tv) : span;
+}
+
+/* The window [t0, t0 + span) kept on the trace: the whole trace when the
+ * span covers it, else up to half a window beyond either end (so that
+ * either end can be centred). */
 static void window_set(struct timeline_view *tv, int64_t t0, int64_t span)
 {
-	int64_t len = trace_len(tv), lo, hi;
-	int64_t max = len > INT64_MAX / SPAN_MAX_FACTOR ? INT64_MAX : len * SPAN_MAX_FACTOR;
+	int64_t lo, hi;
 
-	if (span < span_min(tv))
-		span = span_min(tv);
-	if (span > max && max >= span_min(tv))
-		span = max;
+	span = span_clamp(tv, span);
 	lo = sat_add(trace_start(tv), -(span / 2));
-	hi = sat_add(sat_add(trace_start(tv), len), -(span / 2));
+	hi = sat_add(sat_add(trace_start(tv), trace_len(tv)), -(span / 2));
+	if (span >= trace_len(tv))
+		lo = hi = trace_start(tv);
 	if (t0 < lo)
 		t0 = lo;
 	if (t0 > hi)
@@ -102,19 +111,21 @@ static void cursor_clamp(struct timeline_view *tv)
 		tv->cursor = tv->win.t0 + tv->win.span / 2;
 }
 
-/* Zooms by num/den keeping the cursor at the same column. */
+/* Zooms by num/den keeping the cursor at the same column; at either limit
+ * nothing moves (a zoom that cannot zoom must not pan). */
 static void zoom_by(struct timeline_view *tv, int64_t num, int64_t den)
 {
-	int64_t span = (int64_t)((__int128)tv->win.span * num / den);
-	int64_t left = (int64_t)((__int128)(tv->cursor - tv->win.t0) * num / den);
-	struct tl_window before = tv->win;
+	int64_t span = span_clamp(tv, (int64_t)((__int128)tv->win.span * num / den));
+	int64_t left;
 
-	zoom_push(tv);
-	window_set(tv, tv->cursor - left, span);
-	if (tv->win.span == before.span) {
-		tv->zoom_depth--;
-		msg(tv, num < den ? "zoomed in as far as it goes" : "zoomed out as far as it goes");
+	if (span == tv->win.span) {
+		msg(tv, num < den ? "zoomed in as far as it goes (1 ns per column)"
+		                  : "zoomed out as far as it goes: the whole trace");
+		return;
 	}
+	left = (int64_t)(((__int128)tv->cursor - tv->win.t0) * span / tv->win.span);
+	zoom_push(tv);
+	window_set(tv, sat_add(tv->cursor, -left), span);
 	cursor_clamp(tv);
 }
 

@@ -86,3 +86,55 @@ int64_t trex_timespec_resolve(int64_t ns, bool relative, int64_t origin, int64_t
 
 	return t > INT64_MAX ? INT64_MAX : t < INT64_MIN ? INT64_MIN : (int64_t)t;
 }
+
+/* text past a leading "absolute ", "abs " or "@"; NULL when none. */
+static const char *absolute_prefix(const char *text)
+{
+	static const char *const words[] = {"absolute ", "abs ", "@"};
+
+	text = skip_blanks(text);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strncmp(text, words[i], strlen(words[i])) == 0)
+			return text + strlen(words[i]);
+	return NULL;
+}
+
+static enum trex_timespec_where where_in(int64_t t, int64_t start, int64_t end)
+{
+	return t < start ? TREX_TIMESPEC_BEFORE
+	       : t > end ? TREX_TIMESPEC_AFTER
+	                 : TREX_TIMESPEC_INSIDE;
+}
+
+/* How far t is from [start, end] (0 inside). */
+static __int128 distance(int64_t t, int64_t start, int64_t end)
+{
+	return t < start ? (__int128)start - t : t > end ? (__int128)t - end : 0;
+}
+
+bool trex_timespec_locate(const char *text, int64_t start, int64_t end, int64_t cursor,
+                          struct trex_timespec_target *out)
+{
+	const char *abs_text = absolute_prefix(text);
+	int64_t ns;
+	bool relative;
+
+	if (!trex_timespec_parse(abs_text ? abs_text : text, &ns, &relative))
+		return false;
+	if (abs_text && relative)
+		return false; /* "absolute +2ms" means nothing */
+	if (abs_text) {
+		out->t = ns;
+		out->base = TREX_TIMESPEC_ABSOLUTE;
+	} else {
+		out->t = trex_timespec_resolve(ns, relative, start, cursor);
+		out->base = relative ? TREX_TIMESPEC_FROM_CURSOR : TREX_TIMESPEC_FROM_START;
+		/* of two readings outside the trace, the nearer one */
+		if (!relative && distance(ns, start, end) < distance(out->t, start, end)) {
+			out->t = ns;
+			out->base = TREX_TIMESPEC_ABSOLUTE;
+		}
+	}
+	out->where = where_in(out->t, start, end);
+	return true;
+}

@@ -9,27 +9,9 @@ require_built
 
 TRACE=$TREX_CORPUS/kineto/hta_alexnet_cuda_sync/benchmark_result_2869224_1695835535_trace.json.gz
 
-# dump W H FILE KEYS ARGS...: the screen after KEYS, headless.
-dump() {
-	w=$1 h=$2 out=$3 keys=$4
-	shift 4
-	screen_dump "$w" "$h" "$out" --script="$keys" "$@"
-}
-
-# has FILE REGEX: the dump shows REGEX (extended), else the dump as diagnostics.
-has() {
-	if grep -E -q -- "$2" "$1"; then
-		return 0
-	fi
-	echo "no line matches: $2"
-	sed 's/^/|/' "$1"
-	return 1
-}
-
-# keys_for TEXT: "1 2 . 5 m s" for 12.5ms (one --script word per character).
-keys_for() {
-	printf '%s' "$1" | sed 's/./& /g'
-}
+dump() { screen_script "$@"; }
+has() { screen_has "$@"; }
+keys_for() { screen_keys_for "$1"; }
 
 # The j presses from the first row (g: move-first; screen line 3) to the
 # row (ROW_NAME, DEPTH) in a screen dump where every row shows.
@@ -113,7 +95,7 @@ EOF
 		dump "$1" "$2" "$TEST_TMP/b.txt" "$go <Enter> F <Backspace>" "$TRACE"
 		check "$what: Backspace returns to the kernel" has "$TEST_TMP/b.txt" "duration: .*\\($KDUR ns\\)"
 		dump "$1" "$2" "$TEST_TMP/ff.txt" "$go <Enter> F F" "$TRACE"
-		check "$what: F from the launch goes to the kernel" has "$TEST_TMP/ff.txt" "^ launched: $(printf '%.20s' "$KNAME")"
+		check "$what: F from the launch goes to the kernel" has "$TEST_TMP/ff.txt" "^ launched kernel: $(printf '%.20s' "$KNAME")"
 		check "$what: ... and selects it" has "$TEST_TMP/ff.txt" "start: .*\\($KREL ns;"
 	done
 

@@ -10,6 +10,9 @@
 #                              which has TEXT, line N, last_line and check_dump
 #                              DESCRIPTION COMMAND... look at (a test may define its own)
 #   data_takes_keys W H DESC KEYS  every tests/data trace takes KEYS
+#   screen_script W H FILE KEYS ARGS  the same after --script KEYS
+#   screen_has FILE REGEX      the dump shows REGEX, else the dump on stdout
+#   screen_keys_for TEXT       TEXT as --script words, one per character
 
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not found"
 
@@ -117,6 +120,32 @@ data_takes_keys() {
 			diag_file "$TEST_TMP/data.err"
 		fi
 	done
+}
+
+# screen_script W H FILE KEYS ARGS...: the screen after KEYS, headless; a
+# run that writes no screen leaves a line saying so in FILE.
+screen_script() {
+	w=$1 h=$2 out=$3 keys=$4
+	shift 4
+	rm -f "$out"
+	screen_dump "$w" "$h" "$out" --script="$keys" "$@"
+	[ -f "$out" ] || echo "(no screen: trex $* failed)" >"$out"
+}
+
+# screen_has FILE REGEX: the dump shows REGEX (extended), else the dump as
+# the reason.
+screen_has() {
+	if grep -E -q -- "$2" "$1"; then
+		return 0
+	fi
+	echo "no line matches: $2"
+	sed 's/^/|/' "$1"
+	return 1
+}
+
+# screen_keys_for TEXT: "1 2 . 5 m s" for 12.5ms (a blank is <Space>).
+screen_keys_for() {
+	printf '%s' "$1" | sed -e 's/ /_/g' -e 's/./& /g' -e 's/_/<Space>/g'
 }
 
 # check_screen DESCRIPTION COMMAND...: check, with the pane as diagnostics on failure.

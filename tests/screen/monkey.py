@@ -14,6 +14,7 @@ KEYS = ("j k J K h l w s a d A D f 0 u T : . , t F m ' [ ] Enter Esc Backspace T
         "1 2 4 6 F5 < > I B S x y n N / \\ ? g G PgDn PgUp C-d C-u Space F6 e "
         "click:5,30 click:1,10 click:20,5 wheel-up:6,30 wheel-down:6,30 "
         "S-wheel-up:6,40 C-wheel-down:6,40 rclick:3,3").split()
+KEYS += ["L"]  # toggle-flows: every flow of the window drawn
 TYPED = list("gemm.*(k[0123456789") + ["Space", "Enter", "Backspace", "C-w", "Left"]
 PROMPTS = ("/", "\\", ":", "T", "F6", "x")
 SIZES = ((80, 24), (40, 12), (160, 48), (200, 60), (39, 11), (100, 30))

@@ -185,3 +185,47 @@ Test(counter_range, before_the_first_sample_there_is_nothing)
 	trex_counter_peaks_free(&p);
 	trex_index_free(idx);
 }
+
+/* The samples around a time: the one in force, and up to `around` either
+ * side, against a scan of the series. */
+Test(counter_around, the_sample_in_force_and_its_neighbours)
+{
+	struct trex_index *idx = series(500, 7);
+	uint32_t track = counter_track(idx);
+	const struct trex_track *t = trex_index_track(idx, track);
+	const struct trex_counter_sample *first = trex_index_sample(idx, t->first_sample);
+	const struct trex_counter_sample *last =
+	    trex_index_sample(idx, t->first_sample + t->sample_count - 1);
+	struct trex_counter_window w;
+
+	for (int64_t q = first->ts - 5; q <= last->ts + 5; q += 3) {
+		uint32_t in_force = t->first_sample;
+
+		for (uint32_t i = 0; i < t->sample_count; i++)
+			if (trex_index_sample(idx, t->first_sample + i)->ts <= q)
+				in_force = t->first_sample + i;
+		cr_assert(trex_counter_around(idx, track, q, 10, &w));
+		cr_assert_eq(w.at, in_force, "t=%lld", (long long)q);
+		cr_assert_eq(w.before_first, q < first->ts);
+		cr_assert_eq(w.first,
+		             in_force - t->first_sample >= 10 ? in_force - 10 : t->first_sample);
+		cr_assert_eq(w.first + w.count - 1,
+		             in_force + 10 < t->first_sample + t->sample_count
+		                 ? in_force + 10
+		                 : t->first_sample + t->sample_count - 1);
+	}
+	cr_assert(trex_counter_around(idx, track, last->ts + 1000, 0, &w));
+	cr_assert_eq(w.count, 1, "around 0: the sample in force alone");
+	cr_assert_eq(w.at, t->first_sample + t->sample_count - 1);
+	trex_index_free(idx);
+}
+
+Test(counter_around, a_series_without_samples)
+{
+	struct trex_index *idx = series(0, 1);
+	struct trex_counter_window w;
+
+	for (uint32_t t = 0; t < trex_index_track_count(idx); t++)
+		cr_assert_not(trex_counter_around(idx, t, 0, 5, &w));
+	trex_index_free(idx);
+}

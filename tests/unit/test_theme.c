@@ -220,9 +220,14 @@ Test(theme, style_falls_back_256_16_8_mono)
 	s = trex_theme_style(&theme, TREX_ROLE_KERNEL_HOT, 8);
 	cr_assert_eq(s.fg, 1);
 	cr_assert_eq(s.attrs, TREX_ATTR_BOLD);
+	s = trex_theme_style(&theme, TREX_ROLE_DIM, 16);
+	cr_assert_eq(s.fg, 8, "mid grey is bright black on 16 colours");
+	/* on 8 colours bright black is black + bold: black on a black
+	 * terminal where bold is not bright, so the terminal's own colour,
+	 * dimmed as without colours */
 	s = trex_theme_style(&theme, TREX_ROLE_DIM, 8);
-	cr_assert_eq(s.fg, 0);
-	cr_assert_eq(s.attrs, TREX_ATTR_BOLD, "bright black = black + bold");
+	cr_assert_eq(s.fg, TREX_COLOR_DEFAULT);
+	cr_assert_eq(s.attrs, TREX_ATTR_BOLD | TREX_ATTR_DIM);
 	s = trex_theme_style(&theme, TREX_ROLE_CURSOR, 16);
 	cr_assert_eq(s.fg, 0);
 	cr_assert_eq(s.bg, 14, "cyan 51 -> bright cyan");
@@ -310,4 +315,171 @@ Test(theme, rgb_colours_are_not_comments)
 	cr_assert_eq(theme.role[TREX_ROLE_MARK].bg, 16);
 	cr_assert_eq(theme.role[TREX_ROLE_FLOW].fg, 196);
 	cr_assert_eq(theme.role[TREX_ROLE_DIM].attrs, 0, "#12345 is a comment");
+}
+
+Test(color, reduce_keeps_the_hue)
+{
+	bool bright;
+
+	/* the dark theme's slice colours: muted, and all nearest to grey by
+	 * distance (what drew every slice black on 8-colour terminals) */
+	cr_assert_eq(trex_color_reduce(71, 16, NULL), 2, "muted green: green");
+	cr_assert_eq(trex_color_reduce(71, 8, NULL), 2);
+	cr_assert_eq(trex_color_reduce(179, 8, NULL), 3, "tan: yellow");
+	cr_assert_eq(trex_color_reduce(140, 8, NULL), 5, "violet: magenta");
+	cr_assert_eq(trex_color_reduce(67, 8, NULL), 4, "steel blue: blue");
+	cr_assert_eq(trex_color_reduce(117, 16, NULL), 14, "light sky blue: bright cyan");
+	cr_assert_eq(trex_color_reduce(117, 8, &bright), 6);
+	cr_assert(bright);
+	/* greys by lightness */
+	cr_assert_eq(trex_color_reduce(16, 16, NULL), 0);
+	cr_assert_eq(trex_color_reduce(236, 16, NULL), 0);
+	cr_assert_eq(trex_color_reduce(246, 16, NULL), 8);
+	cr_assert_eq(trex_color_reduce(252, 16, NULL), 7);
+	cr_assert_eq(trex_color_reduce(231, 16, NULL), 15);
+	cr_assert_eq(trex_color_reduce(109, 16, NULL), 8, "greyish cyan of little saturation");
+}
+
+Test(color, extreme_close_and_ink)
+{
+	static const int extreme[] = {0, 7, 15, 16, 231, 232, 237, 251, 255, 230};
+	static const int mid[] = {1, 2, 3, 4, 5, 6, 8, 17, 71, 238, 250, 196, 11, 14};
+
+	for (size_t i = 0; i < sizeof(extreme) / sizeof(extreme[0]); i++)
+		cr_assert(trex_color_extreme(extreme[i]), "%d could be a background", extreme[i]);
+	for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++)
+		cr_assert_not(trex_color_extreme(mid[i]), "%d is a mid colour", mid[i]);
+	cr_assert_not(trex_color_extreme(TREX_COLOR_DEFAULT));
+	cr_assert(trex_color_close(244, 246));
+	cr_assert(trex_color_close(0, 16));
+	cr_assert(trex_color_close(0, 4), "black on blue is too dark to read");
+	cr_assert_not(trex_color_close(0, 1), "black on red reads");
+	cr_assert_not(trex_color_close(7, 4), "white on blue reads");
+	cr_assert(trex_color_close(TREX_COLOR_DEFAULT, TREX_COLOR_DEFAULT));
+	cr_assert_not(trex_color_close(TREX_COLOR_DEFAULT, 0));
+	cr_assert_eq(trex_color_ink(4, 8), 7, "white on blue");
+	cr_assert_eq(trex_color_ink(6, 8), 0, "black on cyan");
+	cr_assert_eq(trex_color_ink(6, 16), 0);
+	cr_assert_eq(trex_color_ink(17, 256), 231);
+	cr_assert_eq(trex_color_ink(17, 16), 15);
+	cr_assert_eq(trex_color_ink(229, 256), 16);
+}
+
+Test(theme, style_is_legible)
+{
+	struct trex_style s;
+
+	cr_assert_eq(trex_theme_load_string(&theme, "t",
+	                                    "color selection default color238\n"
+	                                    "color fkey color231 default bold\n"
+	                                    "color track-name color16 default\n"
+	                                    "color error color244 color246\n"
+	                                    "color title color16 color71\n",
+	                                    NULL, NULL),
+	             0);
+	s = trex_theme_style(&theme, TREX_ROLE_SELECTION, 256);
+	cr_assert_eq(s.fg, 231, "the terminal's text colour never meets a colour background");
+	s = trex_theme_style(&theme, TREX_ROLE_FKEY, 256);
+	cr_assert_eq(s.fg, TREX_COLOR_DEFAULT, "white text vanishes on a light terminal");
+	cr_assert_eq(s.attrs, TREX_ATTR_BOLD);
+	s = trex_theme_style(&theme, TREX_ROLE_TRACK_NAME, 16);
+	cr_assert_eq(s.fg, TREX_COLOR_DEFAULT, "black text vanishes on a dark terminal");
+	s = trex_theme_style(&theme, TREX_ROLE_ERROR, 256);
+	cr_assert_eq(s.fg, 16, "grey on grey: black");
+	/* black on a muted green: black on green with 8 colours, never black on black */
+	s = trex_theme_style(&theme, TREX_ROLE_TITLE, 8);
+	cr_assert_eq(s.fg, 0);
+	cr_assert_eq(s.bg, 2);
+}
+
+/* Every shipped theme, every role, every colour depth: what trex draws is
+ * legible on dark and light terminals (the rule the screen test
+ * tests/screen/contrast.sh checks on the real screen). */
+Test(theme, shipped_themes_are_legible_at_every_depth)
+{
+	static const int depths[] = {8, 16, 256};
+
+	for (const struct trex_theme_text *t = trex_theme_builtins; t->name; t++) {
+		struct trex_theme th;
+
+		trex_theme_init(&th);
+		cr_assert_eq(trex_theme_load_string(&th, t->name, t->text, NULL, NULL), 0);
+		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+			for (int r = 0; r < TREX_ROLE_COUNT; r++) {
+				struct trex_style s =
+				    trex_theme_style(&th, (enum trex_role)r, depths[d]);
+				const char *what = trex_role_name((enum trex_role)r);
+
+				cr_assert(s.fg != TREX_COLOR_DEFAULT || s.bg == TREX_COLOR_DEFAULT,
+				          "%s %d %s: default text on a colour", t->name, depths[d],
+				          what);
+				cr_assert(s.bg != TREX_COLOR_DEFAULT || !trex_color_extreme(s.fg),
+				          "%s %d %s: text that could be the background", t->name,
+				          depths[d], what);
+				cr_assert(
+				    s.bg == TREX_COLOR_DEFAULT || !trex_color_close(s.fg, s.bg),
+				    "%s %d %s: %d on %d", t->name, depths[d], what, s.fg, s.bg);
+			}
+		}
+	}
+}
+
+/* At 256 colours the shipped files need no correction: what they say is
+ * what is drawn. */
+Test(theme, shipped_themes_are_drawn_as_written)
+{
+	for (const struct trex_theme_text *t = trex_theme_builtins; t->name; t++) {
+		struct trex_theme th;
+
+		trex_theme_init(&th);
+		trex_theme_load_string(&th, t->name, t->text, NULL, NULL);
+		for (int r = 0; r < TREX_ROLE_COUNT; r++) {
+			struct trex_style s = trex_theme_style(&th, (enum trex_role)r, 256);
+
+			cr_assert(s.fg == th.role[r].fg && s.bg == th.role[r].bg &&
+			              s.attrs == th.role[r].attrs,
+			          "%s: %s is corrected", t->name,
+			          trex_role_name((enum trex_role)r));
+		}
+	}
+}
+
+/* With 8 and 16 colours the slice kinds of the colour themes still differ,
+ * and every one of them is a colour that shows on any terminal. */
+Test(theme, slice_kinds_stay_apart_on_few_colours)
+{
+	static const enum trex_role slices[] = {TREX_ROLE_SLICE_COMPUTE, TREX_ROLE_SLICE_MEMORY,
+	                                        TREX_ROLE_SLICE_COMM, TREX_ROLE_SLICE_CPU};
+	static const char *const names[] = {"dark", "light", "high-contrast"};
+
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		struct trex_theme th;
+
+		trex_theme_init(&th);
+		trex_theme_load_string(&th, names[n], trex_theme_builtin(names[n])->text, NULL,
+		                       NULL);
+		for (int depth = 8; depth <= 16; depth += 8) {
+			int bg[4];
+
+			for (int i = 0; i < 4; i++) {
+				bg[i] = trex_theme_style(&th, slices[i], depth).bg;
+				cr_assert_not(trex_color_extreme(bg[i]), "%s %d: %s", names[n],
+				              depth, trex_role_name(slices[i]));
+				for (int j = 0; j < i; j++)
+					cr_assert_neq(bg[i], bg[j], "%s %d: %s and %s", names[n],
+					              depth, trex_role_name(slices[i]),
+					              trex_role_name(slices[j]));
+			}
+		}
+	}
+}
+
+Test(theme, every_shipped_theme_is_built_in)
+{
+	static const char *const names[] = {"dark", "light", "mono", "high-contrast"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		cr_assert_not_null(trex_theme_builtin(names[i]), "%s", names[i]);
+	cr_assert_null(trex_theme_builtin("solarized"));
+	cr_assert_null(trex_theme_builtin(NULL));
 }

@@ -480,6 +480,17 @@ Test(timeline_rows, lines_and_scrolling_around_the_pinned_rows)
 	cr_assert_eq(pin_top, 0);
 	cr_assert_eq(tl_rows_at_line(&r, &b, pin_top, top, 1), 1);
 	cr_assert_eq(tl_rows_at_line(&r, &b, pin_top, top, 9), 20);
+	/* tl_rows_line_of inverts it, and puts rows scrolled off outside the
+	 * scrolled part (flow connectors draw edge markers for them) */
+	for (int y = 0; y < 10; y++) {
+		size_t i = tl_rows_at_line(&r, &b, pin_top, top, y);
+
+		if (i != TL_LINE_SEPARATOR && i != TL_LINE_NONE)
+			cr_assert_eq(tl_rows_line_of(&r, &b, pin_top, top, i), y, "line %d", y);
+	}
+	cr_assert_eq(tl_rows_line_of(&r, &b, pin_top, top, 14), -1, "just above the scrolled part");
+	cr_assert_eq(tl_rows_line_of(&r, &b, pin_top, top, 3), -12);
+	cr_assert_eq(tl_rows_line_of(&r, &b, pin_top, top, 21), 10, "just below");
 	/* back into the pinned rows: the rest keeps its place */
 	tl_rows_scroll(&r, &b, 1, &pin_top, &top);
 	cr_assert_eq(top, 15);

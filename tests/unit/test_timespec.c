@@ -69,3 +69,54 @@ Test(timespec, errors)
 	bad("99999999999999999999");
 	bad("10000000000s"); /* 1e19 ns: beyond int64 */
 }
+
+/* The details pane prints absolute times ("absolute 1695835542481129000
+ * ns"): typed back, they must land where they were printed. */
+Test(timespec, absolute_times_and_the_trace)
+{
+	const int64_t start = 1695835542481129000, end = 1695835585940062000;
+	struct trex_timespec_target to;
+
+	cr_assert(trex_timespec_locate("12.5ms", start, end, start, &to));
+	cr_assert_eq(to.t, start + 12500000);
+	cr_assert_eq(to.base, TREX_TIMESPEC_FROM_START);
+	cr_assert_eq(to.where, TREX_TIMESPEC_INSIDE);
+
+	cr_assert(trex_timespec_locate("1695835545000000000", start, end, start, &to));
+	cr_assert_eq(to.t, 1695835545000000000, "a plain absolute time is read as one");
+	cr_assert_eq(to.base, TREX_TIMESPEC_ABSOLUTE);
+	cr_assert_eq(to.where, TREX_TIMESPEC_INSIDE);
+
+	cr_assert(trex_timespec_locate("absolute 1695835545000000000 ns", start, end, start, &to));
+	cr_assert_eq(to.t, 1695835545000000000);
+	cr_assert_eq(to.base, TREX_TIMESPEC_ABSOLUTE);
+	cr_assert(trex_timespec_locate("@1695835545s", start, end, start, &to));
+	cr_assert_eq(to.t, 1695835545000000000);
+	cr_assert(trex_timespec_locate("abs 1ms", start, end, start, &to));
+	cr_assert_eq(to.t, 1000000);
+	cr_assert_eq(to.where, TREX_TIMESPEC_BEFORE, "forced absolute, and before the trace");
+	cr_assert_not(trex_timespec_locate("absolute +2ms", start, end, start, &to));
+	cr_assert_not(trex_timespec_locate("absolute", start, end, start, &to));
+
+	cr_assert(trex_timespec_locate("99s", start, end, start, &to));
+	cr_assert_eq(to.base, TREX_TIMESPEC_FROM_START);
+	cr_assert_eq(to.where, TREX_TIMESPEC_AFTER);
+	cr_assert(trex_timespec_locate("-1s", start, end, start + 500000000, &to));
+	cr_assert_eq(to.base, TREX_TIMESPEC_FROM_CURSOR);
+	cr_assert_eq(to.where, TREX_TIMESPEC_BEFORE);
+	cr_assert(trex_timespec_locate("+1s", start, end, start + 500000000, &to));
+	cr_assert_eq(to.t, start + 1500000000);
+	cr_assert_eq(to.where, TREX_TIMESPEC_INSIDE);
+	cr_assert_not(trex_timespec_locate("12 parsecs", start, end, start, &to));
+	/* outside either way: the nearer reading, here the absolute one */
+	cr_assert(trex_timespec_locate("1695835542481128000", start, end, start, &to));
+	cr_assert_eq(to.t, start - 1000);
+	cr_assert_eq(to.base, TREX_TIMESPEC_ABSOLUTE);
+	cr_assert_eq(to.where, TREX_TIMESPEC_BEFORE);
+
+	/* a trace that starts at 0: both readings agree, and it is from the start */
+	cr_assert(trex_timespec_locate("5ms", 0, 56000000, 0, &to));
+	cr_assert_eq(to.t, 5000000);
+	cr_assert_eq(to.base, TREX_TIMESPEC_FROM_START);
+	cr_assert_eq(to.where, TREX_TIMESPEC_INSIDE);
+}

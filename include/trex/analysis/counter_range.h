@@ -40,4 +40,21 @@ double trex_counter_peaks_max(const struct trex_counter_peaks *p, uint32_t a, ui
 bool trex_counter_peaks_cell(const struct trex_counter_peaks *p, int64_t lo, int64_t hi,
                              double *value);
 
+/* ---- the samples around a time ---------------------------------------------------------- */
+
+/* A run of a counter series' samples around a time t (absolute sample ids,
+ * for trex_index_sample). */
+struct trex_counter_window {
+	uint32_t first, count; /* the samples [first, first + count) */
+	uint32_t at;           /* the sample in force at t: the last at or before t, or the
+	                        * series' first sample when t is before it */
+	bool before_first;     /* t is before the series' first sample */
+};
+
+/* The samples of counter track `track` around t: the one in force at t and
+ * up to `around` samples either side (O(log samples)). False when the
+ * series has no samples. */
+bool trex_counter_around(const struct trex_index *idx, uint32_t track, int64_t t, uint32_t around,
+                         struct trex_counter_window *w);
+
 #endif

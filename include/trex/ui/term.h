@@ -44,7 +44,21 @@ void trex_term_stop(struct trex_term *t);
 /* The curses attributes (colour pair included) for text in role. */
 unsigned long trex_term_attr(struct trex_term *t, enum trex_role role);
 /* For block glyphs of a bar in role: the ink is the role's bar colour (its
- * background), on the default background. */
+ * background), on the default background; where that colour could be the
+ * terminal's background (or at depth 0), the terminal's own foreground. */
 unsigned long trex_term_bar_attr(struct trex_term *t, enum trex_role role);
+/* For the full cells of a bar in role and the text written into them: the
+ * role's colours, or, where its background could vanish into the
+ * terminal's, reverse video (a block in the role's foreground or the
+ * terminal's). */
+unsigned long trex_term_fill_attr(struct trex_term *t, enum trex_role role);
+/* What a cell drawn with attr (colour pair included; blank: it shows only
+ * its background) becomes under the tint of role: a cell on the default
+ * background takes the role's background and keeps its ink (black or
+ * white for the terminal's own, underlined where the ink is too close to
+ * the tint); any other cell, and every cell without colours, is
+ * underlined. Never hides what the cell shows. */
+unsigned long trex_term_tint(struct trex_term *t, unsigned long attr, bool blank,
+                             enum trex_role role);
 
 #endif

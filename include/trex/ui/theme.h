@@ -71,7 +71,9 @@ enum {
 	X(KERNEL_HOT, "kernel-hot", TREX_ATTR_BOLD, "Kernels above the hot share of GPU time")     \
 	X(KERNEL_WARM, "kernel-warm", 0, "Kernels above the warm share of GPU time")               \
 	X(STALL, "stall", TREX_ATTR_BOLD, "Stall samples and stalled instructions")                \
-	X(MARK, "mark", TREX_ATTR_UNDERLINE, "Marks and the marked time range")                    \
+	X(MARK, "mark", TREX_ATTR_UNDERLINE, "Marks, marked table rows and the range on the axis") \
+	X(RANGE, "range", TREX_ATTR_UNDERLINE,                                                     \
+	  "The tint behind what the marked time range covers in the timeline")                     \
 	X(FLOW, "flow", TREX_ATTR_BOLD, "Flow links between slices")                               \
 	X(DETAILS_KEY, "details-key", TREX_ATTR_BOLD, "Field names in the details pane")
 
@@ -118,8 +120,15 @@ unsigned trex_theme_load_string(struct trex_theme *theme, const char *name, cons
 unsigned trex_theme_load_file(struct trex_theme *theme, const char *path, trex_config_error_fn err,
                               void *user);
 
-/* The default theme, compiled in from themes/dark.theme. */
-extern const char trex_theme_builtin_text[];
+/* The shipped themes, compiled in from themes/NAME.theme: dark (the
+ * default), light, mono and high-contrast; the list ends with {NULL, NULL}. */
+struct trex_theme_text {
+	const char *name, *text;
+};
+extern const struct trex_theme_text trex_theme_builtins[];
+/* The shipped theme called name, NULL when there is none. */
+const struct trex_theme_text *trex_theme_builtin(const char *name);
+/* Loads the default theme (dark). */
 unsigned trex_theme_load_builtin(struct trex_theme *theme, trex_config_error_fn err, void *user);
 
 /* --color=auto|always|never */
@@ -133,14 +142,39 @@ bool trex_color_mode_parse(const char *s, enum trex_color_mode *mode);
  * 256, 16, 8 the terminal has (88 colours -> 16), 0 below 8. */
 int trex_color_depth(enum trex_color_mode mode, const char *no_color, int term_colors);
 
-/* color reduced to a depth of 8, 16 or 256 (nearest colour by the xterm
- * palette). At depth 8 a bright colour becomes its base colour and *bright
- * is set (foregrounds then get bold); bright may be NULL. */
+/* color reduced to a depth of 8, 16 or 256. Below 256 a colour keeps its
+ * hue: a grey becomes the nearest of black, bright-black, white and
+ * bright-white, any other colour the basic or bright colour of its hue
+ * sector (red, yellow, green, cyan, blue, magenta), whichever is nearer.
+ * At depth 8 a bright colour becomes its base colour and *bright is set
+ * (foregrounds then get bold); bright may be NULL. */
 int trex_color_reduce(int color, int depth, bool *bright);
+
+/* Legibility. A terminal's own background may be dark or light, so trex
+ * treats as "could be the terminal's background" (extreme) every colour
+ * whose channels are all at most TREX_EXTREME_DARK or all at least
+ * TREX_EXTREME_LIGHT (xterm palette), and two colours closer than
+ * TREX_COLOR_DISTINCT (RGB distance) or TREX_LUMA_DISTINCT in luminance
+ * (0-255; black on blue) as too close to read. */
+#define TREX_EXTREME_DARK 64
+#define TREX_EXTREME_LIGHT 190
+#define TREX_COLOR_DISTINCT 64
+#define TREX_LUMA_DISTINCT 40
+/* Is color (0-255) near black or near white? Never for TREX_COLOR_DEFAULT. */
+bool trex_color_extreme(int color);
+/* Are a and b (0-255 or TREX_COLOR_DEFAULT) too close to tell apart? */
+bool trex_color_close(int a, int b);
+/* Black or white, whichever reads on bg, as a colour of depth (8, 16, 256). */
+int trex_color_ink(int bg, int depth);
 
 /* What to apply for role at depth (as trex_color_depth returns): colours
  * reduced to the depth; at depth 0 no colours, and the role's mono
- * attributes added when the theme gave it a colour. */
+ * attributes added when the theme gave it a colour. At every depth the
+ * result is legible on dark and light terminals alike: a default
+ * foreground on a colour background becomes black or white (what reads on
+ * it); a foreground that could be the terminal's background on the
+ * default background becomes default, with the role's mono attributes; a
+ * foreground too close to its background becomes black or white. */
 struct trex_style trex_theme_style(const struct trex_theme *theme, enum trex_role role, int depth);
 
 #endif
