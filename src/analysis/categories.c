@@ -13,6 +13,7 @@
 #include <pcre2.h>
 
 #include "trex/analysis/labels.h"
+#include "trex/analysis/work.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -20,12 +21,14 @@
 #define BAR_PCT_PER_CHAR 5.0
 #define DIAG_MAX 600
 
-enum rule_kind { R_REGEX, R_EQUALS, R_PREFIX, R_SUFFIX };
+/* R_COMM: the communication NAME rules (analysis/work.h) as one rule. */
+enum rule_kind { R_REGEX, R_EQUALS, R_PREFIX, R_SUFFIX, R_COMM };
 
 struct rule {
 	enum rule_kind kind;
 	uint32_t cat;    /* index into cats */
 	uint32_t section; /* INI: section number, for duplicate tags */
+	size_t line;     /* rules files: the line, for its label */
 	pcre2_code *re;  /* R_REGEX */
 	char *tag;       /* INI tags, spaces removed */
 	size_t len;
@@ -37,6 +40,8 @@ struct trex_catset {
 	struct rule *rules;
 	size_t nrules, cap_rules;
 	bool ini;
+	bool builtin;
+	struct trex_comm_matcher *comm; /* the built-in set's R_COMM rule */
 };
 
 void trex_catset_free(struct trex_catset *cs)
@@ -51,6 +56,7 @@ void trex_catset_free(struct trex_catset *cs)
 		free(cs->cats[i]);
 	free(cs->rules);
 	free(cs->cats);
+	trex_comm_matcher_free(cs->comm);
 	free(cs);
 }
 
@@ -140,7 +146,15 @@ static const struct rule *ini_match(const struct trex_catset *cs, const char *s,
 	return best;
 }
 
-const char *trex_catset_match(const struct trex_catset *cs, const char *name)
+static bool rule_matches(const struct trex_catset *cs, const struct rule *r, const char *name)
+{
+	if (r->kind == R_COMM)
+		return trex_comm_match(cs->comm, TREX_COMM_BY_NAME, name) != TREX_COMM_NONE;
+	return regex_matches(r->re, name);
+}
+
+/* The rule that decides name, NULL when none does. */
+static const struct rule *match_rule(const struct trex_catset *cs, const char *name)
 {
 	const struct rule *r = NULL;
 
@@ -152,13 +166,39 @@ const char *trex_catset_match(const struct trex_catset *cs, const char *name)
 			return NULL;
 		r = ini_match(cs, s, strip_spaces(name, len, s));
 		free(s);
-		return r ? cs->cats[r->cat] : NULL;
+		return r;
 	}
 	for (size_t i = 0; i < cs->nrules; i++) {
-		if (regex_matches(cs->rules[i].re, name))
-			return cs->cats[cs->rules[i].cat];
+		if (rule_matches(cs, &cs->rules[i], name))
+			return &cs->rules[i];
 	}
 	return NULL;
+}
+
+const char *trex_catset_match(const struct trex_catset *cs, const char *name)
+{
+	const struct rule *r = match_rule(cs, name);
+
+	return r ? cs->cats[r->cat] : NULL;
+}
+
+bool trex_catset_comm_decides(const struct trex_catset *cs)
+{
+	return cs->builtin;
+}
+
+/* How rule r reads in the rules column: the built-in regex of a category
+ * ("gemm regex"), an INI tag ("starts with Gemm") or a rules file line. */
+static int rule_label(const struct trex_catset *cs, const struct rule *r, char *buf, size_t size)
+{
+	static const char *const verbs[] = {"", "equals to", "starts with", "ends with", ""};
+
+	if (r->kind == R_REGEX && cs->builtin)
+		return snprintf(buf, size, "%s regex", cs->cats[r->cat]);
+	if (r->kind == R_REGEX)
+		return snprintf(buf, size, "line %zu", r->line);
+	return snprintf(buf, size, "%s %.*s", verbs[r->kind], (int)(r->len < 200 ? r->len : 200),
+	                r->tag);
 }
 
 /* ---- building ------------------------------------------------------------------------- */
@@ -203,11 +243,25 @@ enum trex_status trex_catset_builtin(struct trex_catset **out, struct trex_error
 	struct trex_catset *cs = calloc(1, sizeof(*cs));
 	char msg[200];
 	bool nomem = !cs;
+	enum trex_status st;
 
+	if (cs && (st = trex_comm_matcher_new(&cs->comm, err)) != TREX_OK) {
+		trex_catset_free(cs);
+		return st;
+	}
+	if (cs)
+		cs->builtin = true;
 	for (size_t i = 0; i < ARRAY_LEN(builtin) && !nomem; i++) {
 		uint32_t cat = cat_id(cs, builtin[i].cat, strlen(builtin[i].cat));
+		struct rule *r;
 
 		nomem = cat == UINT32_MAX;
+		if (!nomem && !*builtin[i].re) {
+			nomem = !(r = add_rule(cs));
+			if (r)
+				*r = (struct rule){.kind = R_COMM, .cat = cat};
+			continue;
+		}
 		if (!nomem && !add_regex(cs, cat, builtin[i].re, strlen(builtin[i].re), msg,
 		                         sizeof(msg), &nomem) && !nomem) {
 			trex_catset_free(cs);
@@ -445,6 +499,8 @@ static void rules_line(struct parser *p, const char *s, size_t len)
 	}
 	if (!add_regex(p->cs, cat, re, rlen, msg, sizeof(msg), &p->nomem) && !p->nomem)
 		report(p, "%s", msg);
+	else if (!p->nomem)
+		p->cs->rules[p->cs->nrules - 1].line = p->line;
 }
 
 static bool is_comment(const char *s, size_t len, bool ini)
@@ -523,54 +579,88 @@ static const struct trex_column cat_cols_head[] = {
 };
 enum { C_TOTAL, C_SHARE, C_CALLS, NHEAD };
 static const struct trex_column bar_col = {"bar", "", TREX_COL_TEXT, false};
+static const struct trex_column rules_col = {"rules", "Rules", TREX_COL_TEXT, false};
 static const struct trex_column name_col = {"category", "Category", TREX_COL_TEXT, false};
 
 struct cat_acc {
 	const char *name;
 	__int128 total;
 	int64_t calls;
-	int64_t *dev; /* per device column, ns */
+	int64_t *dev;  /* per device column, ns */
+	char *rules;   /* the rules column text */
+};
+
+/* What one rule decided. Rule keys: the communication rules first
+ * [0, TREX_COMM_RULE_COUNT), then the set's rules, then "no rule". */
+struct key_acc {
+	__int128 total;
+	int64_t calls;
+	uint32_t acc;       /* its category's acc index */
+	uint32_t example;   /* its longest slice */
+	int64_t example_dur;
 };
 
 struct cat_ctx {
 	const struct trex_index *idx;
 	const struct trex_catset *cs;
-	uint8_t *cat_kind;   /* per category string: kind + 1, 0xff by name, 0 unknown */
-	uint32_t *name_cat;  /* per name string: category index + 1, 0 unknown */
+	const struct trex_work *work;
+	uint32_t *name_key;  /* per name string: key + 1 of the set's rule, 0 unknown */
 	uint32_t *proc_col;  /* per process: device column or UINT32_MAX */
 	uint32_t ndev;
 	struct cat_acc *acc; /* per category, then uncategorized unless the set has it */
 	size_t nacc;
 	uint32_t none;       /* acc index of uncategorized */
+	struct key_acc *keys;
+	size_t nkeys;
+	__int128 grand;
 };
 
-static bool gpu_work(struct cat_ctx *c, const struct trex_slice *s)
+static uint32_t key_of(struct cat_ctx *c, uint32_t slice)
 {
-	uint8_t *k = &c->cat_kind[s->cat];
-	enum trex_kind kind;
+	uint32_t name = trex_index_slice(c->idx, slice)->name;
+	unsigned comm = trex_work_comm(c->work, slice);
 
-	if (*k == 0) {
-		const char *cat = trex_index_str(c->idx, s->cat);
+	if (c->cs->builtin && comm != TREX_COMM_NONE)
+		return comm;
+	if (!c->name_key[name]) {
+		const struct rule *r = match_rule(c->cs, trex_index_str(c->idx, name));
 
-		*k = trex_kind_needs_name(cat) ? 0xff : (uint8_t)(trex_kind_of(cat, NULL) + 1);
+		c->name_key[name] = (uint32_t)(r ? TREX_COMM_RULE_COUNT + (size_t)(r - c->cs->rules)
+		                                 : c->nkeys - 1) + 1;
 	}
-	kind = *k == 0xff ? trex_kind_of(trex_index_str(c->idx, s->cat),
-	                                 trex_index_str(c->idx, s->name))
-	                  : (enum trex_kind)(*k - 1);
-	return kind == TREX_KIND_KERNEL || kind == TREX_KIND_MEMCPY || kind == TREX_KIND_MEMSET;
+	return c->name_key[name] - 1;
 }
 
-static uint32_t category_of(struct cat_ctx *c, uint32_t name)
+/* The category (acc index) of every rule key. */
+static void key_categories(struct cat_ctx *c)
 {
-	if (!c->name_cat[name]) {
-		const char *cat = trex_catset_match(c->cs, trex_index_str(c->idx, name));
-		uint32_t i = 0;
+	uint32_t comm = c->none;
 
-		while (cat && i < c->cs->ncats && cat != c->cs->cats[i])
-			i++;
-		c->name_cat[name] = (cat ? i : c->none) + 1;
+	for (size_t r = 0; r < c->cs->nrules; r++) {
+		if (c->cs->rules[r].kind == R_COMM)
+			comm = c->cs->rules[r].cat;
 	}
-	return c->name_cat[name] - 1;
+	for (size_t k = 0; k < c->nkeys; k++) {
+		c->keys[k].acc = k < TREX_COMM_RULE_COUNT ? comm
+		                 : k + 1 < c->nkeys ? c->cs->rules[k - TREX_COMM_RULE_COUNT].cat
+		                                    : c->none;
+		c->keys[k].example = TREX_NONE;
+		c->keys[k].example_dur = -1;
+	}
+}
+
+/* The label of rule key k in buf. */
+static const char *key_label(const struct cat_ctx *c, size_t k, char *buf, size_t size)
+{
+	struct trex_comm_rule r;
+
+	if (k < TREX_COMM_RULE_COUNT && trex_comm_rule(k, &r))
+		snprintf(buf, size, "%s", r.id);
+	else if (k + 1 < c->nkeys)
+		rule_label(c->cs, &c->cs->rules[k - TREX_COMM_RULE_COUNT], buf, size);
+	else
+		buf[0] = '\0';
+	return buf;
 }
 
 /* Device columns: every process with GPU work, in display order. */
@@ -583,7 +673,7 @@ static void find_devices(struct cat_ctx *c)
 	for (uint32_t i = 0; i < nslices; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
 
-		if (gpu_work(c, s))
+		if (trex_work_is_device(c->work, i))
 			c->proc_col[trex_index_track(c->idx, s->track)->process] = 0;
 	}
 	for (uint32_t p = 0; p < nproc; p++) {
@@ -594,10 +684,8 @@ static void find_devices(struct cat_ctx *c)
 	}
 }
 
-static bool accumulate(struct cat_ctx *c)
+static bool make_accs(struct cat_ctx *c)
 {
-	uint32_t nslices = trex_index_slice_count(c->idx);
-
 	c->none = (uint32_t)c->cs->ncats;
 	for (uint32_t i = 0; i < c->cs->ncats; i++) {
 		if (strcmp(c->cs->cats[i], TREX_CATEGORY_NONE) == 0)
@@ -605,7 +693,9 @@ static bool accumulate(struct cat_ctx *c)
 	}
 	c->nacc = c->cs->ncats + (c->none == c->cs->ncats);
 	c->acc = calloc(c->nacc, sizeof(*c->acc));
-	if (!c->acc)
+	c->nkeys = TREX_COMM_RULE_COUNT + c->cs->nrules + 1;
+	c->keys = calloc(c->nkeys, sizeof(*c->keys));
+	if (!c->acc || !c->keys)
 		return false;
 	for (size_t i = 0; i < c->nacc; i++) {
 		c->acc[i].name = i < c->cs->ncats ? c->cs->cats[i] : TREX_CATEGORY_NONE;
@@ -613,18 +703,92 @@ static bool accumulate(struct cat_ctx *c)
 		if (!c->acc[i].dev)
 			return false;
 	}
+	key_categories(c);
+	return true;
+}
+
+static bool accumulate(struct cat_ctx *c)
+{
+	uint32_t nslices = trex_index_slice_count(c->idx);
+
+	if (!make_accs(c))
+		return false;
 	for (uint32_t i = 0; i < nslices; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
+		struct key_acc *k;
 		struct cat_acc *a;
 
-		if (!gpu_work(c, s))
+		if (!trex_work_is_device(c->work, i))
 			continue;
-		a = &c->acc[category_of(c, s->name)];
+		k = &c->keys[key_of(c, i)];
+		a = &c->acc[k->acc];
+		k->total += s->dur;
+		k->calls++;
+		if (s->dur > k->example_dur) {
+			k->example = i;
+			k->example_dur = s->dur;
+		}
 		a->total += s->dur;
 		a->calls++;
 		a->dev[c->proc_col[trex_index_track(c->idx, s->track)->process]] += s->dur;
+		c->grand += s->dur;
 	}
 	return true;
+}
+
+struct used_key {
+	size_t key;
+	__int128 total;
+};
+
+static int cmp_used_key(const void *x, const void *y)
+{
+	const struct used_key *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+/* The rule keys that decided anything, by time (descending), then key. */
+static struct used_key *used_keys(const struct cat_ctx *c, size_t *n)
+{
+	struct used_key *v = malloc(c->nkeys * sizeof(*v));
+
+	*n = 0;
+	for (size_t k = 0; v && k < c->nkeys; k++) {
+		if (c->keys[k].calls)
+			v[(*n)++] = (struct used_key){k, c->keys[k].total};
+	}
+	if (v)
+		qsort(v, *n, sizeof(*v), cmp_used_key);
+	return v;
+}
+
+/* Each category's rules column: its rules' labels, by time. */
+static bool rule_texts(struct cat_ctx *c)
+{
+	size_t n;
+	struct used_key *v = used_keys(c, &n);
+	char label[256];
+
+	for (size_t i = 0; v && i < n; i++) {
+		struct cat_acc *a = &c->acc[c->keys[v[i].key].acc];
+		size_t old = a->rules ? strlen(a->rules) : 0;
+		const char *l = key_label(c, v[i].key, label, sizeof(label));
+		char *t;
+
+		if (!*l)
+			continue;
+		if (!(t = realloc(a->rules, old + strlen(l) + 3))) {
+			free(v);
+			return false;
+		}
+		sprintf(t + old, "%s%s", old ? ", " : "", l);
+		a->rules = t;
+	}
+	free(v);
+	return v != NULL;
 }
 
 static int cmp_acc(const void *x, const void *y)
@@ -649,7 +813,7 @@ static void device_column_key(const struct trex_index *idx, uint32_t process, ch
 
 static const struct trex_column *cat_columns(struct cat_ctx *c, struct trex_table *t, bool bar)
 {
-	size_t ncols = NHEAD + c->ndev + (bar ? 1 : 0) + 1, k = NHEAD;
+	size_t ncols = NHEAD + c->ndev + (bar ? 1 : 0) + 2, k = NHEAD;
 	struct trex_column *cols = trex_table_init_owned(t, "categories", ncols);
 	uint32_t nproc = trex_index_process_count(c->idx);
 
@@ -673,21 +837,28 @@ static const struct trex_column *cat_columns(struct cat_ctx *c, struct trex_tabl
 	k = NHEAD + c->ndev;
 	if (bar)
 		cols[k++] = bar_col;
+	cols[k++] = rules_col;
 	cols[k] = name_col;
 	return cols;
 }
 
+static const char *text_cell(struct trex_table *t, const char *s)
+{
+	return trex_table_strdup(t, s ? s : "", s ? strlen(s) : 0);
+}
+
+static double share_of(__int128 part, __int128 whole)
+{
+	return whole ? (double)((long double)part * 100 / (long double)whole) : 0;
+}
+
 static bool cat_rows(struct cat_ctx *c, struct trex_table *t, bool bar)
 {
-	__int128 grand = 0;
-
-	for (size_t i = 0; i < c->nacc; i++)
-		grand += c->acc[i].total;
 	qsort(c->acc, c->nacc, sizeof(*c->acc), cmp_acc);
 	for (size_t i = 0; i < c->nacc; i++) {
 		const struct cat_acc *a = &c->acc[i];
 		union trex_cell *cell = trex_table_add_row(t);
-		double share = grand ? (double)((long double)a->total * 100 / (long double)grand) : 0;
+		double share = share_of(a->total, c->grand);
 		size_t k = NHEAD + c->ndev;
 
 		if (!cell)
@@ -706,55 +877,178 @@ static bool cat_rows(struct cat_ctx *c, struct trex_table *t, bool bar)
 			if (!cell[k++].text)
 				return false;
 		}
-		if (!(cell[k].text = trex_table_strdup(t, a->name, strlen(a->name))))
+		if (!(cell[k++].text = text_cell(t, a->rules)) ||
+		    !(cell[k].text = text_cell(t, a->name)))
 			return false;
 	}
 	return true;
 }
 
-static enum trex_status cat_compute(struct cat_ctx *c, const struct trex_category_opts *o,
-                                    struct trex_table *t)
+/* Without any device work there is no row, and the table says why. */
+static bool empty_note(struct cat_ctx *c, struct trex_table *t)
+{
+	char why[512];
+
+	if (c->grand || c->work->kernels || c->work->memcpys || c->work->memsets)
+		return false;
+	t->note = text_cell(t, trex_work_empty_reason(c->idx, c->work, TREX_WORK_WANT_DEVICE, why,
+	                                              sizeof(why)));
+	return true;
+}
+
+/* The devices and every rule's and category's work, for either table. */
+static enum trex_status gather(struct cat_ctx *c)
 {
 	size_t nstr = trex_strtab_count(trex_index_strings(c->idx)) + 1;
 
-	c->cat_kind = calloc(nstr, 1);
-	c->name_cat = calloc(nstr, sizeof(*c->name_cat));
+	c->name_key = calloc(nstr, sizeof(*c->name_key));
 	c->proc_col = calloc(trex_index_process_count(c->idx) + 1, sizeof(*c->proc_col));
-	if (!c->cat_kind || !c->name_cat || !c->proc_col)
+	if (!c->name_key || !c->proc_col)
 		return TREX_NOMEM;
 	find_devices(c);
-	if (!cat_columns(c, t, o->bar) || !accumulate(c) || !cat_rows(c, t, o->bar))
+	return accumulate(c) ? TREX_OK : TREX_NOMEM;
+}
+
+static enum trex_status cat_compute(struct cat_ctx *c, const struct trex_category_opts *o,
+                                    struct trex_table *t)
+{
+	if (!cat_columns(c, t, o->bar))
+		return TREX_NOMEM;
+	if (empty_note(c, t))
+		return t->note ? TREX_OK : TREX_NOMEM;
+	if (!rule_texts(c) || !cat_rows(c, t, o->bar))
 		return TREX_NOMEM;
 	return TREX_OK;
+}
+
+/* ---- explaining ------------------------------------------------------------------------------ */
+
+static const struct trex_column explain_cols[] = {
+    {"total_ns", "Time", TREX_COL_DURATION, true},
+    {"share_pct", "Share %", TREX_COL_PERCENT, true},
+    {"calls", "Calls", TREX_COL_COUNT, true},
+    {"category", "Category", TREX_COL_TEXT, false},
+    {"on", "On", TREX_COL_TEXT, false},
+    {"rule", "Rule", TREX_COL_TEXT, false},
+    {"example", "Longest", TREX_COL_TEXT, false},
+};
+enum { E_TOTAL, E_SHARE, E_CALLS, E_CATEGORY, E_ON, E_RULE, E_EXAMPLE, NEXPLAIN };
+
+/* What rule key k looked at: the work's name, its launching op or args
+ * (communication rules), or the name by the set's rules. */
+static const char *key_on(const struct cat_ctx *c, size_t k)
+{
+	struct trex_comm_rule r;
+
+	if (k < TREX_COMM_RULE_COUNT && trex_comm_rule(k, &r))
+		return trex_comm_by_label(r.by);
+	return k + 1 < c->nkeys ? "name" : "";
+}
+
+static bool explain_rows(struct cat_ctx *c, struct trex_table *t)
+{
+	size_t n;
+	struct used_key *v = used_keys(c, &n);
+	char label[256];
+
+	for (size_t i = 0; v && i < n; i++) {
+		const struct key_acc *k = &c->keys[v[i].key];
+		union trex_cell *cell = trex_table_add_row(t);
+		uint32_t ex = trex_index_slice(c->idx, k->example)->name;
+
+		if (!cell) {
+			free(v);
+			return false;
+		}
+		cell[E_TOTAL].number = (double)k->total;
+		cell[E_SHARE].number = share_of(k->total, c->grand);
+		cell[E_CALLS].count = k->calls;
+		cell[E_CATEGORY].text = text_cell(t, c->acc[k->acc].name);
+		cell[E_ON].text = text_cell(t, key_on(c, v[i].key));
+		cell[E_RULE].text = text_cell(t, key_label(c, v[i].key, label, sizeof(label)));
+		cell[E_EXAMPLE].text = text_cell(t, trex_index_str(c->idx, ex));
+		if (!cell[E_CATEGORY].text || !cell[E_ON].text || !cell[E_RULE].text ||
+		    !cell[E_EXAMPLE].text) {
+			free(v);
+			return false;
+		}
+	}
+	free(v);
+	return v != NULL;
+}
+
+
+/* ---- both tables -------------------------------------------------------------------------------- */
+
+static void cat_ctx_free(struct cat_ctx *c)
+{
+	for (size_t i = 0; c->acc && i < c->nacc; i++) {
+		free(c->acc[i].dev);
+		free(c->acc[i].rules);
+	}
+	free(c->acc);
+	free(c->keys);
+	free(c->name_key);
+	free(c->proc_col);
+}
+
+typedef enum trex_status compute_fn(struct cat_ctx *c, const struct trex_category_opts *o,
+                                    struct trex_table *t);
+
+static enum trex_status explain_compute(struct cat_ctx *c, const struct trex_category_opts *o,
+                                        struct trex_table *t)
+{
+	(void)o;
+	if (empty_note(c, t))
+		return t->note ? TREX_OK : TREX_NOMEM;
+	return explain_rows(c, t) ? TREX_OK : TREX_NOMEM;
+}
+
+/* The rules opts name (or the built-in ones) and the index's device work,
+ * then compute. */
+static enum trex_status with_rules(const struct trex_index *idx,
+                                   const struct trex_category_opts *opts, struct trex_table *t,
+                                   compute_fn *compute, struct trex_error *err)
+{
+	struct trex_category_opts none = {NULL, false};
+	const struct trex_category_opts *o = opts ? opts : &none;
+	struct trex_catset *builtin = NULL;
+	struct trex_work own = {0};
+	struct cat_ctx c = {.idx = idx, .cs = o->set, .work = &own};
+	enum trex_status st = TREX_OK;
+
+	if (!c.cs) {
+		st = trex_catset_builtin(&builtin, err);
+		c.cs = builtin;
+	}
+	if (st == TREX_OK)
+		st = trex_work_classify(idx, true, &own, err);
+	if (st == TREX_OK)
+		st = gather(&c);
+	if (st == TREX_OK)
+		st = compute(&c, o, t);
+	if (st == TREX_NOMEM)
+		trex_error_set(err, st, NULL, -1, "categories: out of memory");
+	cat_ctx_free(&c);
+	trex_work_free(&own);
+	trex_catset_free(builtin);
+	if (st != TREX_OK)
+		trex_table_free(t);
+	return st;
 }
 
 enum trex_status trex_categories_table(const struct trex_index *idx,
                                        const struct trex_category_opts *opts,
                                        struct trex_table *t, struct trex_error *err)
 {
-	struct trex_category_opts none = {NULL, false};
-	const struct trex_category_opts *o = opts ? opts : &none;
-	struct trex_catset *builtin = NULL;
-	struct cat_ctx c = {.idx = idx, .cs = o->set};
-	enum trex_status st = TREX_OK;
-
 	trex_table_init(t, "categories", cat_cols_head, NHEAD);
-	if (!c.cs) {
-		st = trex_catset_builtin(&builtin, err);
-		c.cs = builtin;
-	}
-	if (st == TREX_OK)
-		st = cat_compute(&c, o, t);
-	for (size_t i = 0; c.acc && i < c.nacc; i++)
-		free(c.acc[i].dev);
-	free(c.acc);
-	free(c.cat_kind);
-	free(c.name_cat);
-	free(c.proc_col);
-	trex_catset_free(builtin);
-	if (st == TREX_NOMEM)
-		trex_error_set(err, st, NULL, -1, "categories: out of memory");
-	if (st != TREX_OK)
-		trex_table_free(t);
-	return st;
+	return with_rules(idx, opts, t, cat_compute, err);
+}
+
+enum trex_status trex_categories_explain_table(const struct trex_index *idx,
+                                               const struct trex_category_opts *opts,
+                                               struct trex_table *t, struct trex_error *err)
+{
+	trex_table_init(t, "category_rules", explain_cols, NEXPLAIN);
+	return with_rules(idx, opts, t, explain_compute, err);
 }

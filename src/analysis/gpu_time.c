@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trex/analysis/categories.h"
 #include "trex/analysis/kernels.h"
+#include "trex/analysis/work.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define KIND_BY_NAME 0xff
 /* HTA's consecutive_kernel_delay default: 30 in its trace unit, microseconds
  * (hta-analyses.md #5). */
 #define KERNEL_GAP_NS 30000
@@ -79,9 +78,7 @@ static const char *const sync_calls[] = {"cudaStreamSynchronize", "cudaDeviceSyn
 
 struct ctx {
 	const struct trex_index *idx;
-	struct trex_catset *builtin;
-	uint8_t *cat_kind; /* per category string: kind + 1, KIND_BY_NAME, 0 unknown */
-	uint8_t *name_cls; /* per name string: class + 1, 0 unknown */
+	const struct trex_work *work;
 	struct item *v;
 	size_t n, cap;
 	struct sync_list gpu_sync;   /* by process */
@@ -89,28 +86,13 @@ struct ctx {
 	uint32_t sync_names[ARRAY_LEN(sync_calls)];
 };
 
-static enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
+/* Communication when a communication rule matches (whatever the kind),
+ * else memory for copies and sets, else compute. */
+static enum work_class work_class(struct ctx *c, uint32_t slice, enum trex_kind k)
 {
-	uint8_t *k = &c->cat_kind[s->cat];
-
-	if (*k == 0) {
-		const char *cat = trex_index_str(c->idx, s->cat);
-
-		*k = trex_kind_needs_name(cat) ? KIND_BY_NAME : (uint8_t)(trex_kind_of(cat, NULL) + 1);
-	}
-	if (*k == KIND_BY_NAME)
-		return trex_kind_of(trex_index_str(c->idx, s->cat), trex_index_str(c->idx, s->name));
-	return (enum trex_kind)(*k - 1);
-}
-
-static enum work_class kernel_class(struct ctx *c, uint32_t name)
-{
-	if (!c->name_cls[name]) {
-		const char *cat = trex_catset_match(c->builtin, trex_index_str(c->idx, name));
-
-		c->name_cls[name] = (cat && strcmp(cat, "collective") == 0 ? W_COMM : W_COMPUTE) + 1;
-	}
-	return (enum work_class)(c->name_cls[name] - 1);
+	if (trex_work_comm(c->work, slice) != TREX_COMM_NONE)
+		return W_COMM;
+	return k == TREX_KIND_KERNEL ? W_COMPUTE : W_MEMORY;
 }
 
 static bool push(struct ctx *c, const struct item *it)
@@ -163,17 +145,17 @@ static bool collect(struct ctx *c)
 		                                    strlen(sync_calls[i]));
 	for (uint32_t i = 0; i < nslices; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
-		enum trex_kind k = kind_of(c, s);
+		enum trex_kind k = trex_work_kind(c->work, i);
 		struct item it = {0};
 		uint32_t rt;
 
-		if (k != TREX_KIND_KERNEL && k != TREX_KIND_MEMCPY && k != TREX_KIND_MEMSET) {
+		if (!trex_work_is_device(c->work, i)) {
 			if (!collect_sync(c, s, k))
 				return false;
 			continue;
 		}
 		it.process = trex_index_track(c->idx, s->track)->process;
-		it.cls = (uint8_t)(k == TREX_KIND_KERNEL ? kernel_class(c, s->name) : W_MEMORY);
+		it.cls = (uint8_t)work_class(c, i, k);
 		it.ts = s->ts;
 		it.end = s->ts + s->dur;
 		rt = trex_index_launch_of(c->idx, i);
@@ -439,29 +421,48 @@ static enum trex_status compute_rows(struct ctx *c, struct trex_table *t)
 	return ok ? TREX_OK : TREX_NOMEM;
 }
 
-enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
-                                     struct trex_error *err)
+/* Without any device work there is no row, and the table says why. */
+static enum trex_status empty_note(struct ctx *c, struct trex_table *t)
 {
-	size_t nstr = trex_strtab_count(trex_index_strings(idx)) + 1;
-	struct ctx c = {.idx = idx};
-	enum trex_status st;
+	char why[512];
+	const char *note;
+
+	if (t->nrows)
+		return TREX_OK;
+	note = trex_work_empty_reason(c->idx, c->work, TREX_WORK_WANT_DEVICE, why, sizeof(why));
+	if (note && !(t->note = trex_table_strdup(t, note, strlen(note))))
+		return TREX_NOMEM;
+	return TREX_OK;
+}
+
+enum trex_status trex_gpu_time_table_of(const struct trex_index *idx, const struct trex_work *w,
+                                        struct trex_table *t, struct trex_error *err)
+{
+	struct trex_work own = {0};
+	struct ctx c = {.idx = idx, .work = w};
+	enum trex_status st = TREX_OK;
 
 	trex_table_init(t, "gpu_time", cols, ARRAY_LEN(cols));
-	st = trex_catset_builtin(&c.builtin, err);
-	if (st != TREX_OK)
+	if (!w && (st = trex_work_classify(idx, true, &own, err)) != TREX_OK)
 		return st;
-	c.cat_kind = calloc(nstr, 1);
-	c.name_cls = calloc(nstr, 1);
-	st = c.cat_kind && c.name_cls && collect(&c) ? compute_rows(&c, t) : TREX_NOMEM;
-	free(c.cat_kind);
-	free(c.name_cls);
+	if (!w)
+		c.work = &own;
+	st = collect(&c) ? compute_rows(&c, t) : TREX_NOMEM;
+	if (st == TREX_OK)
+		st = empty_note(&c, t);
 	free(c.v);
 	free(c.gpu_sync.v);
 	free(c.call_sync.v);
-	trex_catset_free(c.builtin);
+	trex_work_free(&own);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		return trex_error_set(err, st, NULL, -1, "gpu time: out of memory");
 	}
 	return TREX_OK;
+}
+
+enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
+                                     struct trex_error *err)
+{
+	return trex_gpu_time_table_of(idx, NULL, t, err);
 }

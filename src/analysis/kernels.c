@@ -10,6 +10,7 @@
 #include "trex/analysis/categories.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/grow.h"
+#include "trex/analysis/work.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -138,6 +139,7 @@ struct ctx {
 	struct trex_kernel_members *members; /* NULL: not wanted */
 	const struct trex_catset *catset; /* with opts->category */
 	uint8_t *name_in_cat;             /* per name id: 0 unknown, 1 in the category, 2 not */
+	struct trex_work work;            /* kinds; communication with a category */
 	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
 	uint32_t *track_file; /* by op: file of each track (correlation ids are per file) */
 };
@@ -183,11 +185,15 @@ static enum trex_status category_filter(struct ctx *c, struct trex_catset **buil
 	return c->name_in_cat ? TREX_OK : TREX_NOMEM;
 }
 
-/* Is the slice's name in opts->category? Decided once per name. */
-static bool in_category(struct ctx *c, const struct trex_slice *s)
+/* Is the slice in opts->category, as trex_categories_table counts it?
+ * Communication decides the built-in set's collective category, the name
+ * (decided once per name) the rest. */
+static bool in_category(struct ctx *c, uint32_t id, const struct trex_slice *s)
 {
 	uint8_t *in = &c->name_in_cat[s->name];
 
+	if (trex_catset_comm_decides(c->catset) && trex_work_comm(&c->work, id) != TREX_COMM_NONE)
+		return strcmp(TREX_CATEGORY_COMM, c->opts->category) == 0;
 	if (*in == 0) {
 		const char *cat = trex_catset_match(c->catset, trex_index_str(c->idx, s->name));
 
@@ -196,14 +202,14 @@ static bool in_category(struct ctx *c, const struct trex_slice *s)
 	return *in == 1;
 }
 
-static bool counted(struct ctx *c, const struct trex_slice *s)
+static bool counted(struct ctx *c, uint32_t id, const struct trex_slice *s)
 {
-	enum trex_kind k = kind_of(c, s);
+	enum trex_kind k = trex_work_kind(&c->work, id);
 
 	if (k != TREX_KIND_KERNEL &&
 	    !(c->opts->memory && (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET)))
 		return false;
-	return !c->opts->category || in_category(c, s);
+	return !c->opts->category || in_category(c, id, s);
 }
 
 static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
@@ -370,7 +376,7 @@ static enum trex_status collect(struct ctx *c, struct sample_vec *sv)
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
 		struct sample smp;
 
-		if (!counted(c, s))
+		if (!counted(c, i, s))
 			continue;
 		sample_key(c, i, s, &smp);
 		if (!push_sample(sv, &smp))
@@ -464,6 +470,8 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	return TREX_OK;
 }
 
+static enum trex_status device_work(struct ctx *c, struct trex_error *err);
+
 /* Launching ops found earlier (trex_kernel_ops_compute). */
 static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sample_vec *sv)
 {
@@ -484,7 +492,9 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 
 	*out = (struct trex_kernel_ops){malloc((n ? n : 1) * sizeof(uint32_t)), n};
 	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-	st = out->op_name && c.cat_kind ? collect(&c, &sv) : TREX_NOMEM;
+	st = out->op_name && c.cat_kind ? device_work(&c, err) : TREX_NOMEM;
+	if (st == TREX_OK)
+		st = collect(&c, &sv);
 	if (st == TREX_OK)
 		st = assign_ops(&c, &sv);
 	if (st == TREX_OK) {
@@ -495,11 +505,12 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 	}
 	free(sv.v);
 	free(c.cat_kind);
+	trex_work_free(&c.work);
 	free(c.anc_op);
 	free(c.track_file);
 	if (st != TREX_OK) {
 		trex_kernel_ops_free(out);
-		return trex_error_set(err, st, NULL, -1, "out of memory");
+		return st == TREX_NOMEM ? trex_error_set(err, st, NULL, -1, "out of memory") : st;
 	}
 	return TREX_OK;
 }
@@ -998,6 +1009,33 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 	return st;
 }
 
+/* The index's device work, with the communication rules only when a
+ * category is asked for (they decide the built-in collective one). */
+static enum trex_status device_work(struct ctx *c, struct trex_error *err)
+{
+	return trex_work_classify(c->idx, c->opts->category != NULL, &c->work, err);
+}
+
+/* Nothing counted: the table says why. */
+static enum trex_status empty_note(struct ctx *c, struct trex_table *t)
+{
+	char why[512];
+	const char *note = why;
+
+	if (t->nrows)
+		return TREX_OK;
+	if (c->opts->category)
+		snprintf(why, sizeof(why), "no device work in category %s", c->opts->category);
+	else
+		note = trex_work_empty_reason(c->idx, &c->work,
+		                              c->opts->memory ? TREX_WORK_WANT_DEVICE
+		                                              : TREX_WORK_WANT_KERNELS,
+		                              why, sizeof(why));
+	if (note && !(t->note = trex_table_strdup(t, note, strlen(note))))
+		return TREX_NOMEM;
+	return TREX_OK;
+}
+
 enum trex_status trex_kernels_table(const struct trex_index *idx,
                                     const struct trex_kernel_opts *opts, struct trex_table *t,
                                     struct trex_error *err)
@@ -1034,9 +1072,14 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
 	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
 	st = c.cat_kind ? category_filter(&c, &builtin, err) : TREX_NOMEM;
 	if (st == TREX_OK)
+		st = device_work(&c, err);
+	if (st == TREX_OK)
 		st = compute(&c, t, err);
+	if (st == TREX_OK)
+		st = empty_note(&c, t);
 	free(c.cat_kind);
 	free(c.name_in_cat);
+	trex_work_free(&c.work);
 	trex_catset_free(builtin);
 	free(c.anc_op);
 	free(c.track_file);

@@ -52,6 +52,7 @@ void trex_table_free(struct trex_table *t)
 	}
 	t->cells = NULL;
 	t->arena = NULL;
+	t->note = NULL;
 	t->nrows = 0;
 	t->cap_rows = 0;
 }

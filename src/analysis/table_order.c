@@ -275,8 +275,12 @@ enum trex_status trex_table_transpose(const struct trex_table *t, size_t label_c
 			cols[1 + r] = (struct trex_column){label, label, TREX_COL_NUMBER, true};
 			st = label ? TREX_OK : TREX_NOMEM;
 		}
-		if (st == TREX_OK)
+		/* nothing to show per metric without a row: empty too, same note */
+		if (st == TREX_OK && t->nrows)
 			st = transpose_cells(t, label_cols, out, *types);
+		if (st == TREX_OK && t->note && !(out->note = trex_table_strdup(out, t->note,
+		                                                                 strlen(t->note))))
+			st = TREX_NOMEM;
 	}
 	if (st != TREX_OK) {
 		free(*types);

@@ -27,7 +27,7 @@
 	  "Max, StdDev, P95, P99, Name")                                                           \
 	X(CATEGORIES, "categories", cmd_categories,                                                \
 	  "GPU time by kernel category (GEMM, attention, collectives, ...), "                      \
-	  "built-in or --schema")                                                                  \
+	  "built-in, --schema or --compiler-log (AIU)")                                            \
 	X(GPU_TIME, "gpu-time", cmd_gpu_time,                                                      \
 	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")
 
@@ -46,6 +46,13 @@ enum cli_command {
 	  "categories: also unitrace-json")                                                        \
 	X(SCHEMA, "schema", 0, "FILE",                                                             \
 	  "categories (command and view): unitrace category schema (INI) or trex rules file")     \
+	X(COMPILER_LOG, "compiler-log", 0, "FILE",                                                 \
+	  "categories (command and view): acelyzer's table of AIU kernel categories, ideal "       \
+	  "cycles and PT utilisation from this DeepTools compiler log")                            \
+	X(CORE_FREQ, "core-freq", 0, "MHZ",                                                        \
+	  "with --compiler-log: the AIU core clock turning ideal cycles into time (default 1100)") \
+	X(EXPLAIN, "explain", 0, NULL,                                                             \
+	  "categories: one row per rule that decided work: what it matched, an example")          \
 	X(BY, "by", 0, "KEY",                                                                      \
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
@@ -90,6 +97,9 @@ struct cli_opts {
 	bool memory, per_rank; /* kernels */
 	bool unitrace_json;    /* categories --format unitrace-json (format is then JSON) */
 	const char *schema;    /* categories --schema */
+	const char *compiler_log; /* categories --compiler-log */
+	unsigned core_mhz;     /* --core-freq, 0: the default */
+	bool explain;          /* categories --explain */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
@@ -143,9 +153,11 @@ struct trex_catset;
 
 /* What a command reads besides its options: the loaded index and what was
  * read before the load (--schema rules; NULL: the built-in ones). */
+struct trex_ideal_log;
 struct cli_model {
 	const struct trex_index *idx;
 	const struct trex_catset *catset;
+	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 };
 
 /* A command writes its report to out; errors are values in err. */
@@ -159,8 +171,20 @@ CLI_COMMAND_INFO(CLI_COMMAND_DECL)
 /* The function of a command; NULL for CLI_CMD_DEFAULT. */
 cli_command_fn *cli_command_function(enum cli_command c);
 
+/* The text report's line under a table without rows: why (t->note). */
+static inline void cli_print_note(FILE *out, const struct trex_table *t)
+{
+	if (t->nrows == 0)
+		fprintf(out, "(%s)\n", t->note ? t->note : "no rows");
+}
+
 /* Reads and checks --schema before the (long) load; NULL set: built-in. */
 enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,
                                        struct trex_error *err);
+/* Reads --compiler-log before the load (problems on stderr, positioned);
+ * NULL log without the option. */
+enum trex_status cmd_categories_compiler_log(const struct cli_opts *o,
+                                             struct trex_ideal_log **log,
+                                             struct trex_error *err);
 
 #endif

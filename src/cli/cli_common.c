@@ -132,6 +132,37 @@ static enum trex_status parse_threads(const char *s, const char *what, unsigned 
 	return TREX_OK;
 }
 
+/* --core-freq: a clock in MHz, 1 to 100000. */
+static enum trex_status parse_core_freq(const char *s, unsigned *out, struct trex_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (!*s || *s < '0' || *s > '9' || *end || errno || n < 1 || n > 100000)
+		return usage(err, "--core-freq: expected a clock in MHz (1-100000), not '%s'", s);
+	*out = (unsigned)n;
+	return TREX_OK;
+}
+
+/* --compiler-log, --core-freq and --explain: categories only, one table. */
+static enum trex_status check_classify_options(const struct cli_opts *o, struct trex_error *err)
+{
+	bool categories = o->command == CLI_CMD_CATEGORIES;
+
+	if (o->compiler_log && !categories && o->command != CLI_CMD_DEFAULT)
+		return usage(err, "--compiler-log applies to 'trex categories' and the interface only");
+	if (o->explain && !categories)
+		return usage(err, "--explain applies to 'trex categories' only");
+	if (o->core_mhz && !o->compiler_log)
+		return usage(err, "--core-freq needs --compiler-log");
+	if (o->compiler_log && (o->schema || o->explain || o->unitrace_json))
+		return usage(err, "--compiler-log makes its own table: not with --schema, --explain "
+		                  "or --format unitrace-json");
+	return TREX_OK;
+}
+
 static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, const char *arg,
                                        struct trex_error *err)
 {
@@ -174,6 +205,11 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	case CLI_OPT_SCHEMA:
 		o->schema = arg;
 		return TREX_OK;
+	case CLI_OPT_COMPILER_LOG:
+		o->compiler_log = arg;
+		return TREX_OK;
+	case CLI_OPT_CORE_FREQ:
+		return parse_core_freq(arg, &o->core_mhz, err);
 	case CLI_OPT_BY:
 		ps->by_set = true;
 		if (!trex_kernel_group_parse(arg, &o->group))
@@ -204,6 +240,9 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 		break;
 	case CLI_OPT_PER_RANK:
 		o->per_rank = true;
+		break;
+	case CLI_OPT_EXPLAIN:
+		o->explain = true;
 		break;
 	case CLI_OPT_STRICT:
 		o->strict = true;
@@ -320,6 +359,8 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return usage(err, "--schema applies to 'trex categories' and the interface only");
 	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME && o->group != TREX_KERNELS_BY_OP)
 		return usage(err, "--per-rank needs --by name or --by op");
+	if (check_classify_options(o, err) != TREX_OK)
+		return TREX_USAGE;
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
 	if (o->ui_option && o->command != CLI_CMD_DEFAULT)

@@ -18,8 +18,8 @@ enum trex_status cmd_gpu_time(const struct cli_opts *o, const struct cli_model *
 	if (st != TREX_OK)
 		return st;
 	st = trex_table_write(out, &t, o->format, err);
-	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
-		fputs("(no GPU work in the trace)\n", out);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+		cli_print_note(out, &t);
 	trex_table_free(&t);
 	return st;
 }

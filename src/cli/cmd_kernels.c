@@ -25,8 +25,8 @@ enum trex_status cmd_kernels(const struct cli_opts *o, const struct cli_model *m
 	if (o->command == CLI_CMD_DEFAULT)
 		fputs("GPU kernels\n", out);
 	st = trex_table_write(out, &t, o->format, err);
-	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
-		fputs("(no GPU kernels in the trace)\n", out);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+		cli_print_note(out, &t);
 	trex_table_free(&t);
 	return st;
 }

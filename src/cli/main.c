@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "trex/analysis/categories.h"
 #include "trex/core/display.h"
+#include "trex/load/deeptools_log.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 #include "trex/ui/app.h"
@@ -66,12 +67,16 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	struct trex_index *idx = NULL;
 	char title[512];
 	struct trex_catset *set = NULL;
+	struct trex_ideal_log *ideal = NULL;
 	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
-	                          o->dump_screen, title, o->no_mouse, NULL};
+	                          o->dump_screen, title, o->no_mouse, NULL, NULL, o->core_mhz};
 	enum trex_status st;
 
 	st = cmd_categories_schema(o, &set, err);
+	if (st == TREX_OK)
+		st = cmd_categories_compiler_log(o, &ideal, err);
 	uo.catset = set;
+	uo.ideal = ideal;
 	if (st == TREX_OK)
 		st = cli_load(o, &idx, err);
 	if (st == TREX_OK) {
@@ -83,6 +88,7 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		trex_index_free(idx);
 	}
 	trex_catset_free(set);
+	trex_ideal_log_free(ideal);
 	return st;
 }
 
@@ -93,28 +99,33 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	struct cli_output out;
 	struct trex_index *idx = NULL;
 	struct trex_catset *set = NULL;
+	struct trex_ideal_log *ideal = NULL;
 	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
 
-	if (st == TREX_OK && o->schema && o->command == CLI_CMD_DEFAULT)
+	if (st == TREX_OK && (o->schema || o->compiler_log) && o->command == CLI_CMD_DEFAULT)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
-		                    "--schema without a command is for the interactive interface "
-		                    "(needs a terminal or --dump-screen)");
-
+		                    "%s without a command is for the interactive interface "
+		                    "(needs a terminal or --dump-screen)",
+		                    o->schema ? "--schema" : "--compiler-log");
+	if (st == TREX_OK)
+		st = cmd_categories_compiler_log(o, &ideal, err);
 	if (st == TREX_OK)
 		st = cli_output_open(o, &out, err);
 	if (st != TREX_OK) {
 		trex_catset_free(set);
+		trex_ideal_log_free(ideal);
 		return st;
 	}
 	st = cli_load(o, &idx, err);
 	if (st == TREX_OK) {
-		struct cli_model m = {idx, set};
+		struct cli_model m = {idx, set, ideal};
 
 		cli_report_rank_clashes(idx);
 		st = dispatch(o, &m, out.stream, err);
 	}
 	trex_catset_free(set);
+	trex_ideal_log_free(ideal);
 	st_close = cli_output_close(&out, st == TREX_OK, err);
 	if (idx)
 		trex_index_free(idx);

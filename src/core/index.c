@@ -258,6 +258,39 @@ uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice)
 	return lane_last_at_or_before(idx, &idx->lanes[tr->first_lane + s->depth - 1], s->ts);
 }
 
+/* The parents of lane's slices in up (the lane above), both sorted by start. */
+static void lane_parents(const struct trex_index *idx, const struct trex_lane *lane,
+                         const struct trex_lane *up, uint32_t *parent)
+{
+	uint32_t j = up->first, end = up->first + up->count;
+
+	for (uint32_t i = lane->first; i < lane->first + lane->count; i++) {
+		int64_t ts = trex_idx_slice(idx, i)->ts;
+
+		while (j + 1 < end && trex_idx_slice(idx, j + 1)->ts <= ts)
+			j++;
+		parent[i] = j < end && trex_idx_slice(idx, j)->ts <= ts ? j : TREX_NONE;
+	}
+}
+
+void trex_index_parents(const struct trex_index *idx, uint32_t *parent)
+{
+	for (uint32_t t = 0; t < idx->ntracks; t++) {
+		const struct trex_track *tr = &idx->tracks[t];
+
+		for (uint32_t d = 0; d < tr->lane_count; d++) {
+			const struct trex_lane *lane = &idx->lanes[tr->first_lane + d];
+
+			if (d == 0) {
+				for (uint32_t i = lane->first; i < lane->first + lane->count; i++)
+					parent[i] = TREX_NONE;
+			} else {
+				lane_parents(idx, lane, lane - 1, parent);
+			}
+		}
+	}
+}
+
 /* ---- links --------------------------------------------------------------------------- */
 
 static uint32_t slice_file(const struct trex_index *idx, const struct trex_slice *s)

@@ -6,7 +6,8 @@
 #include <string.h>
 
 /* One row per category spelling seen across dialects (kineto.md §5,
- * unitrace.md §1, acelyzer.md §1). Categories not listed are OTHER. */
+ * unitrace.md §1, acelyzer.md §1). Categories with name rules (below)
+ * are decided by the name; any other category is OTHER. */
 struct cat_rule {
 	const char *cat;
 	enum trex_kind kind;
@@ -21,7 +22,9 @@ static const struct cat_rule cat_rules[] = {
 	{"Memset", TREX_KIND_MEMSET},          /* 2021 legacy */
 	{"gpu_user_annotation", TREX_KIND_GPU_ANNOTATION},
 	{"cuda_sync", TREX_KIND_GPU_SYNC},
-	{"mtia_ccp_events", TREX_KIND_GPU_OTHER}, /* MTIA device work (dma_request, ...) */
+	/* CUPTI range profiler: one range per kernel, replayed to read its
+	 * counters; the times are the replays', not the kernel's. */
+	{"cuda_profiler_range", TREX_KIND_GPU_OTHER},
 	{"cpu_op", TREX_KIND_CPU_OP},
 	{"Operator", TREX_KIND_CPU_OP},        /* 2021 legacy */
 	{"user_annotation", TREX_KIND_ANNOTATION},
@@ -38,30 +41,57 @@ static const struct cat_rule cat_rules[] = {
 	{"overhead", TREX_KIND_OVERHEAD},
 };
 
-/* unitrace writes every device command under one category; only the
- * name tells a kernel from a memory command (unitrace.md §1). */
-static const char unitrace_gpu_cat[] = "gpu_op";
+/* Where the category is not enough, the name decides: unitrace writes
+ * every device command as gpu_op (unitrace.md §1), MTIA's command
+ * processor every device event as mtia_ccp_events, and acelyzer's FLEX
+ * dumps have no category at all (acelyzer.md §1). The rules of a category
+ * are tried in order; the first whose text the name starts with (or ends
+ * with, or any name for NAME_ANY) gives the kind. */
+enum name_match { NAME_PREFIX, NAME_SUFFIX, NAME_EQUALS, NAME_ANY };
 
 struct name_rule {
-	const char *prefix;
+	const char *cat;
+	enum name_match how;
+	const char *text;
 	enum trex_kind kind;
 };
 
-static const struct name_rule unitrace_name_rules[] = {
-	{"zeCommandListAppendMemoryCopy", TREX_KIND_MEMCPY}, /* also ...Region, ...FromContext */
-	{"zeCommandListAppendMemoryFill", TREX_KIND_MEMSET},
-	{"zeCommandListAppend", TREX_KIND_GPU_OTHER},         /* barriers, event resets, ... */
-	{"clEnqueueReadBuffer", TREX_KIND_MEMCPY},
-	{"clEnqueueWriteBuffer", TREX_KIND_MEMCPY},
-	{"clEnqueueCopyBuffer", TREX_KIND_MEMCPY},
-	{"clEnqueueSVMMemcpy", TREX_KIND_MEMCPY},
-	{"clEnqueueFillBuffer", TREX_KIND_MEMSET},
-	{"clEnqueueSVMMemFill", TREX_KIND_MEMSET},
+static const struct name_rule name_rules[] = {
+	{"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryCopy", TREX_KIND_MEMCPY}, /* ...Region */
+	{"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryFill", TREX_KIND_MEMSET},
+	{"gpu_op", NAME_PREFIX, "zeCommandListAppend", TREX_KIND_GPU_OTHER}, /* barriers, ... */
+	{"gpu_op", NAME_PREFIX, "clEnqueueReadBuffer", TREX_KIND_MEMCPY},
+	{"gpu_op", NAME_PREFIX, "clEnqueueWriteBuffer", TREX_KIND_MEMCPY},
+	{"gpu_op", NAME_PREFIX, "clEnqueueCopyBuffer", TREX_KIND_MEMCPY},
+	{"gpu_op", NAME_PREFIX, "clEnqueueSVMMemcpy", TREX_KIND_MEMCPY},
+	{"gpu_op", NAME_PREFIX, "clEnqueueFillBuffer", TREX_KIND_MEMSET},
+	{"gpu_op", NAME_PREFIX, "clEnqueueSVMMemFill", TREX_KIND_MEMSET},
+	{"gpu_op", NAME_ANY, "", TREX_KIND_KERNEL},
+	/* MTIA: dma_request copies, event_wait waits on another stream,
+	 * event_record marks; pe_exe, merge, remote, ... run on the PE grid. */
+	{"mtia_ccp_events", NAME_PREFIX, "dma_", TREX_KIND_MEMCPY},
+	{"mtia_ccp_events", NAME_EQUALS, "event_wait", TREX_KIND_GPU_SYNC},
+	{"mtia_ccp_events", NAME_PREFIX, "event_", TREX_KIND_GPU_OTHER},
+	{"mtia_ccp_events", NAME_ANY, "", TREX_KIND_KERNEL},
+	/* acelyzer FLEX: "<op> Cmpt Exec" runs a kernel (what acelyzer's
+	 * summary counts), "<op> Cmpt Prep" prepares it, "... DmaI" / "... DmaO"
+	 * move data in and out (RDMA transfers of collectives included). */
+	{"", NAME_SUFFIX, " Cmpt Exec", TREX_KIND_KERNEL},
+	{"", NAME_SUFFIX, " Cmpt Prep", TREX_KIND_GPU_OTHER},
+	{"", NAME_SUFFIX, " DmaI", TREX_KIND_MEMCPY},
+	{"", NAME_SUFFIX, " DmaO", TREX_KIND_MEMCPY},
 };
 
 static bool starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
 /* Implicit-scaling events are named "Tile #<n>: <command>". */
@@ -73,15 +103,32 @@ static const char *skip_tile_prefix(const char *name)
 	return colon ? colon + 2 : name;
 }
 
-static enum trex_kind unitrace_kind(const char *name)
+static bool name_matches(const struct name_rule *r, const char *name)
+{
+	switch (r->how) {
+	case NAME_PREFIX:
+		return starts_with(name, r->text);
+	case NAME_SUFFIX:
+		return ends_with(name, r->text);
+	case NAME_EQUALS:
+		return strcmp(name, r->text) == 0;
+	case NAME_ANY:
+		return true;
+	}
+	return false;
+}
+
+/* The kind of a category that needs the name (trex_kind_needs_name). */
+static enum trex_kind kind_by_name(const char *cat, const char *name)
 {
 	if (!name)
-		return TREX_KIND_KERNEL;
-	name = skip_tile_prefix(name);
-	for (size_t i = 0; i < sizeof unitrace_name_rules / sizeof unitrace_name_rules[0]; i++)
-		if (starts_with(name, unitrace_name_rules[i].prefix))
-			return unitrace_name_rules[i].kind;
-	return TREX_KIND_KERNEL;
+		name = "";
+	if (strcmp(cat, "gpu_op") == 0)
+		name = skip_tile_prefix(name);
+	for (size_t i = 0; i < sizeof name_rules / sizeof name_rules[0]; i++)
+		if (strcmp(cat, name_rules[i].cat) == 0 && name_matches(&name_rules[i], name))
+			return name_rules[i].kind;
+	return TREX_KIND_OTHER;
 }
 
 bool trex_kind_category_rule(size_t i, const char **cat, enum trex_kind *kind)
@@ -93,18 +140,29 @@ bool trex_kind_category_rule(size_t i, const char **cat, enum trex_kind *kind)
 	return true;
 }
 
-bool trex_kind_name_rule(size_t i, const char **prefix, enum trex_kind *kind)
+bool trex_kind_name_rule(size_t i, struct trex_kind_name_rule *out)
 {
-	if (i >= sizeof unitrace_name_rules / sizeof unitrace_name_rules[0])
+	static const char *const how[] = {"starts with", "ends with", "is", "any other name"};
+
+	if (i >= sizeof name_rules / sizeof name_rules[0])
 		return false;
-	*prefix = unitrace_name_rules[i].prefix;
-	*kind = unitrace_name_rules[i].kind;
+	out->cat = name_rules[i].cat;
+	out->how = how[name_rules[i].how];
+	out->text = name_rules[i].text;
+	out->kind = name_rules[i].kind;
 	return true;
 }
 
+/* (A category's rules are adjacent: one comparison per category.) */
 bool trex_kind_needs_name(const char *cat)
 {
-	return cat && strcmp(cat, unitrace_gpu_cat) == 0;
+	if (!cat)
+		return false;
+	for (size_t i = 0; i < sizeof name_rules / sizeof name_rules[0]; i++)
+		if ((i == 0 || name_rules[i].cat != name_rules[i - 1].cat) &&
+		    strcmp(cat, name_rules[i].cat) == 0)
+			return true;
+	return false;
 }
 
 enum trex_kind trex_kind_of(const char *cat, const char *name)
@@ -112,7 +170,7 @@ enum trex_kind trex_kind_of(const char *cat, const char *name)
 	if (!cat)
 		return TREX_KIND_OTHER;
 	if (trex_kind_needs_name(cat))
-		return unitrace_kind(name);
+		return kind_by_name(cat, name);
 	for (size_t i = 0; i < sizeof cat_rules / sizeof cat_rules[0]; i++)
 		if (strcmp(cat, cat_rules[i].cat) == 0)
 			return cat_rules[i].kind;

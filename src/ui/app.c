@@ -569,6 +569,8 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.km = a.km;
 	a.ctx.title = o->title ? o->title : "";
 	a.ctx.catset = o->catset;
+	a.ctx.ideal = o->ideal;
+	a.ctx.core_mhz = o->core_mhz;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

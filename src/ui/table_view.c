@@ -1163,6 +1163,33 @@ static void reveal_sort_col(struct table_view *tv, int width)
 	}
 }
 
+/* Why there is no row (the filter, or the table's note), word-wrapped
+ * over the body from row y, width columns from column 1. */
+static void draw_empty(struct table_view *tv, WINDOW *win, int y, int width)
+{
+	const char *s = tv->table.nrows ? "(no row matches the filter)"
+	                : tv->table.note ? tv->table.note
+	                                 : "(no rows)";
+	char line[512];
+
+	wattrset(win, (int)trex_term_attr(tv->base.ctx->term, TREX_ROLE_DIM));
+	for (int row = 0; *s && width > 0 && row < tv->body_h; row++) {
+		size_t cut = strlen(s), max = (size_t)width < sizeof(line) ? (size_t)width
+		                                                          : sizeof(line) - 1;
+
+		if (cut > max) {
+			for (cut = max; cut > 0 && s[cut] != ' '; cut--)
+				;
+			cut = cut ? cut : max;
+		}
+		memcpy(line, s, cut);
+		line[cut] = '\0';
+		trex_draw_text(win, tv->base.ctx->term, y + row, 1, line, width);
+		for (s += cut; *s == ' '; s++)
+			;
+	}
+}
+
 void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay)
 {
 	struct table_view *tv = of(v);
@@ -1186,12 +1213,8 @@ void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout 
 	draw_headers(tv, win, y0, 0);
 	for (int i = 0; i < tv->body_h && tv->top + (size_t)i < tv->nrows; i++)
 		draw_row(tv, win, y0 + 1 + i, width, tv->top + (size_t)i);
-	if (!tv->nrows) {
-		wattrset(win, (int)trex_term_attr(v->ctx->term, TREX_ROLE_DIM));
-		trex_draw_text(win, v->ctx->term, y0 + 1, 1,
-		               tv->table.nrows ? "(no row matches the filter)" : "(no rows)",
-		               width - 1);
-	}
+	if (!tv->nrows)
+		draw_empty(tv, win, y0 + 1, width - 1);
 	if (tv->menu.open)
 		table_columns_draw(tv, win, lay, y0);
 	draw_status(tv, win, &lay->status);

@@ -15,6 +15,7 @@
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/kernels.h"
 #include "trex/export/table_write.h"
+#include "trex/analysis/ideal_cycles.h"
 
 #define GPU_LABEL_COLS 2 /* rank, device */
 
@@ -40,13 +41,35 @@ static enum trex_handled categories_action(struct table_view *tv, enum trex_acti
 
 static const struct table_view_hooks categories_hooks = {.action = categories_action};
 
+static const struct table_view_hooks ideal_hooks = {0};
+
+/* With --compiler-log: acelyzer's table, in its own row order. */
+static struct trex_view *ideal_categories_view(struct trex_ui_ctx *ctx)
+{
+	struct table_view *tv = table_view_new(sizeof(*tv), ctx, &categories_ops, &ideal_hooks);
+	struct trex_table t;
+	struct trex_error err;
+
+	if (!tv)
+		return NULL;
+	if (trex_ideal_categories_table(ctx->idx, ctx->ideal, ctx->core_mhz, &t, &err) != TREX_OK) {
+		trex_ui_message(ctx, "categories: %s", err.message);
+		table_view_free(&tv->base);
+		return NULL;
+	}
+	return table_view_show(tv, &t, "categories (--compiler-log ideal cycles)", NULL, false);
+}
+
 struct trex_view *trex_categories_view_new(struct trex_ui_ctx *ctx)
 {
-	struct table_view *tv = table_view_new(sizeof(*tv), ctx, &categories_ops, &categories_hooks);
+	struct table_view *tv;
 	struct trex_category_opts opts = {.set = ctx->catset, .bar = true};
 	struct trex_table t;
 	struct trex_error err;
 
+	if (ctx->ideal)
+		return ideal_categories_view(ctx);
+	tv = table_view_new(sizeof(*tv), ctx, &categories_ops, &categories_hooks);
 	if (!tv)
 		return NULL;
 	if (trex_categories_table(ctx->idx, &opts, &t, &err) != TREX_OK) {

@@ -21,9 +21,12 @@ Conventions shared with trex (include/trex/core/index.h):
   * pid/tid are compared as text: integers in decimal, strings as written;
   * a slice's ts includes the file's baseTimeNanoseconds; dur < 0 is clamped
     to 0; E closes the most recent open B of its (pid, tid) in file order;
-  * a kernel is an X event whose category is "kernel" or "Kernel" (Kineto),
-    or "gpu_op" (unitrace) unless it is a zeCommandListAppend* command
-    (memory copy/fill, barrier, ...);
+  * a kernel is a slice (X, or B/E pair) of kind kernel as trex(1) GPU WORK
+    says: category "kernel" or "Kernel" (Kineto), "gpu_op" (unitrace) unless
+    a zeCommandListAppend* or clEnqueue* memory command, "mtia_ccp_events"
+    except dma_* and event_*, no category and a name ending in " Cmpt Exec"
+    (acelyzer FLEX), or an unknown category on a device track (see
+    device_tracks);
   * phases are counted as trex's phase table: X B E i/I C M s t f b e n
     other.
 """
@@ -183,20 +186,122 @@ class Trace:
                            str(b.get("name", "")))] += 1
         return out, sum(len(s) for s in stacks.values())
 
-    def kernel_durations(self):
-        """{kernel name: [dur_ns, ...]} over the X kernel events."""
-        out = collections.defaultdict(list)
+    def slice_events(self):
+        """[(event, dur_ns)] of every slice: X events, and B events closed
+        by their E (the B holds the name and category)."""
+        stacks = collections.defaultdict(list)
+        out = []
         for e in self.events:
-            if isinstance(e, dict) and e.get("ph") == "X" and is_kernel(e):
-                out[str(e.get("name", ""))].append(max(to_ns(e.get("dur", 0)), 0))
+            if not isinstance(e, dict):
+                continue
+            if e.get("ph") == "X":
+                out.append((e, max(to_ns(e.get("dur", 0)), 0)))
+            elif e.get("ph") == "B":
+                stacks[self.key(e)].append(e)
+            elif e.get("ph") == "E" and stacks[self.key(e)]:
+                b = stacks[self.key(e)].pop()
+                out.append((b, max(to_ns(e.get("ts", 0)) - to_ns(b.get("ts", 0)), 0)))
+        return out
+
+    def kernel_durations(self):
+        """{kernel name: [dur_ns, ...]} over the kernel slices."""
+        out = collections.defaultdict(list)
+        slices = self.slice_events()
+        device = device_tracks(self.events, [e for e, _ in slices])
+        for e, dur in slices:
+            if work_kind(e, device) == "kernel":
+                out[str(e.get("name", ""))].append(dur)
         return out
 
 
+# ---- what an event is (trex(1) GPU WORK, written out again) -------------------
+
+CATEGORY_KIND = {
+    "kernel": "kernel", "Kernel": "kernel", "gpu_memcpy": "memcpy", "Memcpy": "memcpy",
+    "gpu_memset": "memset", "Memset": "memset", "gpu_user_annotation": "gpu annotation",
+    "cuda_sync": "gpu sync", "cuda_profiler_range": "gpu other", "cpu_op": "cpu op",
+    "Operator": "cpu op", "user_annotation": "annotation", "cuda_runtime": "runtime",
+    "cuda_driver": "runtime", "Runtime": "runtime", "xpu_runtime": "runtime",
+    "xpu_driver": "runtime", "mtia_runtime": "runtime", "privateuse1_runtime": "runtime",
+    "privateuse1_driver": "runtime", "python_function": "python",
+    "cpu_instant_event": "cpu instant", "overhead": "overhead"}
+GPU_KINDS = ("kernel", "memcpy", "memset", "gpu annotation", "gpu sync", "gpu other")
+DEVICE_WORDS = ("GPU", "AIU", "MTIA", "XPU", "HPU", "NPU", "TPU")
+
+
+def category_kind(cat, name):
+    """The kind of an event by its category and, for the three categories
+    that need it, its name."""
+    name = name if isinstance(name, str) else ""
+    if cat == "gpu_op":
+        if name.startswith("Tile #") and ": " in name:
+            name = name[name.index(": ") + 2:]
+        for prefix, kind in (("zeCommandListAppendMemoryCopy", "memcpy"),
+                             ("zeCommandListAppendMemoryFill", "memset"),
+                             ("zeCommandListAppend", "gpu other"),
+                             ("clEnqueueReadBuffer", "memcpy"), ("clEnqueueWriteBuffer", "memcpy"),
+                             ("clEnqueueCopyBuffer", "memcpy"), ("clEnqueueSVMMemcpy", "memcpy"),
+                             ("clEnqueueFillBuffer", "memset"), ("clEnqueueSVMMemFill", "memset")):
+            if name.startswith(prefix):
+                return kind
+        return "kernel"
+    if cat == "mtia_ccp_events":
+        if name.startswith("dma_"):
+            return "memcpy"
+        if name == "event_wait":
+            return "gpu sync"
+        return "gpu other" if name.startswith("event_") else "kernel"
+    if cat in (None, ""):
+        for suffix, kind in ((" Cmpt Exec", "kernel"), (" Cmpt Prep", "gpu other"),
+                             (" DmaI", "memcpy"), (" DmaO", "memcpy")):
+            if name.endswith(suffix):
+                return kind
+        return "other"
+    return CATEGORY_KIND.get(cat, "other") if isinstance(cat, str) else "other"
+
+
+def device_tracks(events, slices):
+    """(pid, tid) keys of the device tracks: those holding a slice of a GPU
+    kind, those of a process labelled "GPU...", and every track of a process
+    whose name or labels start with a device word."""
+    names = collections.defaultdict(list)
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "M" and isinstance(e.get("args"), dict):
+            if e.get("name") in ("process_name", "process_labels"):
+                v = e["args"].get("name" if e["name"] == "process_name" else "labels")
+                if isinstance(v, str):
+                    names[id_text(e.get("pid"))].append((e["name"], v))
+
+    def device_pid(pid):
+        for key, v in names.get(pid, ()):
+            if key == "process_labels" and v.startswith("GPU"):
+                return True
+            for w in DEVICE_WORDS:
+                if v.startswith(w) and not v[len(w):len(w) + 1].isalpha():
+                    return True
+        return False
+
+    out = set()
+    for e in slices:
+        key = (id_text(e.get("pid")), id_text(e.get("tid")))
+        if category_kind(e.get("cat"), e.get("name")) in GPU_KINDS or device_pid(key[0]):
+            out.add(key)
+    return out
+
+
+def work_kind(e, device):
+    """The kind of a slice event; device: device_tracks()."""
+    kind = category_kind(e.get("cat"), e.get("name"))
+    key = (id_text(e.get("pid")), id_text(e.get("tid")))
+    if kind == "other" and e.get("cat") not in (None, "") and key in device:
+        return "kernel"
+    return kind
+
+
 def is_kernel(e):
-    cat = e.get("cat")
-    if cat in KERNEL_CATS:
-        return True
-    return cat == "gpu_op" and not str(e.get("name", "")).startswith("zeCommandListAppend")
+    """Is the event a kernel by its category and name (without the device
+    track rule, which needs the whole trace: device_tracks)?"""
+    return category_kind(e.get("cat"), e.get("name")) == "kernel"
 
 
 # ---- running trex ----------------------------------------------------------------

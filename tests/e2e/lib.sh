@@ -124,15 +124,37 @@ have_corpus() {
 	[ -n "${TREX_CORPUS:-}" ] && [ -d "$TREX_CORPUS/kineto" ]
 }
 
-# run_py SUBCOMMAND ARGS...: runs expected.py and reports its PASS/FAIL
-# lines as TAP; a crash of expected.py itself is a failure too.
-run_py() {
-	TEST_TMP=$TEST_TMP "$PYTHON3" "$EXPECTED_PY" "$@" >"$TEST_TMP/py.out" 2>"$TEST_TMP/py.err"
+# run_checker SCRIPT SUBCOMMAND ARGS...: runs a Python checker and reports
+# its PASS/FAIL lines as TAP; a crash of the checker itself is a failure too.
+run_checker() {
+	script=$1
+	shift
+	TEST_TMP=$TEST_TMP TREX=$TREX "$PYTHON3" "$script" "$@" >"$TEST_TMP/py.out" \
+		2>"$TEST_TMP/py.err"
 	py_rc=$?
 	tap_from_stream <"$TEST_TMP/py.out"
 	if [ "$py_rc" -ne 0 ] && ! grep -q '^FAIL ' "$TEST_TMP/py.out"; then
-		not_ok "expected.py $1 ran (exit $py_rc)"
+		not_ok "${script##*/} $1 ran (exit $py_rc)"
 		diag_file "$TEST_TMP/py.err" 30
+	fi
+}
+
+# run_py SUBCOMMAND ARGS...: expected.py's checks as TAP.
+run_py() {
+	run_checker "$EXPECTED_PY" "$@"
+}
+
+# expect_usage LABEL ARGS...: trex exits 1 with one message line.
+expect_usage() {
+	label=$1
+	shift
+	run_trex usage "$@"
+	if [ "$(rc_of usage)" -eq 1 ] && grep -q '^trex: ' "$TEST_TMP/usage.err"; then
+		ok "usage error: $label"
+	else
+		not_ok "usage error: $label"
+		diag "exit $(rc_of usage)"
+		diag_file "$TEST_TMP/usage.err"
 	fi
 }
 

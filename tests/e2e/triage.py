@@ -31,15 +31,18 @@ import sys
 # µs -> ns conversion live in expected.py.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from expected import NotExact as Inexact  # noqa: E402
-from expected import decoded_bytes, events_of, parse_doc  # noqa: E402
+from expected import category_kind, decoded_bytes, device_tracks  # noqa: E402
+from expected import events_of, parse_doc, work_kind  # noqa: E402
 from expected import to_ns as ns  # noqa: E402
 
 D = decimal.Decimal
 TREX = os.environ.get("TREX", "trex")
-KERNEL_CATS = {"kernel", "Kernel"}
-MEMORY_CATS = {"gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
-RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime"}
-CPU_OP_CATS = {"cpu_op", "Operator"}
+# Event kinds as trex(1) GPU WORK names them (expected.work_kind).
+KERNEL_CATS = {"kernel"}
+MEMORY_CATS = {"memcpy", "memset"}
+RUNTIME_CATS = {"runtime"}
+CPU_OP_CATS = {"cpu op"}
+GPU_SYNC = {"gpu sync"}
 
 
 class Report:
@@ -148,15 +151,27 @@ def device_label(run, pid, nfiles):
     return name if nfiles == 1 else "%s %s" % (run.label, name)
 
 
-def x_events(events, cats):
-    """(name, pid, tid, ts_ns, dur_ns, args) of the X events of cats."""
-    out = []
-    for e in events:
-        if e.get("ph") == "X" and e.get("cat") in cats:
-            args = e.get("args") if isinstance(e.get("args"), dict) else {}
-            out.append((str(e.get("name", "")), str(e.get("pid")), str(e.get("tid")),
-                        ns(e.get("ts", 0)), max(ns(e.get("dur", 0)), 0), args))
-    return out
+def x_tuple(e):
+    args = e.get("args") if isinstance(e.get("args"), dict) else {}
+    return (str(e.get("name", "")), str(e.get("pid")), str(e.get("tid")),
+            ns(e.get("ts", 0)), max(ns(e.get("dur", 0)), 0), args)
+
+
+_kinds = [None, None]  # the trace last asked about (kept alive) and its kinds
+
+
+def x_kinds(events):
+    """[(event, kind)] of the X events (expected.work_kind), once per trace."""
+    if _kinds[0] is not events:
+        xs = [e for e in events if e.get("ph") == "X"]
+        device = device_tracks(events, xs)
+        _kinds[:] = [events, [(e, work_kind(e, device)) for e in xs]]
+    return _kinds[1]
+
+
+def x_events(events, kinds):
+    """(name, pid, tid, ts_ns, dur_ns, args) of the X events of those kinds."""
+    return [x_tuple(e) for e, k in x_kinds(events) if k in kinds]
 
 
 def nearest_rank(sorted_vals, p):
@@ -373,10 +388,114 @@ def cmd_shape(paths):
 
 # ---- categories ------------------------------------------------------------------------
 
-# The built-in rules as the man page lists them (first match wins).
+# The communication rules as trex(1) COMMUNICATION lists them, in order:
+# (id, what they look at, pattern).
+COMM_RULES = [
+    ("rccl", "name", r"(?i)rccl"),
+    ("msccl", "name", r"(?i)msccl"),
+    ("nccl", "name", r"(?i)nccl"),
+    ("oneccl", "name", r"(?i)oneccl|\bccl::|^ccl_|^(allreduce|alltoallv|reduce_read_write|"
+                       r"local_reduce|(read_)?write_monolithic|reduce_monolithic)_kernel_|"
+                       r"^reduce_(single_)?local_(inplace|outofplace)_kernel_"),
+    ("hccl", "name", r"(?i)hccl|^hcom"),
+    ("deepep", "name", r"deep_ep::|dpsk::ep::"),
+    ("pplx", "name", r"pplx::|^(void )?(\(anonymous namespace\)::)?(dispatch|combine)Kernel<"),
+    ("nvshmem", "name", r"(?i)nvshmem"),
+    ("custom-allreduce", "name",
+     r"cross_device_reduce|multimem_|(one|two)_shot_all_reduce|(?i:custom_?all_?reduce)"),
+    ("aiu", "name", r"HCOLL|Rdma(Send|Recv|Receive)|\[sync="),
+    ("collective-name", "name", r"(?i)allreduce|all_reduce|allgather|all_gather|reducescatter|"
+                                r"reduce_scatter|alltoall|all_to_all|sendrecv|send_recv"),
+    ("c10d-op", "op", r"^(_?c10d_functional|c10d|symm_mem)::"),
+    ("process-group-op", "op", r"^(nccl|gloo|xccl|hccl|ucc|mpi):"),
+    ("record-param-comms-op", "op", r"^record_param_comms$"),
+    ("library-op", "op", r"^(oneccl_bindings_for_pytorch|pplx_kernels|_C_custom_ar)::|"
+                         r"^vllm::(all_reduce|all_gather|reduce_scatter|all_to_all)"),
+    ("collective-arg", "arg", "Collective name"),
+    ("collgroup-arg", "arg", "CollGroup"),
+]
+
+
+def first_rule(by, name):
+    import re
+    for rid, b, pattern in COMM_RULES:
+        if b == by and re.search(pattern, name):
+            return rid
+    return None
+
+
+def int_arg(args, key):
+    v = args.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+class Comm:
+    """The communication rule of each piece of device work: its name, then
+    the CPU slices enclosing its launch (same correlation id; without one,
+    the cpu_op sharing its External id), innermost first, then for work
+    launched by nothing its args' top-level keys."""
+
+    def __init__(self, events):
+        xs = x_kinds(events)
+        self.launch = {}
+        self.ext_op = {}
+        for e, k in xs:
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            if k == "runtime" and int_arg(args, "correlation") is not None:
+                self.launch.setdefault(int_arg(args, "correlation"), e)
+            if k == "cpu op" and int_arg(args, "External id") is not None:
+                self.ext_op.setdefault(int_arg(args, "External id"), e)
+        self.parent = self.parents([e for e, k in xs])
+
+    @staticmethod
+    def parents(xs):
+        """{id(event): enclosing event} per thread by time containment."""
+        threads = collections.defaultdict(list)
+        for e in xs:
+            threads[(str(e.get("pid")), str(e.get("tid")))].append(e)
+        out = {}
+        for evs in threads.values():
+            stack = []
+            for e in sorted(evs, key=lambda e: (ns(e.get("ts", 0)), -ns(e.get("dur", 0)))):
+                ts = ns(e.get("ts", 0))
+                while stack and ns(stack[-1].get("ts", 0)) + max(ns(stack[-1].get("dur", 0)), 0) < ts:
+                    stack.pop()
+                out[id(e)] = stack[-1] if stack else None
+                stack.append(e)
+        return out
+
+    def rule(self, e):
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        r = first_rule("name", str(e.get("name", "")))
+        if r:
+            return r
+        c = int_arg(args, "correlation")
+        start = self.launch.get(c) if c is not None else None
+        if start is None and int_arg(args, "External id") is not None:
+            start = self.ext_op.get(int_arg(args, "External id"))
+        while start is not None:
+            r = first_rule("op", str(start.get("name", "")))
+            if r:
+                return r
+            start = self.parent.get(id(start))
+        if c is not None and c in self.launch or int_arg(args, "External id") in self.ext_op:
+            return None
+        for rid, b, key in COMM_RULES:
+            if b == "arg" and key in args:
+                return rid
+        return None
+
+
+def work_items(events):
+    """[(x tuple, kind, communication rule or None)] of the device work."""
+    comm = Comm(events)
+    return [(x_tuple(e), k, comm.rule(e)) for e, k in x_kinds(events)
+            if k in KERNEL_CATS | MEMORY_CATS]
+
+
+# The built-in rules as the man page lists them (first match wins); the
+# communication rules decide collective before them.
 BUILTIN = [
-    ("collective", r"nccl|rccl|oneccl|ccl::|allreduce|all_reduce|allgather|all_gather|"
-                   r"reducescatter|reduce_scatter|alltoall|all_to_all|sendrecv"),
     ("memcpy", r"memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer"),
     ("memset", r"memset|memoryfill|fillbuffer|memfill"),
     ("attention", r"flash|fmha|attention|attn|sdpa|mha_"),
@@ -392,8 +511,10 @@ BUILTIN = [
 ]
 
 
-def builtin_category(name):
+def builtin_category(name, comm):
     import re
+    if comm:
+        return "collective"
     for cat, rx in BUILTIN:
         if re.search(rx, name, re.IGNORECASE):
             return cat
@@ -405,18 +526,22 @@ def cmd_categories(paths):
     for path in paths:
         try:
             events, _ = load(path)
-            work = x_events(events, KERNEL_CATS | MEMORY_CATS)
+            items = work_items(events)
         except Inexact as e:
             rep.skip("%s: categories" % short(path), str(e))
             continue
-        want = {cat: [0, 0] for cat, _ in BUILTIN}
+        want = {cat: [0, 0] for cat in ["collective"] + [c for c, _ in BUILTIN]}
         want["uncategorized"] = [0, 0]
         devices = collections.defaultdict(int)
-        for w in work:
-            acc = want[builtin_category(w[0])]
-            acc[0] += w[4]
-            acc[1] += 1
+        rules = collections.defaultdict(collections.Counter)
+        for w, _, comm in items:
+            cat = builtin_category(w[0], comm)
+            want[cat][0] += w[4]
+            want[cat][1] += 1
             devices[w[1]] += w[4]
+            rules[cat][comm or (cat + " regex" if cat != "uncategorized" else "")] += w[4]
+        if not items:
+            want = {}
         rows = trex_table("categories", path)
         run = runs_of([path])[0]
         keys = ["%s_%s_ns" % (run.key, run.device(pid)[1]) for pid in devices]
@@ -425,7 +550,13 @@ def cmd_categories(paths):
                   " ".join(keys)), ["got %s" % cols])
         got = {r["category"]: [int(r["total_ns"]), r["calls"]] for r in rows}
         rep.check(want == got, "%s: time and calls of the %d built-in categories (%d events)"
-                  % (short(path), len(want), len(work)), diff(want, got))
+                  % (short(path), len(want), len(items)), diff(want, got))
+        got_rules = {r["category"]: set(filter(None, r["rules"].split(", "))) for r in rows}
+        want_rules = {c: set(filter(None, v)) for c, v in rules.items()}
+        want_rules.update({c: set() for c in want if c not in want_rules})
+        rep.check(want_rules == got_rules, "%s: the rules column names the rules that decided "
+                  "each category (%s)" % (short(path), ", ".join(sorted(
+                      r for v in want_rules.values() for r in v))), diff(want_rules, got_rules))
         total = sum(v[0] for v in want.values())
         shares = sum(D(r["share_pct"]) for r in rows)
         dev_got = collections.Counter()
@@ -560,9 +691,8 @@ def idle_split(every, items, launches, gpu_sync, call_sync):
 
 
 def expected_gpu_time(events):
-    work = [(w, "memory") for w in x_events(events, MEMORY_CATS)]
-    for k in x_events(events, KERNEL_CATS):
-        work.append((k, "comm" if builtin_category(k[0]) == "collective" else "compute"))
+    work = [(w, "comm" if comm else "compute" if k == "kernel" else "memory")
+            for w, k, comm in work_items(events)]
     launches = {}
     for r in x_events(events, RUNTIME_CATS):
         c = r[5].get("correlation")
@@ -572,7 +702,7 @@ def expected_gpu_time(events):
     for w, cls in work:
         devices[w[1]].append((w, cls))
     gpu_sync = collections.defaultdict(list)
-    for e in x_events(events, {"cuda_sync"}):
+    for e in x_events(events, GPU_SYNC):
         gpu_sync[e[1]].append((e[3], e[3] + e[4]))
     call_sync = [(r[3], r[3] + r[4]) for r in x_events(events, RUNTIME_CATS)
                  if r[0] in SYNC_CALLS]

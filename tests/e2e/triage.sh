@@ -14,27 +14,7 @@ TRIAGE_PY=$E2E_DIR/triage.py
 
 # run_triage SUBCOMMAND ARGS...: triage.py's PASS/FAIL lines as TAP.
 run_triage() {
-	TREX=$TREX "$PYTHON3" "$TRIAGE_PY" "$@" >"$TEST_TMP/triage.out" 2>"$TEST_TMP/triage.err"
-	py_rc=$?
-	tap_from_stream <"$TEST_TMP/triage.out"
-	if [ "$py_rc" -ne 0 ] && ! grep -q '^FAIL ' "$TEST_TMP/triage.out"; then
-		not_ok "triage.py $1 ran (exit $py_rc)"
-		diag_file "$TEST_TMP/triage.err" 30
-	fi
-}
-
-# expect_usage LABEL ARGS...: trex exits 1 with one message line.
-expect_usage() {
-	label=$1
-	shift
-	run_trex usage "$@"
-	if [ "$(rc_of usage)" -eq 1 ] && grep -q '^trex: ' "$TEST_TMP/usage.err"; then
-		ok "usage error: $label"
-	else
-		not_ok "usage error: $label"
-		diag "exit $(rc_of usage)"
-		diag_file "$TEST_TMP/usage.err"
-	fi
+	run_checker "$TRIAGE_PY" "$@"
 }
 
 # ---- options ----------------------------------------------------------------------

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bounded fuzz run of tests/fuzz/fuzz_json.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c and fuzz_classify.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -7,7 +7,10 @@
 # from the core sources listed in Makefile.am (libtrex_core_a_SOURCES) and
 # BUILDDIR/config.h, seeds it from every JSON and gzip file of the shared
 # corpus and tests/data (gzip files also decompressed; seeds cut to the
-# maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds.
+# maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds;
+# then fuzz_classify.c (compiler logs and traces through the device-work
+# analyses), seeded with the same files and the corpus' .txt and .log
+# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -54,7 +57,7 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
 : >"$work/build.log"
 objects=
 pids=
-for s in $sources tests/fuzz/fuzz_json.c; do
+for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
@@ -66,11 +69,17 @@ for s in $sources tests/fuzz/fuzz_json.c; do
 	fi
 done
 for p in $pids; do wait "$p" || build_failed=1; done
-if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $objects $libs \
-	-o "$work/fuzz_json" >>"$work/build.log" 2>&1; then
-	cat "$work/build.log"
-	fail "cannot build the fuzz target"
-fi
+core_objects=
+for o in $objects; do
+	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
+done
+for target in fuzz_json fuzz_classify; do
+	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
+		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
+		cat "$work/build.log"
+		fail "cannot build the fuzz target $target"
+	fi
+done
 set +f
 
 # ---- seeds ---------------------------------------------------------------
@@ -90,25 +99,38 @@ for dir in "$srcdir/tests/data" "$corpus"; do
 		add_seed "$f"
 	done <"$work/seed-files"
 done
+[ -d "$corpus/acelyzer" ] && for f in "$corpus"/acelyzer/*.txt "$corpus"/acelyzer/*.log; do
+	[ -f "$f" ] && add_seed "$f"
+done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
-# ---- run -----------------------------------------------------------------
-echo "fuzz: $n seeds, ${seconds}s, max_len $max_len"
-rm -f "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*
-set +e
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-	"$work/fuzz_json" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
-	-rss_limit_mb=2048 -dict="$srcdir/tests/fuzz/json.dict" -artifact_prefix="$work/" \
-	-print_final_stats=1 "$work/corpus" "$work/seeds" >"$work/fuzz.log" 2>&1 </dev/null
-rc=$?
-set -e
-runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$work/fuzz.log")
-if [ "$rc" -ne 0 ]; then
-	tail -n 60 "$work/fuzz.log"
-	for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
-		[ -e "$a" ] && echo "fuzz: artifact: $a"
-	done
-	fail "fuzzer exited with $rc (log: $work/fuzz.log)"
-fi
-echo "fuzz: PASS: ${runs:-?}, no crash, leak or sanitizer report"
+# ---- run ---------------------------------------------------------------
+# fuzz TARGET SECONDS DICT CORPUS...: runs one target over the corpus
+# directories (new inputs go to the first); fails on any finding.
+fuzz() {
+	target=$1 secs=$2 dict=$3
+	shift 3
+	mkdir -p "$1"
+	echo "fuzz: $target: $n seeds, ${secs}s, max_len $max_len"
+	rm -f "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*
+	set +e
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+		"$work/$target" -max_total_time="$secs" -max_len="$max_len" -timeout=20 \
+		-rss_limit_mb=2048 ${dict:+-dict="$dict"} -artifact_prefix="$work/" \
+		-print_final_stats=1 "$@" >"$work/$target.log" 2>&1 </dev/null
+	rc=$?
+	set -e
+	runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$work/$target.log")
+	if [ "$rc" -ne 0 ]; then
+		tail -n 60 "$work/$target.log"
+		for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+			[ -e "$a" ] && echo "fuzz: artifact: $a"
+		done
+		fail "$target exited with $rc (log: $work/$target.log)"
+	fi
+	echo "fuzz: $target: PASS: ${runs:-?}, no crash, leak or sanitizer report"
+}
+
+fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
+fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"

@@ -69,6 +69,12 @@ Test(categories, builtin_rules)
 	assert_cat(cs, "void at::native::vectorized_elementwise_kernel<4>", "elementwise");
 	assert_cat(cs, "void at::native::indexSelectLargeIndex<float>", "other");
 	assert_cat(cs, "my_custom_thing", NULL);
+	/* the communication NAME rules decide collective (analysis/work.h) */
+	assert_cat(cs, "dpsk::ep::internode::combine", "collective");
+	assert_cat(cs, "hcom_allReduce__428_0_1", "collective");
+	assert_cat(cs, "void combineKernel<__nv_bfloat16, float, 10ul, true, true>(float*)",
+	           "collective");
+	cr_assert(trex_catset_comm_decides(cs));
 	trex_catset_free(cs);
 }
 
@@ -213,13 +219,14 @@ Test(categories, table_sums_time_calls_and_devices)
 	size_t g, u, m;
 
 	cr_assert_eq(trex_categories_table(idx, &o, &t, &err), TREX_OK);
-	/* total, share, calls, 2 devices, bar, category */
-	cr_assert_eq(t.ncols, 7);
+	/* total, share, calls, 2 devices, bar, rules, category */
+	cr_assert_eq(t.ncols, 8);
 	cr_assert_str_eq(t.cols[3].key, "rank0_gpu0_ns");
 	cr_assert_str_eq(t.cols[3].title, "GPU 0");
 	cr_assert_str_eq(t.cols[4].key, "rank0_gpu1_ns");
 	cr_assert_str_eq(t.cols[5].key, "bar");
-	cr_assert_str_eq(t.cols[6].key, "category");
+	cr_assert_str_eq(t.cols[6].key, "rules");
+	cr_assert_str_eq(t.cols[7].key, "category");
 	g = row_of(&t, "gemm");
 	cr_assert_eq(g, 0);
 	cr_assert_eq(trex_table_cell(&t, g, 0)->number, 130);
@@ -228,14 +235,18 @@ Test(categories, table_sums_time_calls_and_devices)
 	cr_assert_eq(trex_table_cell(&t, g, 3)->number, 120);
 	cr_assert_eq(trex_table_cell(&t, g, 4)->number, 10);
 	cr_assert_str_eq(trex_table_cell(&t, g, 5)->text, "############"); /* 61.9 % */
+	cr_assert_str_eq(trex_table_cell(&t, g, 6)->text, "gemm regex");
 	m = row_of(&t, "memcpy");
 	cr_assert_eq(trex_table_cell(&t, m, 0)->number, 50);
+	cr_assert_str_eq(trex_table_cell(&t, m, 6)->text, "memcpy regex");
 	u = row_of(&t, "uncategorized");
 	cr_assert_eq(trex_table_cell(&t, u, 0)->number, 30);
 	cr_assert_eq(trex_table_cell(&t, u, 4)->number, 30);
+	cr_assert_str_eq(trex_table_cell(&t, u, 6)->text, "");
 	/* every built-in category has a row, the empty ones last by name */
 	cr_assert_eq(t.nrows, 12);
-	cr_assert_str_eq(trex_table_cell(&t, 3, 6)->text, "attention");
+	cr_assert_str_eq(trex_table_cell(&t, 3, 7)->text, "attention");
+	cr_assert_str_eq(trex_table_cell(&t, 3, 6)->text, "");
 	cr_assert_eq(trex_table_cell(&t, 3, 0)->number, 0);
 	trex_table_free(&t);
 	trex_index_free(idx);
@@ -253,10 +264,81 @@ Test(categories, a_schema_category_named_uncategorized_is_one_row)
 
 	cr_assert_eq(trex_categories_table(idx, &o, &t, &err), TREX_OK);
 	cr_assert_eq(t.nrows, 1);
-	cr_assert_eq(t.ncols, 5);
+	cr_assert_eq(t.ncols, 6);
+	cr_assert_str_eq(trex_table_cell(&t, 0, 4)->text, "line 1");
 	cr_assert_eq(trex_table_cell(&t, 0, 0)->number, 12);
 	cr_assert_eq(trex_table_cell(&t, 0, 2)->count, 2);
 	trex_table_free(&t);
 	trex_catset_free(cs);
+	trex_index_free(idx);
+}
+
+/* DeepEP kernels were uncategorized (issue 10); a kernel launched under
+ * c10d::allreduce_ is collective whatever its name, and the rules column
+ * and the explain table say which rule decided. */
+Test(categories, communication_rules_decide_collective)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = fixture_file("t.json");
+	const struct fixture_slice ev[] = {
+	    {"1", "1", "cpu_op", "c10d::allreduce_", 0, 100, 0, 0, NULL},
+	    {"1", "1", "cuda_runtime", "cudaLaunchKernel", 10, 5, 4, 0, NULL},
+	    {"0", "7", "kernel", "dpsk::ep::internode::combine", 0, 40, 0, 0, NULL},
+	    {"0", "7", "kernel", "dpsk::ep::internode::dispatch", 50, 60, 0, 0, NULL},
+	    {"0", "7", "kernel", "my_ring", 200, 25, 4, 0, NULL},
+	    {"0", "7", "kernel", "sgemm", 300, 10, 0, 0, NULL},
+	};
+	struct trex_index *idx;
+	struct trex_table t;
+	struct trex_error err;
+	size_t r;
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fixture_add(b, &file, &ev[i]);
+	idx = fixture_build(&file, &b, 1);
+	cr_assert_eq(trex_categories_table(idx, NULL, &t, &err), TREX_OK);
+	r = row_of(&t, "collective");
+	cr_assert_eq(r, 0);
+	cr_assert_eq(trex_table_cell(&t, r, 0)->number, 125);
+	cr_assert_eq(trex_table_cell(&t, r, 2)->count, 3);
+	cr_assert_str_eq(trex_table_cell(&t, r, t.ncols - 2)->text, "deepep, c10d-op");
+	cr_assert_eq(trex_table_cell(&t, row_of(&t, "uncategorized"), 0)->number, 0);
+	trex_table_free(&t);
+
+	cr_assert_eq(trex_categories_explain_table(idx, NULL, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(t.cols[3].key, "category");
+	cr_assert_str_eq(t.cols[6].key, "example");
+	cr_assert_eq(trex_table_cell(&t, 0, 0)->number, 100);
+	cr_assert_str_eq(trex_table_cell(&t, 0, 3)->text, "collective");
+	cr_assert_str_eq(trex_table_cell(&t, 0, 4)->text, "name");
+	cr_assert_str_eq(trex_table_cell(&t, 0, 5)->text, "deepep");
+	cr_assert_str_eq(trex_table_cell(&t, 0, 6)->text, "dpsk::ep::internode::dispatch");
+	cr_assert_str_eq(trex_table_cell(&t, 1, 4)->text, "op");
+	cr_assert_str_eq(trex_table_cell(&t, 1, 5)->text, "c10d-op");
+	cr_assert_str_eq(trex_table_cell(&t, 1, 6)->text, "my_ring");
+	cr_assert_eq(trex_table_cell(&t, 1, 2)->count, 1);
+	cr_assert_str_eq(trex_table_cell(&t, 2, 5)->text, "gemm regex");
+	trex_table_free(&t);
+	trex_index_free(idx);
+}
+
+Test(categories, no_device_work_no_rows_and_a_note)
+{
+	const struct gev ev[] = {{"1", "cpu_op", "aten::mm", 0, 5}, {"1", "cpu_op", "aten::add", 9, 1}};
+	struct trex_index *idx = index_of(ev, 2);
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_categories_table(idx, NULL, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 0);
+	cr_assert_str_eq(t.cols[t.ncols - 1].key, "category");
+	cr_assert_str_eq(t.note, "no GPU work: this trace has only CPU events (categories cpu_op)");
+	trex_table_free(&t);
+	cr_assert_null(t.note);
+	cr_assert_eq(trex_categories_explain_table(idx, NULL, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 0);
+	cr_assert_not_null(t.note);
+	trex_table_free(&t);
 	trex_index_free(idx);
 }

@@ -17,6 +17,8 @@ Test(kind, kineto_categories)
 	cr_assert_eq(trex_kind_of("cpu_op", "aten::mm"), TREX_KIND_CPU_OP);
 	cr_assert_eq(trex_kind_of("gpu_user_annotation", "## forward ##"), TREX_KIND_GPU_ANNOTATION);
 	cr_assert_eq(trex_kind_of("cuda_sync", "Stream Sync"), TREX_KIND_GPU_SYNC);
+	cr_assert_eq(trex_kind_of("cuda_profiler_range", "void gemm<float>()"),
+		     TREX_KIND_GPU_OTHER, "CUPTI range-profiler ranges are not kernel times");
 }
 
 Test(kind, legacy_2021_categories)
@@ -46,10 +48,45 @@ Test(kind, unitrace_gpu_op_by_name)
 	cr_assert_eq(trex_kind_of("gpu_op", NULL), TREX_KIND_KERNEL);
 }
 
+/* The six event names of corpus kineto/hta_mtia_inference on its
+ * mtia_ccp_events device streams. */
+Test(kind, mtia_device_events_by_name)
+{
+	cr_assert(trex_kind_needs_name("mtia_ccp_events"));
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "pe_exe"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "merge"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "remote"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "dma_request"), TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "event_wait"), TREX_KIND_GPU_SYNC);
+	cr_assert_eq(trex_kind_of("mtia_ccp_events", "event_record"), TREX_KIND_GPU_OTHER);
+	cr_assert_eq(trex_kind_of("mtia_runtime", "enqueueCommand memcpyHtoDAsync"),
+		     TREX_KIND_RUNTIME);
+}
+
+/* acelyzer FLEX events have no category (corpus acelyzer/allreduce_tp4.json,
+ * sample_flex_3062_job_4.json): the name's last words decide. */
+Test(kind, acelyzer_flex_events_by_name)
+{
+	cr_assert(trex_kind_needs_name(""));
+	cr_assert_eq(trex_kind_of("", "convolution_1 Cmpt Exec"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("", "AllReduce_all_reduce_4_Add_1 Cmpt Exec"), TREX_KIND_KERNEL);
+	cr_assert_eq(trex_kind_of("", "add_11 Cmpt Prep"), TREX_KIND_GPU_OTHER);
+	cr_assert_eq(trex_kind_of("", "SenRdmaSend_82227 [sync=AllReduce_all_reduce_4_s0_r1_0] DmaO"),
+		     TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("", "SenRdmaReceive_82239 [524288B] [sync=x] DmaI"),
+		     TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("", "Flex RoundTrip"), TREX_KIND_OTHER);
+	cr_assert_eq(trex_kind_of("", "Execute Graph"), TREX_KIND_OTHER);
+	cr_assert_eq(trex_kind_of("", "Cmpt Exec"), TREX_KIND_OTHER, "the suffix has its space");
+	cr_assert_eq(trex_kind_of("", NULL), TREX_KIND_OTHER);
+	cr_assert_eq(trex_kind_of("CatA", "x Cmpt Exec"), TREX_KIND_OTHER, "only without a category");
+}
+
 Test(kind, unknown_and_null)
 {
 	cr_assert_eq(trex_kind_of(NULL, "x"), TREX_KIND_OTHER);
 	cr_assert_eq(trex_kind_of("", "x"), TREX_KIND_OTHER);
+	cr_assert_not(trex_kind_needs_name(NULL));
 	cr_assert_eq(trex_kind_of("KERNEL", "x"), TREX_KIND_OTHER, "categories are case-sensitive");
 	cr_assert_eq(trex_kind_of("CatA", "x"), TREX_KIND_OTHER);
 }
@@ -93,7 +130,12 @@ Test(kind, man_page_lists_every_rule)
 		cr_assert_not_null(memmem(section, len, needle, strlen(needle)),
 				   "category %s is not in GPU WORK", name);
 	}
-	for (size_t i = 0; trex_kind_name_rule(i, &name, &kind); i++)
-		cr_assert_not_null(memmem(section, len, name, strlen(name)),
-				   "gpu_op prefix %s is not in GPU WORK", name);
+	struct trex_kind_name_rule r;
+	for (size_t i = 0; trex_kind_name_rule(i, &r); i++) {
+		cr_assert_not_null(memmem(section, len, r.text, strlen(r.text)),
+				   "%s name rule '%s' is not in GPU WORK", r.cat, r.text);
+		if (*r.cat)
+			cr_assert_not_null(memmem(section, len, r.cat, strlen(r.cat)),
+					   "category %s is not in GPU WORK", r.cat);
+	}
 }

@@ -13,11 +13,11 @@
 #include "trex/core/status.h"
 
 /* X(ID, "category", "PCRE2 regex"): the built-in rules, tried in order
- * against the kernel name (first match wins). */
+ * against the kernel name (first match wins). An empty regex stands for
+ * the communication rules of analysis/work.h: by name in
+ * trex_catset_match, by name, launching op and args in the tables. */
 #define TREX_CATEGORY_BUILTIN_INFO(X)                                                          \
-	X(COLLECTIVE, "collective",                                                            \
-	  "(?i)nccl|rccl|oneccl|ccl::|allreduce|all_reduce|allgather|all_gather|"              \
-	  "reducescatter|reduce_scatter|alltoall|all_to_all|sendrecv")                         \
+	X(COLLECTIVE, "collective", "")                                                        \
 	X(MEMCPY, "memcpy",                                                                    \
 	  "(?i)memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer")                     \
 	X(MEMSET, "memset", "(?i)memset|memoryfill|fillbuffer|memfill")                        \
@@ -37,6 +37,8 @@
 
 /* What kernels no rule matches are counted as (always a row). */
 #define TREX_CATEGORY_NONE "uncategorized"
+/* The built-in category of communication (trex_catset_comm_decides). */
+#define TREX_CATEGORY_COMM "collective"
 
 struct trex_catset; /* opaque, immutable once made */
 
@@ -63,6 +65,9 @@ enum trex_status trex_catset_parse(const char *path, const char *text, size_t le
 
 /* The category of a kernel name, or NULL when no rule matches. */
 const char *trex_catset_match(const struct trex_catset *cs, const char *name);
+/* Does the communication rule set (trex_work_comm) decide the set's
+ * "collective" category? True for the built-in set only. */
+bool trex_catset_comm_decides(const struct trex_catset *cs);
 void trex_catset_free(struct trex_catset *cs);
 
 struct trex_category_opts {
@@ -70,13 +75,33 @@ struct trex_category_opts {
 	bool bar;                      /* add the text "bar" column */
 };
 
-/* One row per category of the set, plus "uncategorized", over every GPU
- * kernel, memcpy and memset (by total descending, ties by name):
+/* One row per category of the set, plus "uncategorized", over every piece
+ * of device work (trex_work_is_device: kernels, memcpy and memset, by
+ * total descending, ties by name):
  *   total_ns, share_pct (of all their time), calls,
  *   rank<R>_<DEVICE>_ns per GPU device that ran any (DEVICE = the pid text),
- *   [bar: '#' per 5 %, rounded], category. */
+ *   [bar: '#' per 5 %, rounded], rules, category.
+ * A slice's category: with the built-in set, "collective" when a
+ * communication rule matches it (trex_work_comm), else the first built-in
+ * regex matching its name; with a set of rules, its name's rule.
+ * rules names the rules that decided the category's work, by time
+ * (descending): a communication rule's id ("nccl", "c10d-op",
+ * "collective-arg"), "<category> regex", an INI tag ("starts with Gemm")
+ * or a rules file line ("line 3").
+ * Without any device work the table has no row and t->note says why
+ * (trex_work_empty_reason). */
 enum trex_status trex_categories_table(const struct trex_index *idx,
 				       const struct trex_category_opts *opts,
 				       struct trex_table *t, struct trex_error *err);
+
+/* One row per rule that decided any device work, by time (descending):
+ *   total_ns, share_pct, calls, category, on (what the rule looked at:
+ *   "name", "op" or "arg"; "" for uncategorized work), rule (as in the
+ *   rules column, "" for uncategorized work), example (the name of the
+ *   rule's longest slice, the earliest id of equals).
+ * Empty as trex_categories_table is, with the same note. */
+enum trex_status trex_categories_explain_table(const struct trex_index *idx,
+					       const struct trex_category_opts *opts,
+					       struct trex_table *t, struct trex_error *err);
 
 #endif

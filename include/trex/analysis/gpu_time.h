@@ -9,9 +9,11 @@
 #include "trex/core/status.h"
 
 /* One row per GPU device (process with kernels, copies or sets) of each
- * rank, in display order. GPU work = kernels, memcpy and memset; its
- * class is memory (memcpy, memset), communication (a kernel in the
- * built-in "collective" category) or compute (every other kernel).
+ * rank, in display order. GPU work = device work (trex_work_is_device:
+ * kernels, memcpy and memset on any accelerator); its class is
+ * communication (a communication rule matches it, trex_work_comm),
+ * memory (the other memcpy and memset) or compute (the other kernels).
+ * Without any device work the table has no row and t->note says why.
  *   rank, device
  *   span_ns      first start to last end of the device's GPU work
  *   busy_ns      length of the union of its intervals (never their sum)
@@ -56,5 +58,11 @@
  *   short_kernels  launched work shorter than its launch call */
 enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
 				     struct trex_error *err);
+
+struct trex_work;
+/* The same over the index's device work w (trex_work_classify); NULL:
+ * classified here. */
+enum trex_status trex_gpu_time_table_of(const struct trex_index *idx, const struct trex_work *w,
+					struct trex_table *t, struct trex_error *err);
 
 #endif

@@ -85,7 +85,10 @@ void trex_kernel_ops_free(struct trex_kernel_ops *ops);
  * device, stream.
  * A kernel's op is the innermost cpu_op enclosing its correlated runtime
  * launch, else the cpu_op sharing the launch's (or kernel's) External id.
- * A kernel without grid/block (ROCm) takes its shape from its launch. */
+ * A kernel without grid/block (ROCm) takes its shape from its launch.
+ * Kernels, copies and sets are device work as trex_work_kind says (any
+ * accelerator's). Without a row, t->note says why (trex_work_empty_reason,
+ * or that the category has no work). */
 enum trex_status trex_kernels_table(const struct trex_index *idx,
 				    const struct trex_kernel_opts *opts, struct trex_table *t,
 				    struct trex_error *err);

@@ -39,6 +39,7 @@ struct trex_table {
 	size_t cap_rows;
 	struct trex_table_arena *arena;  /* text storage */
 	struct trex_column *owned_cols;  /* cols when made at run time, else NULL */
+	const char *note;                /* why there is no row (arena or static), or NULL */
 };
 
 void trex_table_init(struct trex_table *t, const char *name, const struct trex_column *cols,

@@ -46,7 +46,8 @@ size_t trex_table_filter_rows(const struct trex_table *t, size_t col,
  * title); column 1 + r is row r of t, a NUMBER column titled (and keyed)
  * by its label cells joined with blanks, counts as "KEY N" ("rank 0 GPU
  * 0"). Counts become numbers; *types (malloc'd, one per out row) keeps
- * each metric's own type for display. NOMEM when out of memory. */
+ * each metric's own type for display. A t without rows gives an out
+ * without rows, with t's note. NOMEM when out of memory. */
 enum trex_status trex_table_transpose(const struct trex_table *t, size_t label_cols,
 				      struct trex_table *out, enum trex_col_type **types,
 				      struct trex_error *err);

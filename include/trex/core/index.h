@@ -289,6 +289,11 @@ uint32_t trex_index_slice_at(const struct trex_index *idx, uint32_t track, int64
 
 /* The slice enclosing id one level up, TREX_NONE at depth 0. */
 uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice);
+/* trex_index_parent of every slice at once, walking each lane beside the
+ * one above it (no search per slice): parent[i] for slice i; parent has
+ * room for trex_index_slice_count(idx) ids. A parent's id is always lower
+ * than its child's. */
+void trex_index_parents(const struct trex_index *idx, uint32_t *parent);
 
 /* Kineto links (same file only). Both write at most max ids into out and
  * return how many exist in total.

@@ -11,6 +11,7 @@
 #include "trex/ui/theme.h"
 
 struct trex_catset;
+struct trex_ideal_log;
 
 struct trex_ui_opts {
 	const char *keys;  /* --keys FILE, else the user's keys file if any */
@@ -22,6 +23,8 @@ struct trex_ui_opts {
 	const char *title;       /* the file(s) shown in the title bar */
 	bool no_mouse;           /* --no-mouse: leave the mouse to the terminal */
 	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
+	const struct trex_ideal_log *ideal; /* --compiler-log: acelyzer's categories view, or NULL */
+	unsigned core_mhz;                  /* --core-freq, 0: the default */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

@@ -19,6 +19,7 @@
 #define TREX_UI_MSG_MAX 256
 
 struct trex_catset; /* analysis/categories.h */
+struct trex_ideal_log; /* load/deeptools_log.h */
 
 /* What a view asks the app to do once its action returns. */
 enum trex_ui_request_kind {
@@ -42,6 +43,8 @@ struct trex_ui_ctx {
 	const char *title;         /* the file(s) shown */
 	char msg[TREX_UI_MSG_MAX]; /* one-shot status message, "" when none */
 	const struct trex_catset *catset; /* --schema rules, NULL: the built-in ones */
+	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
+	unsigned core_mhz;                  /* --core-freq, 0: the default */
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
