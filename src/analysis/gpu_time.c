@@ -465,3 +465,57 @@ enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_t
 	}
 	return TREX_OK;
 }
+
+/* ---- the classes, for other analyses ------------------------------------------------------ */
+
+struct trex_gpu_classifier {
+	struct ctx c; /* only idx, builtin and the two caches */
+};
+
+enum trex_status trex_gpu_classifier_new(const struct trex_index *idx,
+                                         struct trex_gpu_classifier **out, struct trex_error *err)
+{
+	size_t nstr = trex_strtab_count(trex_index_strings(idx)) + 1;
+	struct trex_gpu_classifier *g = calloc(1, sizeof(*g));
+	enum trex_status st;
+
+	*out = NULL;
+	if (!g)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "GPU classes: out of memory");
+	g->c.idx = idx;
+	st = trex_catset_builtin(&g->c.builtin, err);
+	if (st != TREX_OK) {
+		free(g);
+		return st;
+	}
+	g->c.cat_kind = calloc(nstr, 1);
+	g->c.name_cls = calloc(nstr, 1);
+	if (!g->c.cat_kind || !g->c.name_cls) {
+		trex_gpu_classifier_free(g);
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "GPU classes: out of memory");
+	}
+	*out = g;
+	return TREX_OK;
+}
+
+enum trex_gpu_class trex_gpu_classify(struct trex_gpu_classifier *g, uint32_t slice)
+{
+	const struct trex_slice *s = trex_index_slice(g->c.idx, slice);
+	enum trex_kind k = kind_of(&g->c, s);
+
+	if (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET)
+		return TREX_GPU_MEMORY;
+	if (k != TREX_KIND_KERNEL)
+		return TREX_GPU_NOT_WORK;
+	return kernel_class(&g->c, s->name) == W_COMM ? TREX_GPU_COMM : TREX_GPU_COMPUTE;
+}
+
+void trex_gpu_classifier_free(struct trex_gpu_classifier *g)
+{
+	if (!g)
+		return;
+	free(g->c.cat_kind);
+	free(g->c.name_cls);
+	trex_catset_free(g->c.builtin);
+	free(g);
+}
