@@ -51,7 +51,7 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	char title[512];
 	struct trex_catset *set = NULL;
 	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
-	                          o->dump_screen, title, o->no_mouse, NULL};
+	                          o->dump_screen, title, o->no_mouse, NULL, o->step};
 	enum trex_status st;
 
 	ui_title(o, title, sizeof(title));
@@ -80,6 +80,10 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	if (st == TREX_OK && o->schema && o->command == CLI_CMD_DEFAULT)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
 		                    "--schema without a command is for the interactive interface "
+		                    "(needs a terminal or --dump-screen)");
+	if (st == TREX_OK && o->step && o->command == CLI_CMD_DEFAULT)
+		st = trex_error_set(err, TREX_USAGE, NULL, -1,
+		                    "--step without a command is for the interactive interface "
 		                    "(needs a terminal or --dump-screen)");
 
 	if (st == TREX_OK)

@@ -22,6 +22,7 @@ struct trex_ui_opts {
 	const char *title;       /* the file(s) shown in the title bar */
 	bool no_mouse;           /* --no-mouse: leave the mouse to the terminal */
 	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
+	const char *step_pattern;         /* --step REGEX for the steps view, or NULL */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?
