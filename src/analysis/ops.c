@@ -210,43 +210,60 @@ static enum trex_status instances(const struct trex_index *idx, bool api, uint32
 	return TREX_OK;
 }
 
-/* Groups ids[0..n) by name (counting sort over name ids: stable, so each
- * group stays ascending) into c->ids and c->g, with costs summed. */
-static enum trex_status group_by_name(struct table_ctx *c, const uint32_t *ids, size_t n,
-                                      const int64_t *self, const int64_t *gpu)
+/* One group per distinct name of ids[0..n), numbered in gid[] (per name
+ * string id) in order of first appearance, with the calls and costs
+ * summed; false when out of memory. */
+static bool make_groups(struct table_ctx *c, const uint32_t *ids, size_t n, uint32_t *gid,
+                        const int64_t *self, const int64_t *gpu)
 {
 	size_t nstr = trex_strtab_count(trex_index_strings(c->idx)) + 1;
-	uint32_t *gid = malloc(nstr * sizeof(*gid));
 
-	c->ids = malloc((n ? n : 1) * sizeof(*c->ids));
-	c->durs = malloc((n ? n : 1) * sizeof(*c->durs));
-	c->g = calloc(n ? n : 1, sizeof(*c->g));
-	if (!gid || !c->ids || !c->durs || !c->g) {
-		free(gid);
-		return TREX_NOMEM;
-	}
 	memset(gid, 0xff, nstr * sizeof(*gid));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t name = trex_index_slice(c->idx, ids[i])->name;
 
-		if (gid[name] == TREX_NONE) {
-			gid[name] = (uint32_t)c->ng;
-			c->g[c->ng].label = trex_index_str(c->idx, name);
-			c->g[c->ng++].name = name;
-		}
-		c->g[gid[name]].n++;
-		c->g[gid[name]].self += self[i];
-		c->g[gid[name]].gpu += gpu[i];
+		if (gid[name] == TREX_NONE)
+			gid[name] = (uint32_t)c->ng++;
+	}
+	if (!(c->g = calloc(c->ng ? c->ng : 1, sizeof(*c->g))))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t name = trex_index_slice(c->idx, ids[i])->name;
+		struct group *g = &c->g[gid[name]];
+
+		g->name = name;
+		g->label = trex_index_str(c->idx, name);
+		g->n++;
+		g->self += self[i];
+		g->gpu += gpu[i];
+	}
+	return true;
+}
+
+/* Groups ids[0..n) by name (a counting sort over the groups: stable, so
+ * each group stays ascending) into c->ids and c->g, each group's
+ * durations sorted in c->durs and its statistics taken. */
+static enum trex_status group_by_name(struct table_ctx *c, const uint32_t *ids, size_t n,
+                                      const int64_t *self, const int64_t *gpu)
+{
+	uint32_t *gid = malloc((trex_strtab_count(trex_index_strings(c->idx)) + 1) * sizeof(*gid));
+
+	c->ids = malloc((n ? n : 1) * sizeof(*c->ids));
+	c->durs = malloc((n ? n : 1) * sizeof(*c->durs));
+	if (!gid || !c->ids || !c->durs || !make_groups(c, ids, n, gid, self, gpu)) {
+		free(gid);
+		return TREX_NOMEM;
 	}
 	for (size_t g = 1; g < c->ng; g++)
 		c->g[g].first = c->g[g - 1].first + c->g[g - 1].n;
 	for (size_t g = 0; g < c->ng; g++)
 		c->g[g].n = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct group *g = &c->g[gid[trex_index_slice(c->idx, ids[i])->name]];
+		const struct trex_slice *s = trex_index_slice(c->idx, ids[i]);
+		struct group *g = &c->g[gid[s->name]];
 
 		c->ids[g->first + g->n] = ids[i];
-		c->durs[g->first + g->n++] = trex_index_slice(c->idx, ids[i])->dur;
+		c->durs[g->first + g->n++] = s->dur;
 	}
 	free(gid);
 	for (size_t g = 0; g < c->ng; g++) {
