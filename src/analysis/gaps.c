@@ -21,11 +21,11 @@ static const struct trex_column cols[] = {
     {"device", "Device", TREX_COL_TEXT, false},
     {"start_ns", "Start", TREX_COL_DURATION, false},
     {"length_ns", "Length", TREX_COL_DURATION, true},
-    {"thread", "Thread", TREX_COL_TEXT, false},
     {"call", "Call", TREX_COL_TEXT, false},
+    {"thread", "Thread", TREX_COL_TEXT, false},
     {"cpu_op", "CPU op", TREX_COL_TEXT, false},
 };
-enum { C_RANK, C_DEVICE, C_START, C_LENGTH, C_THREAD, C_CALL, C_OP };
+enum { C_RANK, C_DEVICE, C_START, C_LENGTH, C_CALL, C_THREAD, C_OP };
 
 /* One piece of GPU work and its launch. */
 struct work {

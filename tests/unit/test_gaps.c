@@ -13,7 +13,7 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-enum { RANK, DEVICE, START, LENGTH, THREAD, CALL, OP };
+enum { RANK, DEVICE, START, LENGTH, CALL, THREAD, OP };
 
 static struct trex_index *build(const struct fixture_slice *ev, size_t n)
 {

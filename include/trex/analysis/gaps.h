@@ -43,8 +43,9 @@ struct trex_gap_list {
  *   rank, device
  *   start_ns   gap start, from the trace start (trex_index_start)
  *   length_ns  gap length
+ *   call       name of the runtime call running on `thread` at the gap
+ *              start, "" when none
  *   thread     the CPU thread looked at (its track label), "" when none
- *   call       name of the runtime call running on it at the gap start, ""
  *   cpu_op     name of `op`; "(nothing running)" when the thread runs no
  *              op then, "(launch unknown)" when no launch is known
  * When list is not NULL it receives the gaps in row order (free it with
