@@ -218,7 +218,7 @@ static bool gap_row(struct ctx *c, struct trex_table *t, const struct trex_gap *
 	cell[C_RANK].count =
 	    trex_index_file(idx, trex_index_process(idx, g->process)->file)->rank;
 	cell[C_DEVICE].text = views_text(t, views_device_label(idx, g->process, buf, sizeof(buf)));
-	cell[C_START].number = (double)(g->start - trex_index_start(idx));
+	cell[C_START].number = views_from_start(idx, g->start);
 	cell[C_LENGTH].number = (double)(g->end - g->start);
 	cell[C_THREAD].text = views_text(
 	    t, g->thread == TREX_NONE ? "" : trex_track_label(idx, g->thread, buf, sizeof(buf)));

@@ -452,7 +452,7 @@ static enum trex_status instance_row(const struct trex_index *idx, const struct 
 
 	if (!cell)
 		return TREX_NOMEM;
-	cell[I_START].number = (double)(s->ts - trex_index_start(idx));
+	cell[I_START].number = views_from_start(idx, s->ts);
 	cell[I_DUR].number = (double)s->dur;
 	cell[I_SELF].number = (double)in->self;
 	cell[I_GPU].number = (double)in->gpu;

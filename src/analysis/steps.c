@@ -154,7 +154,7 @@ static struct file_work work_of(const struct ctx *c, uint32_t file)
 /* The first item of fw that may reach into a window starting at t0. */
 static size_t first_reaching(const struct file_work *fw, int64_t t0)
 {
-	int64_t from = t0 - fw->max_dur;
+	int64_t from = t0 < INT64_MIN + fw->max_dur ? INT64_MIN : t0 - fw->max_dur;
 	size_t lo = 0, hi = fw->n;
 
 	while (lo < hi) {
@@ -212,7 +212,7 @@ static enum trex_status rows(struct ctx *c, struct trex_table *t)
 		if (st->file != file)
 			fw = work_of(c, file = st->file);
 		cell[C_RANK].count = trex_index_file(c->idx, st->file)->rank;
-		cell[C_START].number = (double)(st->ts - trex_index_start(c->idx));
+		cell[C_START].number = views_from_start(c->idx, st->ts);
 		cell[C_DUR].number = (double)(st->end - st->ts);
 		step_gpu(c, &fw, st->ts, st->end, cell);
 		cell[C_STEP].text =

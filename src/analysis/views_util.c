@@ -18,6 +18,11 @@ const char *views_device_label(const struct trex_index *idx, uint32_t process, c
 	return trex_process_label(idx, process, buf, size);
 }
 
+double views_from_start(const struct trex_index *idx, int64_t t)
+{
+	return (double)((__int128)t - trex_index_start(idx));
+}
+
 const char *views_text(struct trex_table *t, const char *s)
 {
 	return trex_table_strdup(t, s, strlen(s));

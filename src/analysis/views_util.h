@@ -16,6 +16,10 @@
 const char *views_device_label(const struct trex_index *idx, uint32_t process, char *buf,
                                size_t size);
 
+/* t from the start of the trace (trex_index_start), as a table cell:
+ * exact below 2^53 ns, and no overflow whatever the times. */
+double views_from_start(const struct trex_index *idx, int64_t t);
+
 /* Copies s into t's arena: NULL when out of memory. */
 const char *views_text(struct trex_table *t, const char *s);
 

@@ -212,3 +212,24 @@ Test(gaps, no_work_no_rows)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+Test(gaps, a_start_far_from_the_trace_start)
+{
+	/* the trace starts at INT64_MIN, the gap near INT64_MAX: its start
+	 * from the trace start is about 1.8e19 ns, not a wrapped negative */
+	const struct fixture_slice ev[] = {
+	    {"100", "100", "cpu_op", "early", INT64_MIN, 10, 0, 0, NULL},
+	    {"0", "7", "kernel", "a", INT64_MAX - 1050, 50, 0, 0, NULL},
+	    {"0", "7", "kernel", "b", INT64_MAX - 500, 100, 0, 0, NULL},
+	};
+	struct trex_index *idx = build(ev, ARRAY_SIZE(ev));
+	struct trex_table t;
+
+	gaps(idx, 0, 0, &t, NULL);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, LENGTH), 500);
+	cr_assert_float_eq(num(&t, 0, START), (double)((__int128)INT64_MAX - 1000 - INT64_MIN), 1e4);
+	cr_assert_gt(num(&t, 0, START), 1.8e19);
+	trex_table_free(&t);
+	trex_index_free(idx);
+}

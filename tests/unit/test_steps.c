@@ -150,3 +150,25 @@ Test(steps, each_rank_counts_its_own_gpus)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+Test(steps, times_at_the_ends_of_int64)
+{
+	/* a step [MIN + 100, MIN + 1100) with k [MIN + 200, MIN + 300) inside,
+	 * and a very long kernel from 0 elsewhere on the file: looking back
+	 * by the longest kernel from the step start must not wrap around */
+	const struct fixture_slice ev[] = {
+	    {"1", "1", "user_annotation", "ProfilerStep#1", INT64_MIN + 100, 1000, 0, 0, NULL},
+	    {"0", "7", "kernel", "k", INT64_MIN + 200, 100, 0, 0, NULL},
+	    {"0", "7", "kernel", "long", 0, INT64_MAX / 2, 0, 0, NULL},
+	};
+	struct trex_index *idx = build(ev, ARRAY_SIZE(ev));
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_steps_table(idx, NULL, &t, NULL, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, BUSY), 100);
+	cr_assert_eq(trex_table_cell(&t, 0, KERNELS)->count, 1);
+	trex_table_free(&t);
+	trex_index_free(idx);
+}
