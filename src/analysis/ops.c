@@ -134,8 +134,8 @@ static enum trex_status add_gpu(struct costs *c, const uint32_t *ids, size_t n, 
 		     x = c->up ? c->up[x] : TREX_NONE) {
 			size_t pos = find_id(ids, n, x);
 
-			if (pos < n)
-				gpu[pos] += dur;
+			if (pos < n && __builtin_add_overflow(gpu[pos], dur, &gpu[pos]))
+				gpu[pos] = INT64_MAX; /* saturated durations */
 		}
 	}
 	trex_gpu_classifier_free(cls);
@@ -174,7 +174,7 @@ struct group {
 	uint32_t name;
 	const char *label; /* its text, for ties */
 	size_t first, n;
-	int64_t self, gpu;
+	__int128 self, gpu; /* sums of the instances' */
 	struct views_stats st;
 };
 

@@ -207,3 +207,30 @@ Test(ops, instances_with_self_and_gpu_time)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+Test(ops, gpu_time_saturates_instead_of_wrapping)
+{
+	/* one op launches two kernels of 2^62 ns each: 2^63 does not fit,
+	 * the op's GPU time stays the largest duration there is */
+	const struct fixture_slice big[] = {
+	    {"1", "100", "cpu_op", "aten::huge", 0, 100, 0, 0, NULL},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 10, 5, 1, 0, NULL},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 20, 5, 2, 0, NULL},
+	    {"0", "7", "kernel", "k1", 100, INT64_C(1) << 62, 1, 0, NULL},
+	    {"0", "8", "kernel", "k2", 200, INT64_C(1) << 62, 2, 0, NULL},
+	};
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = fixture_file("t.json");
+	struct trex_index *idx;
+	struct trex_table t;
+	struct trex_error err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(big); i++)
+		fixture_add(b, &file, &big[i]);
+	idx = fixture_build(&file, &b, 1);
+	cr_assert_eq(trex_ops_table(idx, NULL, &t, NULL, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(num(&t, 0, O_GPU), (double)INT64_MAX);
+	trex_table_free(&t);
+	trex_index_free(idx);
+}
