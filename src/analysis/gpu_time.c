@@ -466,3 +466,48 @@ enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_t
 {
 	return trex_gpu_time_table_of(idx, NULL, t, err);
 }
+
+/* ---- the classes, for other analyses ------------------------------------------------------ */
+
+struct trex_gpu_classifier {
+	struct trex_work work; /* kinds and communication rules of every slice */
+};
+
+enum trex_status trex_gpu_classifier_new(const struct trex_index *idx,
+                                         struct trex_gpu_classifier **out, struct trex_error *err)
+{
+	struct trex_gpu_classifier *g = calloc(1, sizeof(*g));
+	enum trex_status st;
+
+	*out = NULL;
+	if (!g)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "GPU classes: out of memory");
+	st = trex_work_classify(idx, true, &g->work, err);
+	if (st != TREX_OK) {
+		free(g);
+		return st;
+	}
+	*out = g;
+	return TREX_OK;
+}
+
+/* As work_class() decides for gpu-time: communication whatever the kind,
+ * then memory for copies and sets, else compute. */
+enum trex_gpu_class trex_gpu_classify(struct trex_gpu_classifier *g, uint32_t slice)
+{
+	enum trex_kind k = trex_work_kind(&g->work, slice);
+
+	if (!trex_work_is_device(&g->work, slice))
+		return TREX_GPU_NOT_WORK;
+	if (trex_work_comm(&g->work, slice) != TREX_COMM_NONE)
+		return TREX_GPU_COMM;
+	return k == TREX_KIND_KERNEL ? TREX_GPU_COMPUTE : TREX_GPU_MEMORY;
+}
+
+void trex_gpu_classifier_free(struct trex_gpu_classifier *g)
+{
+	if (!g)
+		return;
+	trex_work_free(&g->work);
+	free(g);
+}

@@ -9,6 +9,7 @@
 
 #include "trex/analysis/categories.h"
 #include "trex/analysis/labels.h"
+#include "trex/analysis/copy_bytes.h"
 #include "trex/core/grow.h"
 #include "trex/analysis/work.h"
 #include "trex/core/kind.h"
@@ -142,6 +143,12 @@ struct ctx {
 	struct trex_work work;            /* kinds; communication with a category */
 	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
 	uint32_t *track_file; /* by op: file of each track (correlation ids are per file) */
+	/* with opts->memory: the copies and sets (ascending slice ids) and their
+	 * bytes (-1: unknown); bytes columns when any is known */
+	uint32_t *copy_ids;
+	int64_t *copy_bytes;
+	size_t ncopies;
+	bool copy_sized;
 };
 
 static enum trex_kind kind_slow(struct ctx *c, const struct trex_slice *s)
@@ -813,6 +820,66 @@ static bool per_run(const struct ctx *c)
 	       (c->opts->group == TREX_KERNELS_BY_NAME || c->opts->group == TREX_KERNELS_BY_OP);
 }
 
+/* With --memory, where the args of copies and sets carry their size. */
+static const struct trex_column bytes_cols[] = {
+    {"bytes", "Bytes", TREX_COL_NUMBER, true},
+    {"gbps", "GB/s", TREX_COL_NUMBER, true},
+};
+
+/* The bytes of the copies and sets among the samples (opts->memory). */
+static enum trex_status find_copy_bytes(struct ctx *c, const struct sample_vec *sv,
+                                        struct trex_error *err)
+{
+	enum trex_status st;
+
+	if (!c->opts->memory)
+		return TREX_OK;
+	c->copy_ids = malloc((sv->n ? sv->n : 1) * sizeof(*c->copy_ids));
+	if (!c->copy_ids)
+		return TREX_NOMEM;
+	for (size_t i = 0; i < sv->n; i++) { /* samples come in slice id order */
+		enum trex_kind k = kind_of(c, trex_index_slice(c->idx, sv->v[i].slice));
+
+		if (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET)
+			c->copy_ids[c->ncopies++] = sv->v[i].slice;
+	}
+	c->copy_bytes = malloc((c->ncopies ? c->ncopies : 1) * sizeof(*c->copy_bytes));
+	if (!c->copy_bytes)
+		return TREX_NOMEM;
+	st = trex_copy_bytes(c->idx, c->copy_ids, c->ncopies, c->copy_bytes, err);
+	for (size_t i = 0; st == TREX_OK && i < c->ncopies; i++)
+		c->copy_sized = c->copy_sized || c->copy_bytes[i] >= 0;
+	return st;
+}
+
+/* A group's bytes (NaN: no size known) and bandwidth, bytes / ns = GB/s over
+ * the sized instances (NaN: none, or they took no time). */
+static void copy_cells(const struct ctx *c, const struct group *g, union trex_cell *cell)
+{
+	double bytes = 0, ns = 0;
+	bool sized = false;
+
+	for (uint64_t i = 0; i < g->n; i++) {
+		size_t lo = 0, hi = c->ncopies;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->copy_ids[mid] < g->v[i].slice)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == c->ncopies || c->copy_ids[lo] != g->v[i].slice || c->copy_bytes[lo] < 0)
+			continue;
+		sized = true;
+		bytes += (double)c->copy_bytes[lo];
+		ns += (double)g->v[i].dur;
+	}
+	cell[0].number = sized ? bytes : NAN;
+	cell[1].number = sized && ns > 0 ? bytes / ns : NAN;
+}
+
 static const struct trex_column *build_columns(struct ctx *c, struct trex_table *t)
 {
 	const enum label *labels = group_labels[c->opts->group];
@@ -823,6 +890,7 @@ static const struct trex_column *build_columns(struct ctx *c, struct trex_table 
 
 	for (const enum label *l = labels; *l != NLABEL; l++)
 		ncols += *l != L_ARGS || c->opts->args;
+	ncols += c->copy_sized ? ARRAY_LEN(bytes_cols) : 0;
 	cols = trex_table_init_owned(t, "kernels", ncols);
 	if (!cols)
 		return NULL;
@@ -838,6 +906,8 @@ static const struct trex_column *build_columns(struct ctx *c, struct trex_table 
 		if (!cols[k].key || !cols[k].title)
 			return NULL;
 	}
+	for (size_t b = 0; c->copy_sized && b < ARRAY_LEN(bytes_cols); b++)
+		cols[k++] = bytes_cols[b];
 	for (const enum label *l = labels; *l != NLABEL; l++) {
 		if (*l != L_ARGS || c->opts->args)
 			cols[k++] = label_cols[*l];
@@ -935,6 +1005,10 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
 			cell[k + g->v[i].file].number += (double)g->v[i].dur;
 		k += trex_index_file_count(c->idx);
 	}
+	if (c->copy_sized) {
+		copy_cells(c, g, &cell[k]);
+		k += ARRAY_LEN(bytes_cols);
+	}
 	for (const enum label *l = group_labels[c->opts->group]; *l != NLABEL && st == TREX_OK; l++) {
 		if (*l != L_ARGS || c->opts->args)
 			st = label_cell(c, g, *l, t, &cell[k++], err);
@@ -995,6 +1069,10 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 
 	if (st == TREX_OK)
 		st = collect(c, &sv);
+	if (st == TREX_OK)
+		st = find_copy_bytes(c, &sv, err);
+	if (st == TREX_OK)
+		st = build_columns(c, t) ? TREX_OK : TREX_NOMEM;
 	if (st == TREX_OK && c->opts->group == TREX_KERNELS_BY_OP)
 		st = c->opts->ops ? take_ops(c->opts->ops, &sv) : assign_ops(c, &sv);
 	if (st == TREX_OK)
@@ -1083,6 +1161,8 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
 	trex_catset_free(builtin);
 	free(c.anc_op);
 	free(c.track_file);
+	free(c.copy_ids);
+	free(c.copy_bytes);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		trex_kernel_members_free(members);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trex/analysis/kernels.h"
@@ -29,7 +30,15 @@
 	  "GPU time by kernel category (GEMM, attention, collectives, ...), "                      \
 	  "built-in, --schema or --compiler-log (AIU)")                                            \
 	X(GPU_TIME, "gpu-time", cmd_gpu_time,                                                      \
-	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")
+	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")      \
+	X(GAPS, "gaps", cmd_gaps,                                                                  \
+	  "idle gaps of each GPU, longest first, with the CPU op running when each began")       \
+	X(STEPS, "steps", cmd_steps,                                                               \
+	  "per ProfilerStep (or --step): time, GPU busy, compute, comm, overlap, idle")          \
+	X(OPS, "ops", cmd_ops,                                                                     \
+	  "CPU ops: calls, total, self time, avg, P95, max, GPU time launched")                  \
+	X(API, "api", cmd_api,                                                                     \
+	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -57,6 +66,11 @@ enum cli_command {
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
 	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name|op: one total column per rank (file)") \
+	X(STEP, "step", 0, "REGEX",                                                                \
+	  "steps (command and view): steps are the ops/annotations matching REGEX "                \
+	  "(default ^ProfilerStep#)")                                                              \
+	X(MIN, "min", 0, "TIME", "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")    \
+	X(TOP, "top", 0, "N", "gaps, ops, api: only the first N rows")                             \
 	X(OUTPUT, "output", 'o', "FILE",                                                           \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -100,6 +114,9 @@ struct cli_opts {
 	const char *compiler_log; /* categories --compiler-log */
 	unsigned core_mhz;     /* --core-freq, 0: the default */
 	bool explain;          /* categories --explain */
+	const char *step;      /* steps --step REGEX, NULL: the default */
+	int64_t min_ns;        /* gaps --min */
+	size_t top;            /* gaps, ops, api --top; 0: all */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
@@ -177,6 +194,10 @@ static inline void cli_print_note(FILE *out, const struct trex_table *t)
 	if (t->nrows == 0)
 		fprintf(out, "(%s)\n", t->note ? t->note : "no rows");
 }
+/* The ops (api false) or runtime API summary of `trex ops` and `trex api`,
+ * with a line saying so when it is empty. */
+enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
+                                 FILE *out, struct trex_error *err);
 
 /* Reads and checks --schema before the (long) load; NULL set: built-in. */
 enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,

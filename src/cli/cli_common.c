@@ -15,15 +15,18 @@
 
 #include "trex/analysis/labels.h"
 #include "trex/core/display.h"
+#include "trex/analysis/table_order.h"
 #include "trex/core/grow.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
 #include "trex/load/synthetic.h"
+#include "trex/ui/timespec.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_THREADS 4096
 #define LONG_ONLY 256 /* getopt values of options without a short name */
 #define PROGRESS_INTERVAL_NS 100000000LL
+#define TOP_MAX 1000000000ULL /* --top: more rows than any table has */
 
 /* ---- option table ------------------------------------------------------------------ */
 
@@ -147,6 +150,19 @@ static enum trex_status parse_core_freq(const char *s, unsigned *out, struct tre
 }
 
 /* --compiler-log, --core-freq and --explain: categories only, one table. */
+/* The options of the steps, gaps, ops and api commands. */
+static enum trex_status check_view_options(const struct cli_opts *o, struct trex_error *err)
+{
+	if (o->step && o->command != CLI_CMD_STEPS && o->command != CLI_CMD_DEFAULT)
+		return usage(err, "--step applies to 'trex steps' and the interface only");
+	if (o->min_ns && o->command != CLI_CMD_GAPS)
+		return usage(err, "--min applies to 'trex gaps' only");
+	if (o->top && o->command != CLI_CMD_GAPS && o->command != CLI_CMD_OPS &&
+	    o->command != CLI_CMD_API)
+		return usage(err, "--top applies to 'trex gaps', 'trex ops' and 'trex api' only");
+	return TREX_OK;
+}
+
 static enum trex_status check_classify_options(const struct cli_opts *o, struct trex_error *err)
 {
 	bool categories = o->command == CLI_CMD_CATEGORIES;
@@ -190,6 +206,42 @@ static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, c
 	}
 }
 
+/* The options of gaps, steps, ops and api. */
+static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                         struct trex_error *err)
+{
+	bool relative;
+	char *end;
+	unsigned long long n;
+	struct trex_regex *re;
+	char why[TREX_ERROR_MSG_MAX];
+
+	switch (id) {
+	case CLI_OPT_STEP: /* checked now: a bad pattern fails before a long load */
+		if (trex_regex_compile(arg, &re, err) != TREX_OK) {
+			snprintf(why, sizeof(why), "%s", err->message);
+			return usage(err, "--step '%s': %s", arg, why);
+		}
+		trex_regex_free(re);
+		o->step = arg;
+		return TREX_OK;
+	case CLI_OPT_MIN:
+		if (!trex_timespec_parse(arg, &o->min_ns, &relative) || relative)
+			return usage(err, "--min: expected a time like 50us or 1500 (ns), not '%s'",
+			             arg);
+		return TREX_OK;
+	case CLI_OPT_TOP:
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || errno || n == 0 || n > TOP_MAX)
+			return usage(err, "--top: expected a number of rows (1 or more), not '%s'", arg);
+		o->top = (size_t)n;
+		return TREX_OK;
+	default:
+		return apply_ui_value(o, id, arg, err);
+	}
+}
+
 static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, enum cli_option id,
                                     const char *arg, struct trex_error *err)
 {
@@ -224,7 +276,7 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 		ps->threads_set = true;
 		return parse_threads(arg, "--threads", &o->threads, err);
 	default:
-		return apply_ui_value(o, id, arg, err);
+		return apply_view_value(o, id, arg, err);
 	}
 }
 
@@ -360,6 +412,8 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME && o->group != TREX_KERNELS_BY_OP)
 		return usage(err, "--per-rank needs --by name or --by op");
 	if (check_classify_options(o, err) != TREX_OK)
+		return TREX_USAGE;
+	if (check_view_options(o, err) != TREX_OK)
 		return TREX_USAGE;
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");

@@ -69,7 +69,8 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
 	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
-	                          o->dump_screen, title, o->no_mouse, NULL, NULL, o->core_mhz};
+	                          o->dump_screen, title, o->no_mouse, .core_mhz = o->core_mhz,
+	                          .step_pattern = o->step};
 	enum trex_status st;
 
 	st = cmd_categories_schema(o, &set, err);
@@ -103,11 +104,11 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
 
-	if (st == TREX_OK && (o->schema || o->compiler_log) && o->command == CLI_CMD_DEFAULT)
+	if (st == TREX_OK && (o->schema || o->compiler_log || o->step) && o->command == CLI_CMD_DEFAULT)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
 		                    "%s without a command is for the interactive interface "
 		                    "(needs a terminal or --dump-screen)",
-		                    o->schema ? "--schema" : "--compiler-log");
+		                    o->schema ? "--schema" : o->compiler_log ? "--compiler-log" : "--step");
 	if (st == TREX_OK)
 		st = cmd_categories_compiler_log(o, &ideal, err);
 	if (st == TREX_OK)

@@ -90,13 +90,19 @@ void trex_ui_push_view(struct trex_ui_ctx *ctx, struct trex_view *view)
 {
 	if (ctx->request.kind == TREX_UI_REQ_PUSH_VIEW && ctx->request.view)
 		ctx->request.view->ops->free(ctx->request.view);
-	ctx->request = (struct trex_ui_request){TREX_UI_REQ_PUSH_VIEW, view, 0};
+	ctx->request = (struct trex_ui_request){TREX_UI_REQ_PUSH_VIEW, view, 0, 0, 0};
 }
 
 void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice)
 {
 	trex_ui_push_view(ctx, NULL);
-	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_SLICE, NULL, slice};
+	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_SLICE, NULL, slice, 0, 0};
+}
+
+void trex_ui_show_range(struct trex_ui_ctx *ctx, int64_t t0, int64_t t1, uint32_t slice)
+{
+	trex_ui_push_view(ctx, NULL);
+	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_RANGE, NULL, slice, t0, t1};
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -209,7 +215,8 @@ static bool is_help(const struct trex_view *v)
 	return strcmp(v->ops->name, "help") == 0;
 }
 
-static void show_slice(struct app *a, uint32_t slice)
+/* The timeline, back at its own view (what was drilled into it closed). */
+static struct trex_view *timeline_root(struct app *a)
 {
 	struct view_stack *tl = &a->roots[ROOT_TIMELINE];
 
@@ -218,19 +225,32 @@ static void show_slice(struct app *a, uint32_t slice)
 		tl->v[tl->depth]->ops->free(tl->v[tl->depth]);
 	}
 	switch_root(a, ROOT_TIMELINE);
-	if (!trex_timeline_show_slice(tl->v[0], slice))
+	return tl->v[0];
+}
+
+static void show_slice(struct app *a, uint32_t slice)
+{
+	if (!trex_timeline_show_slice(timeline_root(a), slice))
 		trex_ui_message(&a->ctx, "cannot show that slice in the timeline");
+}
+
+static void show_range(struct app *a, const struct trex_ui_request *r)
+{
+	if (!trex_timeline_show_range(timeline_root(a), r->t0, r->t1, r->slice))
+		trex_ui_message(&a->ctx, "cannot show that time in the timeline");
 }
 
 static void run_request(struct app *a)
 {
 	struct trex_ui_request r = a->ctx.request;
 
-	a->ctx.request = (struct trex_ui_request){TREX_UI_REQ_NONE, NULL, 0};
+	a->ctx.request = (struct trex_ui_request){TREX_UI_REQ_NONE, NULL, 0, 0, 0};
 	if (r.kind == TREX_UI_REQ_PUSH_VIEW && r.view)
 		push_view(a, r.view);
 	else if (r.kind == TREX_UI_REQ_SHOW_SLICE)
 		show_slice(a, r.slice);
+	else if (r.kind == TREX_UI_REQ_SHOW_RANGE)
+		show_range(a, &r);
 }
 
 /* ---- app-level actions ----------------------------------------------------------- */
@@ -571,6 +591,7 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.catset = o->catset;
 	a.ctx.ideal = o->ideal;
 	a.ctx.core_mhz = o->core_mhz;
+	a.ctx.step_pattern = o->step_pattern;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

@@ -721,6 +721,24 @@ bool tl_show_drawn_slice(struct timeline_view *tv, uint32_t id)
 	return true;
 }
 
+bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint32_t id)
+{
+	struct timeline_view *tv = tl_of(v);
+	int64_t len = t1 - t0, margin = len / 4;
+
+	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)) || t1 < t0)
+		return false;
+	unhide(tv, id);
+	if (!cursor_to_lane(tv, trex_index_slice(idx_of(tv), id)))
+		return false;
+	zoom_push(tv);
+	window_set(tv, sat_add(t0, -margin), sat_add(len, 2 * margin));
+	tv->selected = id;
+	tv->cursor = t0;
+	cursor_clamp(tv);
+	return true;
+}
+
 void tl_goto_time(struct timeline_view *tv, int64_t t)
 {
 	int64_t end = sat_add(trace_start(tv), trace_len(tv) - 1);

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 KEYS = ("j k J K h l w s a d A D f 0 u T : . , t F m ' [ ] Enter Esc Backspace Tab BackTab "
-        "1 2 4 6 F5 < > I B S x y n N / \\ ? g G PgDn PgUp C-d C-u Space F6 e "
+        "1 2 4 6 7 8 9 F5 < > I B S x y n N / \\ ? g G PgDn PgUp C-d C-u Space F6 e "
         "click:5,30 click:1,10 click:20,5 wheel-up:6,30 wheel-down:6,30 "
         "S-wheel-up:6,40 C-wheel-down:6,40 rclick:3,3").split()
 KEYS += ["L"]  # toggle-flows: every flow of the window drawn

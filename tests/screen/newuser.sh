@@ -3,8 +3,11 @@
 # who learns the keys only from `?` opens the trace, finds the longest
 # kernel (kernels table sorted by Max, first row, its longest instance),
 # sees it selected in the timeline, jumps to its launch and back, searches,
-# and quits. Every key used is read from the help screens; the expected
-# kernel and launch come from tests/screen/newuser.py (Python over the JSON).
+# and quits. On three traces with steps the same user reads how long each
+# step is (steps view) and where the longest GPU gap is (gaps view, first
+# row, then Enter: the timeline shows it). Every key used is read from the
+# help screens; the expected kernel and launch, steps and gap come from
+# tests/screen/newuser.py (Python over the JSON).
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 . "${TREX_SRCDIR:-.}/tests/screen/lib.sh"
@@ -37,11 +40,13 @@ k_follow=$(key_for "$TEST_TMP/help-timeline.txt" "Follow the flow link")
 k_back=$(key_for "$TEST_TMP/help-timeline.txt" "Go back to the previous zoom")
 k_search=$(key_for "$TEST_TMP/help-timeline.txt" "Search forward")
 k_quit=$(key_for "$TEST_TMP/help-timeline.txt" "Quit trex")
+k_steps=$(key_for "$TEST_TMP/help-timeline.txt" "Show the time of each step")
+k_gaps=$(key_for "$TEST_TMP/help-timeline.txt" "Show the idle gaps of each GPU")
 screen_dump 120 150 "$TEST_TMP/help-table.txt" --demo --script="$k_kernels ?"
 k_sort=$(key_for "$TEST_TMP/help-table.txt" "Sort by the next column")
 k_first=$(key_for "$TEST_TMP/help-table.txt" "Move to the first line")
 k_enter=$(key_for "$TEST_TMP/help-table.txt" "Open the selected item")
-for k in kernels follow back search quit sort first enter; do
+for k in kernels follow back search quit sort first enter steps gaps; do
 	eval "v=\$k_$k"
 	if [ -n "$v" ]; then ok "? tells the key for $k: $v"; else not_ok "? tells the key for $k"; fi
 done
@@ -108,6 +113,50 @@ for trace in "$TREX_CORPUS"/kineto/*/*; do
 		--script="$keys $k_quit" "$trace" </dev/null >/dev/null 2>&1
 	rc=$?
 	check "$name: $k_quit quits with status 0" sh -c "[ $rc -eq 0 ] && [ ! -e '$TEST_TMP/q.txt' ]"
+done
+
+# ---- how long is each step, where is the longest GPU gap ------------------------
+table() { "$python" "$TREX_SRCDIR/tests/screen/screen_table.py" "$@"; }
+tab=$(printf '\t')
+for dir in hta_ns_resolution kineto_tb_resnet50_2021 hta_nccl_data; do
+	trace=$(ls "$TREX_CORPUS/kineto/$dir/"*.json.gz)
+	"$python" "$TREX_SRCDIR/tests/screen/newuser.py" steps "$trace" >"$TEST_TMP/steps.want" &&
+		"$python" "$TREX_SRCDIR/tests/screen/newuser.py" gap "$trace" >"$TEST_TMP/gap.want" ||
+		{ not_ok "$dir: newuser.py steps, gap"; continue; }
+	# each step's length, read on the steps view
+	run_keys "$TEST_TMP/steps.txt" "$k_steps" "$trace"
+	n=0 good=0
+	while IFS=$tab read -r step dur; do
+		n=$((n + 1))
+		cell=$(table cell "$TEST_TMP/steps.txt" Step "$step" "Step time") &&
+			table near "$dur" "$cell" && good=$((good + 1))
+	done <"$TEST_TMP/steps.want"
+	if [ "$n" -gt 0 ] && [ "$good" -eq "$n" ] && [ "$(table rows "$TEST_TMP/steps.txt")" -eq "$n" ]; then
+		ok "$dir: $k_steps shows how long each of the $n steps is"
+	else
+		not_ok "$dir: $k_steps shows how long each of the $n steps is ($good right)"
+		diag_file "$TEST_TMP/steps.want" 8
+		diag_file "$TEST_TMP/steps.txt" 12
+	fi
+	# the longest GPU gap: first row of the gaps view (sorted by length)
+	IFS=$tab read -r start len pid <"$TEST_TMP/gap.want" # pid: for the message (labels are cut)
+	run_keys "$TEST_TMP/gaps.txt" "$k_gaps" "$trace"
+	if table near "$len" "$(table row "$TEST_TMP/gaps.txt" 1 Length)" &&
+		table near "$start" "$(table row "$TEST_TMP/gaps.txt" 1 Start)"; then
+		ok "$dir: $k_gaps shows the longest GPU gap first ($len ns at $start ns, GPU $pid)"
+	else
+		not_ok "$dir: $k_gaps shows the longest GPU gap first ($len ns at $start ns, GPU $pid)"
+		diag_file "$TEST_TMP/gaps.txt" 6
+	fi
+	# Enter: the timeline shows the gap, the work that ends it selected
+	run_keys "$TEST_TMP/gap-tl.txt" "$k_gaps $k_enter" "$trace"
+	if table covers "$TEST_TMP/gap-tl.txt" "$start" $((start + len)) &&
+		table selected "$TEST_TMP/gap-tl.txt" $((start + len)); then
+		ok "$dir: $k_enter shows the gap in the timeline, the work after it selected"
+	else
+		not_ok "$dir: $k_enter shows the gap in the timeline, the work after it selected"
+		diag_file "$TEST_TMP/gap-tl.txt" 4
+	fi
 done
 
 done_testing

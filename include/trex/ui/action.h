@@ -40,6 +40,10 @@
 	X(VIEW, OPEN_CATEGORIES, "open-categories", "Show the categories breakdown")               \
 	X(VIEW, OPEN_SOURCES, "open-sources", "Show the sources table")                            \
 	X(VIEW, OPEN_GPU_TIME, "open-gpu-time", "Show the GPU time accounting")                    \
+	X(VIEW, OPEN_GAPS, "open-gaps", "Show the idle gaps of each GPU")                          \
+	X(VIEW, OPEN_STEPS, "open-steps", "Show the time of each step on the GPUs")                \
+	X(VIEW, OPEN_OPS, "open-ops", "Show the CPU ops summary")                                  \
+	X(VIEW, OPEN_API, "open-api", "Show the runtime API summary")                              \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
 	X(VIEW, DETAILS, "details", "Show or hide the details pane")                               \
 	X(SEARCH, SEARCH, "search", "Search forward (incremental)")                                \

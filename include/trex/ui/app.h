@@ -25,6 +25,7 @@ struct trex_ui_opts {
 	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
 	const struct trex_ideal_log *ideal; /* --compiler-log: acelyzer's categories view, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
+	const char *step_pattern;         /* --step REGEX for the steps view, or NULL */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

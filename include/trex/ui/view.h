@@ -26,12 +26,14 @@ enum trex_ui_request_kind {
 	TREX_UI_REQ_NONE,
 	TREX_UI_REQ_PUSH_VIEW,  /* push request.view on top (drill-in: instances) */
 	TREX_UI_REQ_SHOW_SLICE, /* go to the timeline and select request.slice */
+	TREX_UI_REQ_SHOW_RANGE, /* go to the timeline, show [t0, t1) and select request.slice */
 };
 
 struct trex_ui_request {
 	enum trex_ui_request_kind kind;
 	struct trex_view *view; /* PUSH_VIEW: owned by the app from then on */
-	uint32_t slice;         /* SHOW_SLICE */
+	uint32_t slice;         /* SHOW_SLICE, SHOW_RANGE */
+	int64_t t0, t1;         /* SHOW_RANGE */
 };
 
 /* What views share: the terminal, the model, the keys, the status message,
@@ -45,6 +47,7 @@ struct trex_ui_ctx {
 	const struct trex_catset *catset; /* --schema rules, NULL: the built-in ones */
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
+	const char *step_pattern;         /* --step REGEX for the steps view, NULL: the default */
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
@@ -56,6 +59,9 @@ void trex_ui_prompt(struct trex_ui_ctx *ctx, struct trex_view *v,
  * timeline, once the current action returns. */
 void trex_ui_push_view(struct trex_ui_ctx *ctx, struct trex_view *view);
 void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice);
+/* Asks the app to show the time range [t0, t1) in the timeline with a
+ * margin around it, slice selected (its track scrolled into view). */
+void trex_ui_show_range(struct trex_ui_ctx *ctx, int64_t t0, int64_t t1, uint32_t slice);
 /* Sets the one-shot status message (printf-style). */
 void trex_ui_message(struct trex_ui_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -90,6 +96,10 @@ bool trex_timeline_supports(enum trex_action action);
 /* Selects slice in timeline view v (the bottom view), scrolls its track into
  * view and centres it in time; false if slice is not a slice id. */
 bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
+/* Shows [t0, t1) (t0 <= t1) with a quarter of its length (at least a few
+ * columns) on each side, slice selected as trex_timeline_show_slice does
+ * and the cursor at t0; false if slice is not a slice id. */
+bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint32_t slice);
 
 /* X(ID, OPEN_ACTION, constructor): the top-level views, each opened by its
  * action (a key in the keymap) and kept on its own stack of drilled-in
@@ -101,7 +111,11 @@ bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
 	X(TIMELINE, OPEN_TIMELINE, trex_timeline_view_new)                                         \
 	X(KERNELS, OPEN_KERNELS, trex_kernels_view_new)                                            \
 	X(CATEGORIES, OPEN_CATEGORIES, trex_categories_view_new)                                   \
-	X(GPU_TIME, OPEN_GPU_TIME, trex_gpu_time_view_new)
+	X(GPU_TIME, OPEN_GPU_TIME, trex_gpu_time_view_new)                                         \
+	X(GAPS, OPEN_GAPS, trex_gaps_view_new)                                                     \
+	X(STEPS, OPEN_STEPS, trex_steps_view_new)                                                  \
+	X(OPS, OPEN_OPS, trex_ops_view_new)                                                        \
+	X(API, OPEN_API, trex_api_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)

@@ -1,0 +1,58 @@
+/* What the gaps, steps and ops analyses share (private to src/analysis):
+ * the device label, a per-category kind cache, and duration statistics. */
+#ifndef TREX_ANALYSIS_VIEWS_UTIL_H
+#define TREX_ANALYSIS_VIEWS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/analysis/table.h"
+#include "trex/analysis/work.h"
+#include "trex/core/index.h"
+#include "trex/core/kind.h"
+
+/* The label of a GPU device (process) in these tables: the one gpu-time
+ * prints today, so that one place switches when devices get names of
+ * their own. Written to buf, returned. */
+const char *views_device_label(const struct trex_index *idx, uint32_t process, char *buf,
+                               size_t size);
+
+/* t from the start of the trace (trex_index_start), as a table cell:
+ * exact below 2^53 ns, and no overflow whatever the times. */
+double views_from_start(const struct trex_index *idx, int64_t t);
+
+/* Copies s into t's arena: NULL when out of memory. */
+const char *views_text(struct trex_table *t, const char *s);
+
+/* Kinds of slices as every analysis sees them (trex_work_classify, device
+ * tracks applied; no communication rules). */
+struct views_kinds {
+	struct trex_work work;
+};
+enum trex_status views_kinds_init(struct views_kinds *k, const struct trex_index *idx);
+enum trex_kind views_kind(struct views_kinds *k, uint32_t slice);
+void views_kinds_free(struct views_kinds *k);
+
+/* Statistics of n >= 1 durations sorted ascending: med is the mean of the
+ * two middle values for even n, p95 the nearest rank (the ceil(95 n /
+ * 100)-th smallest), sd the sample standard deviation (n - 1; 0 for one). */
+struct views_stats {
+	__int128 sum;
+	double avg, med, sd;
+	int64_t min, max, p95;
+};
+void views_stats_of(const int64_t *sorted, size_t n, struct views_stats *out);
+/* Sorts v[0..n) ascending. */
+void views_sort_i64(int64_t *v, size_t n);
+
+struct views_span {
+	int64_t ts, end;
+};
+/* Merges v[0..n) (sorted by ts) in place into *merged (may be NULL)
+ * disjoint spans; returns the length of their union. */
+int64_t views_union(struct views_span *v, size_t n, size_t *merged);
+/* Length of the intersection of two sorted, disjoint span lists. */
+int64_t views_overlap(const struct views_span *a, size_t na, const struct views_span *b,
+                      size_t nb);
+
+#endif
