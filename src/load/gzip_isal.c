@@ -107,6 +107,11 @@ size_t trex_igz_in_pos(const struct trex_igz *d)
 	return (size_t)(d->st.next_in - d->in);
 }
 
+bool trex_igz_in_header(const struct trex_igz *d)
+{
+	return d->need_header && !d->tail;
+}
+
 bool trex_igz_can_save(const struct trex_igz *d)
 {
 	return !d->tail;
