@@ -175,6 +175,9 @@ void trex_index_free(struct trex_index *idx)
 	free(idx->ext_ids);
 	free(idx->flows_out);
 	free(idx->flows_in);
+	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
+		trex_problems_free(&idx->problems[i]);
+	free(idx->problems);
 	free(idx);
 }
 
