@@ -111,8 +111,19 @@ struct cj_parser {
 	uint64_t progress_bytes_from;   /* decoded offset reported so far */
 	uint64_t progress_events;
 	const char *why;                /* what was expected at a syntax error */
+	const char *limit;              /* end of the bytes at hand (the window) */
+	const char *utf8_at;            /* a string of the event repaired as UTF-8 */
+	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
 	bool oom;
+};
+
+/* What a problem is about, when it concerns an event: its local track
+ * and name ids (TREX_NONE when none) and its ts (file clock, when has_ts). */
+struct cj_about {
+	uint32_t track, name;
+	int64_t ts;
+	bool has_ts;
 };
 
 void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_load_job *job);
@@ -126,6 +137,23 @@ int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const c
 /* Records a positioned problem (the first one per part is kept). */
 void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Counts one problem of counter k found at `at` (NULL: position unknown)
+ * and keeps it as an integrity example (about: the event it concerns, or
+ * NULL); damage also becomes the part's first problem. */
+void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
+	     const struct cj_about *about, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A damaged span: [start, next) skipped (counter syntax_errors) or ignored
+ * (bytes_ignored, a cut tail), found at bad, where `why` was expected.
+ * Counts it, its bytes and the events it held, and keeps it as an example. */
+void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const char *start,
+		  const char *bad, const char *next, const char *why);
+
+/* Whether the object at p ('{') is a complete event: it parses and has a
+ * string "ph". JSON_OK (*out after it), JSON_SYNTAX or JSON_INCOMPLETE.
+ * Nothing is recorded. */
+int cj_probe_event(struct cj_parser *ps, const char *p, const char *end, const char **out);
 
 static inline uint64_t cj_offset(const struct cj_parser *ps, const char *at)
 {
