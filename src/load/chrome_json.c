@@ -118,31 +118,56 @@ static bool after_key(const struct cj_parser *ps, const char *p)
 	return prev_byte_at(ps, p, &colon) == ':' && prev_byte(ps, colon) == '"';
 }
 
-/* The first event at or after from; CJ_RS_NONE or CJ_RS_MORE if none. */
+/* A place to resume at is an event of at most CJ_RESUME_SPAN bytes: the
+ * search probes every '{' after damage, and a probe that had to run to the
+ * end of the input each time would make it quadratic. */
+#define CJ_RESUME_SPAN (64u << 10)
+
+/* The bytes a probe at p may look at: up to CJ_RESUME_SPAN, or to end;
+ * *short_window: the window ends before that and more input may follow. */
+static const char *cj_probe_end(const char *p, const char *end, bool final, bool *short_window)
+{
+	size_t avail = (size_t)(end - p);
+	*short_window = avail < CJ_RESUME_SPAN && !final;
+	return avail < CJ_RESUME_SPAN ? end : p + CJ_RESUME_SPAN;
+}
+
+/* The first event at or after from; CJ_RS_NONE or CJ_RS_MORE if none.
+ * Once the input is complete, a search that found none is remembered:
+ * damage after it (garbage at the top level) would search again to the end
+ * each time. */
 static enum cj_resume cj_next_event(struct cj_parser *ps, const char *from, const char *end,
 				    bool final, const char **at)
 {
+	if (final && ps->no_event_from && cj_offset(ps, from) + 1 >= ps->no_event_from)
+		return CJ_RS_NONE;
 	for (const char *p = from; p < end; p++) {
 		const char *q;
+		bool short_window;
 		p = memchr(p, '{', (size_t)(end - p));
 		if (!p)
 			break;
 		if (after_key(ps, p))
 			continue; /* a member's value, not an array element */
-		int st = cj_probe_event(ps, p, end, &q);
+		int st = cj_probe_event(ps, p, cj_probe_end(p, end, final, &short_window), &q);
 		if (st == JSON_OK) {
 			*at = p;
 			return CJ_RS_EVENT;
 		}
-		if (st == JSON_INCOMPLETE && !final)
+		if (st == JSON_INCOMPLETE && short_window)
 			return CJ_RS_MORE;
 	}
+	if (final)
+		ps->no_event_from = cj_offset(ps, from) + 1;
 	return final ? CJ_RS_NONE : CJ_RS_MORE;
 }
 
-/* A top-level "key": value at p ('"') followed by ',' or '}' or the end. */
+/* A top-level "key": value at p ('"') followed by ',' or '}' or the end
+ * (of the input, or of CJ_RESUME_SPAN bytes). */
 static bool cj_member_at(const char *p, const char *end, unsigned allow)
 {
+	bool short_window;
+	end = cj_probe_end(p, end, true, &short_window);
 	unsigned f = 0;
 	const char *kend = json_string_end(p + 1, end, &f), *q;
 	if (!kend)

@@ -112,6 +112,7 @@ struct cj_parser {
 	uint64_t progress_events;
 	const char *why;                /* what was expected at a syntax error */
 	const char *limit;              /* end of the bytes at hand (the window) */
+	uint64_t no_event_from;         /* 1 + offset from which no event follows; 0: unknown */
 	const char *utf8_at;            /* a string of the event repaired as UTF-8 */
 	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;

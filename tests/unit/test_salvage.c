@@ -182,6 +182,26 @@ Test(salvage, a_damaged_event_costs_only_itself)
 	trex_index_free(idx);
 }
 
+/* The search for a place to resume probes every '{' after the damage; an
+ * event longer than 64 KiB is no such place (probing each to the end of a
+ * garbled input made the search quadratic: seconds for 2 MB, found by the
+ * fuzzer), the next event is. */
+Test(salvage, a_huge_event_after_damage_is_skipped_the_next_is_kept)
+{
+	size_t big = 70 << 10, n = 0;
+	char *t = malloc(big + 512);
+	n += (size_t)sprintf(t + n, "[" EV("a", 1) ",x{\"ph\":\"X\",\"name\":\"");
+	memset(t + n, 'h', big);
+	n += big;
+	n += (size_t)sprintf(t + n, "\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1}," EV("c", 5) "]");
+	struct trex_index *idx = load_all_len(t, n);
+	cr_assert_eq(trex_index_slice_count(idx), 2);
+	cr_assert(has_slice(idx, "a") && has_slice(idx, "c"));
+	cr_assert_eq(integ(idx)->events_lost, 1);
+	free(t);
+	trex_index_free(idx);
+}
+
 /* ---- damage in the top-level object ------------------------------------------------------ */
 
 Test(salvage, keys_after_a_damaged_member_are_read)
