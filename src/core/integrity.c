@@ -127,40 +127,29 @@ bool trex_problems_add(struct trex_problem_list *l, const struct trex_problem *p
 	return ok;
 }
 
-static int cmp_counter(const void *pa, const void *pb)
-{
-	const struct trex_problem *a = pa, *b = pb;
-
-	return (a->counter > b->counter) - (a->counter < b->counter);
-}
-
 void trex_problems_finish(struct trex_problem_list *l)
 {
-	/* per counter, the examples in the order they came: a stable sort by
-	 * counter, made stable by sorting runs that are already in order */
+	/* per counter, the examples in the order they came: a stable
+	 * distribution by counter through a copy */
 	struct trex_problem *tmp = l->n > 1 ? malloc(l->n * sizeof(*tmp)) : NULL;
 	uint32_t at = 0;
 
-	if (tmp) {
-		for (int c = 0; c < TREX_INTEG_COUNT; c++) {
-			l->first[c] = at;
-			for (uint32_t i = 0; i < l->n; i++) {
-				if (l->v[i].counter == c)
-					tmp[at++] = l->v[i];
-			}
-		}
-		memcpy(l->v, tmp, l->n * sizeof(*tmp));
-		free(tmp);
-	} else {
-		/* one example (or no memory for the copy: qsort keeps counters apart) */
-		qsort(l->v, l->n, sizeof(*l->v), cmp_counter);
-		for (int c = 0; c < TREX_INTEG_COUNT; c++) {
-			l->first[c] = at;
-			while (at < l->n && l->v[at].counter == c)
-				at++;
+	for (int c = 0; c < TREX_INTEG_COUNT; c++) {
+		l->first[c] = at;
+		for (uint32_t i = 0; i < l->n; i++) {
+			if (l->v[i].counter != c)
+				continue;
+			if (tmp)
+				tmp[at] = l->v[i];
+			at++;
 		}
 	}
 	l->first[TREX_INTEG_COUNT] = l->n;
+	if (tmp)
+		memcpy(l->v, tmp, l->n * sizeof(*tmp));
+	else if (l->n > 1) /* no memory for the copy: no examples rather than wrong ones */
+		memset(l->first, 0, sizeof(l->first));
+	free(tmp);
 }
 
 void trex_problems_free(struct trex_problem_list *l)
