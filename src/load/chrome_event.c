@@ -26,16 +26,15 @@ struct cj_event {
 	const char *start; /* the '{' */
 	char ph;
 	bool has_ph;
-	struct tok name, cat, pid, tid, id, scope, bp, ph_tok;
+	struct tok name, cat, pid, tid, id, scope, bp;
+	const char *ph_at;                /* the ph value, for messages */
 	int64_t ts, dur;
 	bool has_ts, has_dur;
-	uint8_t ts_problem, dur_problem;  /* enum cj_time_problem */
-	const char *ts_at, *dur_at;       /* their values */
+	const char *ts_bad, *dur_bad;     /* a value that is no usable time (time_problem) */
 	const char *bad_value_at;         /* args (or attr) that is no object */
 	const char *utf8_at;              /* a string repaired as UTF-8 */
 	uint32_t unknown_keys; /* counted with the event once it is complete */
-	const char *unknown_key;          /* the first one */
-	size_t unknown_klen;
+	const char *unknown_key;          /* the first one (its text) */
 	const char *args; /* the args (or attr) object, braces included */
 	size_t args_len;
 	/* from args */
@@ -245,23 +244,22 @@ static const char *json_type(char c)
 	}
 }
 
-/* ts/dur: a number of microseconds, or the same quoted. Anything else is
- * skipped and marked CJ_TIME_TYPE, a number beyond int64 ns CJ_TIME_RANGE
- * (the event decides what that means once it is complete). */
+/* ts/dur: a number of microseconds, or the same quoted. Anything else, or
+ * a number beyond int64 ns, is skipped and *bad set to it (time_problem
+ * tells which; the event decides what it means once it is complete). */
 static int read_time(struct cj_parser *ps, const char *p, const char *end, int64_t *ns,
-		     bool *has, uint8_t *problem, const char **at, const char **out)
+		     bool *has, const char **bad, const char **out)
 {
 	bool quoted = p < end && *p == '"', saturated = false;
 	const char *q;
 	int st = json_parse_us_ns(p + quoted, end, ns, &saturated, &q);
-	*at = p;
 	if (st == JSON_OK && quoted && q < end && *q != '"')
 		st = JSON_SYNTAX; /* "12abc": text, not a number */
 	if (st == JSON_SYNTAX) {
 		st = json_skip_value(p, end, &q);
 		if (st == JSON_SYNTAX)
 			return syntax(ps, q, out, "a number");
-		*problem = CJ_TIME_TYPE;
+		*bad = p;
 		*out = q;
 		return st;
 	}
@@ -272,7 +270,8 @@ static int read_time(struct cj_parser *ps, const char *p, const char *end, int64
 			return JSON_INCOMPLETE;
 		q++;
 	}
-	*problem = saturated ? CJ_TIME_RANGE : CJ_TIME_OK;
+	if (saturated)
+		*bad = p;
 	*has = !saturated;
 	*out = q;
 	return JSON_OK;
@@ -448,8 +447,9 @@ static bool known_unused_key(const char *key, size_t klen)
 	return false;
 }
 
-static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-			const char *p, const char *end, const char **out)
+static inline __attribute__((always_inline)) int
+event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, const char *p,
+	     const char *end, const char **out)
 {
 	struct cj_event *ev = ctx;
 	switch (klen) {
@@ -459,14 +459,15 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 		break;
 	case 2:
 		if (KEY_IS("ph")) {
-			int st = read_token(ps, p, end, &ev->ph_tok, out);
+			struct tok t = {0};
+			int st = read_token(ps, p, end, &t, out);
 			ev->has_ph = st == JSON_OK;
-			ev->ph = ev->ph_tok.is_string && ev->ph_tok.len == 1 ? ev->ph_tok.p[0] : '?';
+			ev->ph = t.is_string && t.len == 1 ? t.p[0] : '?';
+			ev->ph_at = p;
 			return st;
 		}
 		if (KEY_IS("ts"))
-			return read_time(ps, p, end, &ev->ts, &ev->has_ts, &ev->ts_problem, &ev->ts_at,
-					 out);
+			return read_time(ps, p, end, &ev->ts, &ev->has_ts, &ev->ts_bad, out);
 		if (KEY_IS("id"))
 			return read_token(ps, p, end, &ev->id, out);
 		if (KEY_IS("bp"))
@@ -480,8 +481,7 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 		if (KEY_IS("cat"))
 			return read_token(ps, p, end, &ev->cat, out);
 		if (KEY_IS("dur"))
-			return read_time(ps, p, end, &ev->dur, &ev->has_dur, &ev->dur_problem,
-					 &ev->dur_at, out);
+			return read_time(ps, p, end, &ev->dur, &ev->has_dur, &ev->dur_bad, out);
 		if (KEY_IS("id2"))
 			return p < end && *p == '{' ? walk_object(ps, ev, p, end, id2_member, out)
 						    : skip_member(ps, p, end, out);
@@ -501,7 +501,6 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 	}
 	if (!known_unused_key(key, klen) && ev->unknown_keys++ == 0) {
 		ev->unknown_key = key;
-		ev->unknown_klen = klen;
 	}
 	return skip_member(ps, p, end, out);
 }
@@ -638,14 +637,44 @@ static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *
 	return id;
 }
 
+/* pid/tid: a string, absent, or an integer that fits 64 bits. */
+static bool id_ok(const struct tok *t)
+{
+	if (!t->present || t->is_string)
+		return true;
+	const char *p = t->p;
+	size_t n = t->len;
+	bool neg = n && *p == '-';
+	p += neg;
+	n -= neg;
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)(p[i] - '0') > 9)
+			return false;
+	}
+	if (n < 19)
+		return true;
+	const char *limit = neg ? "9223372036854775808" : "18446744073709551615";
+	size_t ln = strlen(limit);
+	return n < ln || (n == ln && memcmp(p, limit, n) <= 0);
+}
+
+/* The event's thread track, through the cache; also sets ps->ids_ok to
+ * whether its pid and tid are of the right type, which the cache keeps
+ * with them so that the common event pays nothing for the check. */
 static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 {
+	bool strings = ev->pid.is_string && ev->tid.is_string;
 	for (unsigned i = 0; i < CJ_TRACK_CACHE; i++) {
 		const struct cj_track_cache *c = &ps->tracks[i];
-		if (c->valid && cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
-		    cache_text_eq(c->pid, c->pid_len, &ev->pid))
+		if (c->valid && c->strings == strings && cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
+		    cache_text_eq(c->pid, c->pid_len, &ev->pid)) {
+			ps->ids_ok = c->ids_ok;
 			return c->track;
+		}
 	}
+	ps->ids_ok = id_ok(&ev->pid) && id_ok(&ev->tid);
 	uint32_t pid = intern_tok(ps, &ev->pid), tid = intern_tok(ps, &ev->tid);
 	if (pid == TREX_STR_ERROR || tid == TREX_STR_ERROR)
 		return TREX_NONE;
@@ -662,6 +691,8 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 	c->tid_len = (uint8_t)ev->tid.len;
 	c->pid_id = pid;
 	c->track = track;
+	c->strings = strings;
+	c->ids_ok = ps->ids_ok;
 	c->valid = true;
 	return track;
 }
@@ -899,27 +930,6 @@ static bool unsupported_phase(const struct tok *ph)
 	return ph->is_string && ph->len == 1 && strchr("STpFPNODVvc()", ph->p[0]) && ph->p[0];
 }
 
-/* pid/tid: a string, absent, or an integer that fits 64 bits. */
-static bool id_ok(const struct tok *t)
-{
-	if (!t->present || t->is_string)
-		return true;
-	const char *p = t->p;
-	size_t n = t->len;
-	bool neg = n && *p == '-';
-	p += neg;
-	n -= neg;
-	if (n == 0 || n > 20)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char)(p[i] - '0') > 9)
-			return false;
-	}
-	const char *limit = neg ? "9223372036854775808" : "18446744073709551615";
-	size_t ln = strlen(limit);
-	return n < ln || (n == ln && memcmp(p, limit, n) <= 0);
-}
-
 /* Up to 40 bytes of the value at p, for messages. */
 static int value_len(struct cj_parser *ps, const char *p)
 {
@@ -929,19 +939,38 @@ static int value_len(struct cj_parser *ps, const char *p)
 	return q - p > 40 ? 40 : (int)(q - p);
 }
 
+/* What was wrong with the time value at bad (NULL: nothing): not a number,
+ * or a number beyond int64 ns. */
+static enum cj_time_problem time_problem(struct cj_parser *ps, const char *bad)
+{
+	int64_t ns;
+	bool saturated = false;
+	const char *q;
+
+	if (!bad)
+		return CJ_TIME_OK;
+	bad += *bad == '"';
+	if (json_parse_us_ns(bad, ps->limit, &ns, &saturated, &q) == JSON_OK && saturated)
+		return CJ_TIME_RANGE;
+	return CJ_TIME_TYPE;
+}
+
 static void note_phase(struct cj_parser *ps, const struct cj_event *ev)
 {
-	const struct tok *t = &ev->ph_tok;
-	const char *at = t->is_string ? t->p - 1 : t->p;
+	const char *at = ev->ph_at;
+	struct tok t = {.p = at + 1, .present = true, .is_string = *at == '"'};
+	unsigned f = 0;
+	const char *q = t.is_string ? json_string_end(at + 1, ps->limit, &f) : NULL;
 
-	if (unsupported_phase(t))
+	t.len = q ? (size_t)(q - at - 1) : 0;
+	if (unsupported_phase(&t))
 		cj_note(ps, TREX_INTEG_unsupported_phase, at, NULL, "phase \"%c\" is not shown",
-			t->p[0]);
-	else if (t->is_string)
+			t.p[0]);
+	else if (t.is_string)
 		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph \"%.*s\" is no trace-event phase",
-			t->len > 24 ? 24 : (int)t->len, t->p);
+			t.len > 24 ? 24 : (int)t.len, t.p);
 	else
-		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*t->p));
+		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*at));
 }
 
 /* Problems that drop the event (each counted with an example); true when
@@ -959,25 +988,33 @@ static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum 
 	/* metadata needs no time: it is kept, the bad ts counted all the same */
 	bool meta = ph == TREX_PH_METADATA;
 	const char *kept = meta ? " (metadata: kept)" : "";
-	if (ev->ts_problem == CJ_TIME_TYPE)
-		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_at, NULL, "ts is %s%s", json_type(*ev->ts_at),
+	enum cj_time_problem tp = time_problem(ps, ev->ts_bad);
+	if (tp == CJ_TIME_TYPE)
+		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_bad, NULL, "ts is %s%s", json_type(*ev->ts_bad),
 			kept);
-	else if (ev->ts_problem == CJ_TIME_RANGE)
-		cj_note(ps, TREX_INTEG_ts_out_of_range, ev->ts_at, NULL,
-			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_at), ev->ts_at, kept);
-	if (meta || ev->ts_problem != CJ_TIME_OK)
+	else if (tp == CJ_TIME_RANGE)
+		cj_note(ps, TREX_INTEG_ts_out_of_range, ev->ts_bad, NULL,
+			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad, kept);
+	if (meta || tp != CJ_TIME_OK)
 		return !meta;
 	if (!ev->has_ts) {
 		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL, "\"%c\" event without \"ts\"",
 			ev->ph);
 		return true;
 	}
-	if (ph == TREX_PH_COMPLETE && ev->dur_problem == CJ_TIME_RANGE) {
-		cj_note(ps, TREX_INTEG_dur_out_of_range, ev->dur_at, NULL,
-			"dur %.*s us is beyond int64 ns", value_len(ps, ev->dur_at), ev->dur_at);
+	if (ph == TREX_PH_COMPLETE && time_problem(ps, ev->dur_bad) == CJ_TIME_RANGE) {
+		cj_note(ps, TREX_INTEG_dur_out_of_range, ev->dur_bad, NULL,
+			"dur %.*s us is beyond int64 ns", value_len(ps, ev->dur_bad), ev->dur_bad);
 		return true;
 	}
 	return false;
+}
+
+static bool on_thread_track(enum trex_phase ph)
+{
+	return ph == TREX_PH_COMPLETE || ph == TREX_PH_BEGIN || ph == TREX_PH_END ||
+	       ph == TREX_PH_INSTANT || ph == TREX_PH_FLOW_START || ph == TREX_PH_FLOW_STEP ||
+	       ph == TREX_PH_FLOW_END;
 }
 
 /* The kept event a problem is about: its track (thread-track phases),
@@ -985,22 +1022,21 @@ static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum 
 static void event_about(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph,
 			struct cj_about *a)
 {
-	bool on_track = ph == TREX_PH_COMPLETE || ph == TREX_PH_BEGIN || ph == TREX_PH_END ||
-			ph == TREX_PH_INSTANT || ph == TREX_PH_FLOW_START || ph == TREX_PH_FLOW_STEP ||
-			ph == TREX_PH_FLOW_END;
-	uint32_t name = ev->name.present ? intern_name(ps, &ev->name) : TREX_NONE;
+	uint32_t name = ev->name.present ? intern_tok(ps, &ev->name) : TREX_NONE;
 
 	a->name = name == TREX_STR_ERROR ? TREX_NONE : name;
-	a->track = on_track ? event_track(ps, ev) : TREX_NONE;
+	a->track = on_thread_track(ph) ? event_track(ps, ev) : TREX_NONE;
 	a->ts = ev->ts;
 	a->has_ts = ph != TREX_PH_METADATA && ev->has_ts;
 }
 
-/* Problems of an event that was kept, each with where it went. */
+/* Problems of an event that was kept, each with where it went. The
+ * thread-track phases went through event_track, which checked the ids. */
 static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
 {
 	bool bad_dur = ph == TREX_PH_COMPLETE && !ev->has_dur;
-	bool bad_pid = !id_ok(&ev->pid), bad_tid = !id_ok(&ev->tid);
+	bool ids_ok = on_thread_track(ph) ? ps->ids_ok : id_ok(&ev->pid) && id_ok(&ev->tid);
+	bool bad_pid = !ids_ok && !id_ok(&ev->pid), bad_tid = !ids_ok && !bad_pid;
 	uint64_t utf8 = ps->st.integrity.invalid_utf8;
 	struct cj_about a;
 
@@ -1009,9 +1045,9 @@ static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum tre
 		return;
 	event_about(ps, ev, ph, &a);
 	ps->st.integrity.invalid_utf8 = utf8; /* the name was counted when it was interned */
-	if (bad_dur && ev->dur_at)
-		cj_note(ps, TREX_INTEG_bad_dur, ev->dur_at, &a, "dur is %s (kept with duration 0)",
-			json_type(*ev->dur_at));
+	if (bad_dur && ev->dur_bad)
+		cj_note(ps, TREX_INTEG_bad_dur, ev->dur_bad, &a, "dur is %s (kept with duration 0)",
+			json_type(*ev->dur_bad));
 	else if (bad_dur)
 		cj_note(ps, TREX_INTEG_bad_dur, ev->start, &a,
 			"X event without \"dur\" (kept with duration 0)");
@@ -1026,9 +1062,13 @@ static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum tre
 	if (ps->utf8_at)
 		cj_example(ps, TREX_INTEG_invalid_utf8, ps->utf8_at, &a,
 			   "invalid UTF-8 replaced by U+FFFD");
-	if (ev->unknown_keys)
+	if (ev->unknown_keys) {
+		unsigned f = 0;
+		const char *q = json_string_end(ev->unknown_key, ps->limit, &f);
+		int klen = q ? (int)(q - ev->unknown_key) : 0;
 		cj_example(ps, TREX_INTEG_unknown_keys, ev->unknown_key, &a, "unknown key \"%.*s\"",
-			   ev->unknown_klen > 40 ? 40 : (int)ev->unknown_klen, ev->unknown_key);
+			   klen > 40 ? 40 : klen, ev->unknown_key);
+	}
 }
 
 static int dispatch(struct cj_parser *ps, const struct cj_event *ev)

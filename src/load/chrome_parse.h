@@ -76,6 +76,8 @@ struct cj_track_cache {
 	char pid[24], tid[24];
 	uint8_t pid_len, tid_len;
 	bool valid;
+	bool strings;  /* pid and tid were both strings (a number's text may look the same) */
+	bool ids_ok;   /* neither is of the wrong type (integrity bad_ids) */
 	uint32_t pid_id, track;
 };
 
@@ -113,6 +115,7 @@ struct cj_parser {
 	const char *why;                /* what was expected at a syntax error */
 	const char *limit;              /* end of the bytes at hand (the window) */
 	uint64_t no_event_from;         /* 1 + offset from which no event follows; 0: unknown */
+	bool ids_ok;                    /* the last event_track's pid and tid were fine */
 	const char *utf8_at;            /* a string of the event repaired as UTF-8 */
 	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
