@@ -54,8 +54,23 @@ static const struct trex_column problem_cols[] = {
     {"problem", "First problem", TREX_COL_TEXT, false},
 };
 enum example_col {
-	EX_RANK, EX_CHECK, EX_COUNT, EX_EXAMPLE, EX_FILE, EX_OFFSET, EX_LINE, EX_COL, EX_DISK,
-	EX_LENGTH, EX_LOST, EX_TRACK, EX_SLICE, EX_HAS_TS, EX_TS, EX_WHAT, EX_NCOLS
+	EX_RANK,
+	EX_CHECK,
+	EX_COUNT,
+	EX_EXAMPLE,
+	EX_FILE,
+	EX_OFFSET,
+	EX_LINE,
+	EX_COL,
+	EX_DISK,
+	EX_LENGTH,
+	EX_LOST,
+	EX_TRACK,
+	EX_SLICE,
+	EX_HAS_TS,
+	EX_TS,
+	EX_WHAT,
+	EX_NCOLS
 };
 static const struct trex_column example_cols[EX_NCOLS] = {
     {"rank", "Rank", TREX_COL_COUNT, false},
@@ -427,7 +442,8 @@ static bool example_row(struct trex_table *t, const struct trex_index *idx, uint
                         const char *check, uint64_t count, const struct trex_problem *p)
 {
 	const struct trex_file *f = trex_index_file(idx, file);
-	const struct trex_track *tr = p->track != TREX_NONE ? trex_index_track(idx, p->track) : NULL;
+	const struct trex_track *tr =
+	    p->track != TREX_NONE ? trex_index_track(idx, p->track) : NULL;
 	char text[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 256];
 	union trex_cell *c = trex_table_add_row(t);
 

@@ -191,7 +191,7 @@ struct trex_builder {
 	 * the events they came from (-1 unknown): where time outliers are */
 	int64_t min_ts, max_ts, max_dur;
 	int64_t min_ts_at, max_ts_at, max_dur_at;
-	int64_t at;      /* offset of the event being recorded (trex_builder_at) */
+	int64_t at; /* offset of the event being recorded (trex_builder_at) */
 	struct trex_problem_list probs;
 	uint32_t seq;    /* next sequence number */
 	uint64_t events;

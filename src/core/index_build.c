@@ -139,7 +139,7 @@ struct bld {
 	uint32_t *smap, *pmap, *tmap;
 	uint32_t nsmap, npmap, ntmap;
 	bool bad_id;
-	bool bad_alloc; /* a callback ran out of memory */
+	bool bad_alloc;    /* a callback ran out of memory */
 	struct pmerge *pm; /* the file's parts */
 	size_t npm;
 	/* the file being merged */
@@ -595,8 +595,8 @@ static void clamp_x(struct trex_slice *s, uint64_t *reversed, struct trex_earlie
 		s->dur = 0;
 		s->flags |= TREX_SLICE_REVERSED;
 		(*reversed)++;
-		trex_earliest_offer(reversed_ex, &(struct trex_problem_cand){s->ts, dur, s->track,
-		                                                             s->name});
+		trex_earliest_offer(reversed_ex,
+		                    &(struct trex_problem_cand){s->ts, dur, s->track, s->name});
 	}
 	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) {
 		s->dur = INT64_MAX - s->ts;
@@ -604,8 +604,8 @@ static void clamp_x(struct trex_slice *s, uint64_t *reversed, struct trex_earlie
 	}
 	if (s->flags & TREX_SLICE_TS_SATURATED) {
 		(*saturated)++;
-		trex_earliest_offer(saturated_ex, &(struct trex_problem_cand){s->ts, dur, s->track,
-		                                                              s->name});
+		trex_earliest_offer(saturated_ex,
+		                    &(struct trex_problem_cand){s->ts, dur, s->track, s->name});
 	}
 }
 
@@ -1023,7 +1023,8 @@ static void orphan_point(struct match_task *c, struct trex_earliest *e, uint32_t
 {
 	const struct fpoint *pt = &c->fpts[seq];
 
-	trex_earliest_offer(e, &(struct trex_problem_cand){pt->ts, (int64_t)id, pt->track, pt->name});
+	trex_earliest_offer(e,
+	                    &(struct trex_problem_cand){pt->ts, (int64_t)id, pt->track, pt->name});
 }
 
 static struct chain *chain_find(struct match_task *c, const struct fkey *k, uint32_t *nchains,
@@ -1314,12 +1315,14 @@ static void outlier_what(const struct trex_outlier *o, char *buf, size_t size)
 	double span = ((double)o->keep_hi - (double)o->keep_lo) / 1e9;
 
 	if (o->by_dur)
-		snprintf(buf, size, "dur %.3g s is %.3g times the span of the file's events (%.3g s)",
+		snprintf(buf, size,
+		         "dur %.3g s is %.3g times the span of the file's events (%.3g s)",
 		         (double)o->dur / 1e9, span > 0 ? (double)o->dur / 1e9 / span : 0.0, span);
 	else
 		snprintf(buf, size, "ts lies %.3g s %s the file's other events (they span %.3g s)",
 		         (o->ts < o->keep_lo ? (double)o->keep_lo - (double)o->ts
-		                             : (double)o->ts - (double)o->keep_hi) / 1e9,
+		                             : (double)o->ts - (double)o->keep_hi) /
+		             1e9,
 		         o->ts < o->keep_lo ? "before" : "after", span);
 }
 
@@ -1492,7 +1495,8 @@ static enum trex_status prepare_parts(struct bld *c, size_t first)
 static enum trex_status merge_problems(struct bld *c, struct trex_builder *b, struct pmerge *pm)
 {
 	struct trex_problem_list *l = &c->idx->problems[c->file];
-	bool ok = trex_problems_merge_part(l, &b->probs, pm->smap, pm->ns, pm->tmap, pm->nt, c->base);
+	bool ok =
+	    trex_problems_merge_part(l, &b->probs, pm->smap, pm->ns, pm->tmap, pm->nt, c->base);
 
 	for (uint32_t i = 0; ok && i < pm->drops.n; i++)
 		ok = trex_problems_add(l, &pm->drops.v[i]);
@@ -2124,15 +2128,16 @@ static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids
 		if (sp > 0 && end > w->stack[sp - 1]) {
 			s->flags |= TREX_SLICE_OVERLAP;
 			r->overlaps++;
-			trex_earliest_offer(&ex[0], &(struct trex_problem_cand){
-			                                s->ts, end - w->stack[sp - 1], s->track, s->name});
+			trex_earliest_offer(
+			    &ex[0], &(struct trex_problem_cand){s->ts, end - w->stack[sp - 1],
+			                                        s->track, s->name});
 		}
 		if (sp >= DEPTH_LIMIT)
 			return TREX_FORMAT;
 		if (s->dur == 0 && !(s->flags & TREX_SLICE_REVERSED)) {
 			r->zero++;
-			trex_earliest_offer(&ex[1],
-			                    &(struct trex_problem_cand){s->ts, 0, s->track, s->name});
+			trex_earliest_offer(
+			    &ex[1], &(struct trex_problem_cand){s->ts, 0, s->track, s->name});
 		}
 		r->corr += (s->flags & TREX_SLICE_HAS_CORR) != 0;
 		r->ext += (s->flags & TREX_SLICE_HAS_EXT_ID) != 0;
@@ -2285,7 +2290,8 @@ static enum trex_status run_workers(struct bld *c, struct slice_sort *ss)
 	for (unsigned i = 0; i < n; i++) {
 		for (uint32_t f = 0; f < ss->nfiles; f++) {
 			trex_earliest_merge(cand_of(c, f, TREX_INTEG_overlaps), &w[i].ex[2 * f]);
-			trex_earliest_merge(cand_of(c, f, TREX_INTEG_zero_duration), &w[i].ex[2 * f + 1]);
+			trex_earliest_merge(cand_of(c, f, TREX_INTEG_zero_duration),
+			                    &w[i].ex[2 * f + 1]);
 		}
 		worker_free(&w[i]);
 	}
@@ -3295,7 +3301,8 @@ static enum trex_status add_integrity(struct bld *c)
 	for (uint32_t f = 0; f < c->idx->nfiles; f++) {
 		trex_integrity_add(&c->idx->files[f].integrity, &c->integ[f]);
 		for (int k = 0; k < TREX_INTEG_COUNT; k++) {
-			if (!trex_problems_add_cands(&c->idx->problems[f], (enum trex_integrity_counter)k,
+			if (!trex_problems_add_cands(&c->idx->problems[f],
+			                             (enum trex_integrity_counter)k,
 			                             cand_of(c, f, (enum trex_integrity_counter)k)))
 				return nomem(c);
 		}

@@ -23,7 +23,7 @@ static const struct {
 	size_t offset;
 } counters[TREX_INTEG_COUNT] = {
 #define COUNTER_ROW(field, label) {#field, label, offsetof(struct trex_integrity, field)},
-	TREX_INTEGRITY_INFO(COUNTER_ROW)
+    TREX_INTEGRITY_INFO(COUNTER_ROW)
 #undef COUNTER_ROW
 };
 
@@ -240,7 +240,8 @@ struct text_out {
 	int n;
 };
 
-static void out_printf(struct text_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct text_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void out_printf(struct text_out *o, const char *fmt, ...)
 {
 	size_t at = o->n >= 0 && (size_t)o->n < o->size ? (size_t)o->n : o->size ? o->size - 1 : 0;
@@ -272,7 +273,8 @@ int trex_problem_format(const struct trex_index *idx, uint32_t file, const struc
                         char *buf, size_t size)
 {
 	const struct trex_file *f = trex_index_file(idx, file);
-	const struct trex_track *tr = p->track != TREX_NONE ? trex_index_track(idx, p->track) : NULL;
+	const struct trex_track *tr =
+	    p->track != TREX_NONE ? trex_index_track(idx, p->track) : NULL;
 	struct text_out o = {buf, size, 0};
 	const char *sep = " [";
 
@@ -295,7 +297,8 @@ int trex_problem_format(const struct trex_index *idx, uint32_t file, const struc
 		out_printf(&o, "]");
 	if (trex_problem_is_span(p))
 		out_printf(&o, " (%" PRIu64 " byte%s, %" PRIu64 " event%s lost)", p->length,
-		           p->length == 1 ? "" : "s", p->events_lost, p->events_lost == 1 ? "" : "s");
+		           p->length == 1 ? "" : "s", p->events_lost,
+		           p->events_lost == 1 ? "" : "s");
 	return o.n;
 }
 
@@ -369,7 +372,8 @@ static void cand_what(enum trex_integrity_counter k, const struct trex_problem_c
 {
 	switch (k) {
 	case TREX_INTEG_overlaps:
-		snprintf(buf, size, "starts inside an earlier slice and ends %" PRId64 " ns after it",
+		snprintf(buf, size,
+		         "starts inside an earlier slice and ends %" PRId64 " ns after it",
 		         c->value);
 		break;
 	case TREX_INTEG_zero_duration:
@@ -382,8 +386,9 @@ static void cand_what(enum trex_integrity_counter k, const struct trex_problem_c
 		snprintf(buf, size, "B without an E: runs to the file's last event");
 		break;
 	case TREX_INTEG_unmatched_end:
-		snprintf(buf, size, "%s", c->value ? "async e without an open b of its id"
-		                                   : "E without an open B on its track");
+		snprintf(buf, size, "%s",
+		         c->value ? "async e without an open b of its id"
+		                  : "E without an open B on its track");
 		break;
 	case TREX_INTEG_orphan_flow_start:
 		snprintf(buf, size, "flow start (id %" PRId64 ") without a step or end", c->value);

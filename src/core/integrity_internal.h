@@ -70,16 +70,16 @@ struct trex_index;
  * and track ids mapped (smap/tmap: local id -> global, ns/nt entries; ids
  * out of range become TREX_NONE) and base added to times. */
 bool trex_problems_merge_part(struct trex_problem_list *file, const struct trex_problem_list *part,
-			      const uint32_t *smap, uint32_t ns, const uint32_t *tmap, uint32_t nt,
-			      int64_t base);
+                              const uint32_t *smap, uint32_t ns, const uint32_t *tmap, uint32_t nt,
+                              int64_t base);
 /* Tracks renumbered for display: track = track_new[track]. */
 void trex_problems_remap_tracks(struct trex_problem_list *l, const uint32_t *track_new,
-				uint32_t ntracks);
+                                uint32_t ntracks);
 void trex_earliest_remap_tracks(struct trex_earliest *e, const uint32_t *track_new,
-				uint32_t ntracks);
+                                uint32_t ntracks);
 /* The build's candidates of counter k as examples, after the file's own. */
 bool trex_problems_add_cands(struct trex_problem_list *l, enum trex_integrity_counter k,
-			     const struct trex_earliest *e);
+                             const struct trex_earliest *e);
 /* Once the index is built: the slice of each example about a kept event
  * (found by track, ts and name), line:col and compressed offsets of the
  * examples with a position (one pass over the file), and the order by

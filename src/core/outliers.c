@@ -20,7 +20,7 @@
 
 #define OUTLIER_FACTOR 1000
 #define OUTLIER_FLOOR_NS INT64_C(1000000000)
-#define OUTLIER_MAX 64       /* per end of the file's time range */
+#define OUTLIER_MAX 64        /* per end of the file's time range */
 #define OUTLIER_MIN_EVENTS 16 /* fewer: no bulk to compare with */
 #define KEEP (OUTLIER_MAX + 1)
 
@@ -123,8 +123,8 @@ static int cmp_i64(const void *pa, const void *pb)
 /* Record kinds with a start time as their first field. */
 static struct trex_vec *builder_vec(struct trex_builder *b, int k)
 {
-	struct trex_vec *v[] = {&b->slices, &b->be, &b->asyncs, &b->instants, &b->samples,
-	                        &b->flows};
+	struct trex_vec *v[] = {&b->slices,   &b->be,      &b->asyncs,
+	                        &b->instants, &b->samples, &b->flows};
 
 	return k < (int)(sizeof(v) / sizeof(v[0])) ? v[k] : NULL;
 }
@@ -229,7 +229,7 @@ static void rec_ids(struct trex_builder *b, int k, const void *rec, struct trex_
 		o->track = ((const struct trex_bflow *)rec)->track;
 		o->name = ((const struct trex_bflow *)rec)->name;
 	}
-	o->at = o->by_dur ? (o->dur == b->max_dur ? b->max_dur_at : -1)
+	o->at = o->by_dur            ? (o->dur == b->max_dur ? b->max_dur_at : -1)
 	        : o->ts == b->min_ts ? b->min_ts_at
 	        : o->ts == b->max_ts ? b->max_ts_at
 	                             : -1;

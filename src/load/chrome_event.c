@@ -668,7 +668,8 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 	bool strings = ev->pid.is_string && ev->tid.is_string;
 	for (unsigned i = 0; i < CJ_TRACK_CACHE; i++) {
 		const struct cj_track_cache *c = &ps->tracks[i];
-		if (c->valid && c->strings == strings && cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
+		if (c->valid && c->strings == strings &&
+		    cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
 		    cache_text_eq(c->pid, c->pid_len, &ev->pid)) {
 			ps->ids_ok = c->ids_ok;
 			return c->track;
@@ -967,8 +968,8 @@ static void note_phase(struct cj_parser *ps, const struct cj_event *ev)
 		cj_note(ps, TREX_INTEG_unsupported_phase, at, NULL, "phase \"%c\" is not shown",
 			t.p[0]);
 	else if (t.is_string)
-		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph \"%.*s\" is no trace-event phase",
-			t.len > 24 ? 24 : (int)t.len, t.p);
+		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL,
+			"ph \"%.*s\" is no trace-event phase", t.len > 24 ? 24 : (int)t.len, t.p);
 	else
 		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*at));
 }
@@ -990,16 +991,17 @@ static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum 
 	const char *kept = meta ? " (metadata: kept)" : "";
 	enum cj_time_problem tp = time_problem(ps, ev->ts_bad);
 	if (tp == CJ_TIME_TYPE)
-		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_bad, NULL, "ts is %s%s", json_type(*ev->ts_bad),
-			kept);
+		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_bad, NULL, "ts is %s%s",
+			json_type(*ev->ts_bad), kept);
 	else if (tp == CJ_TIME_RANGE)
 		cj_note(ps, TREX_INTEG_ts_out_of_range, ev->ts_bad, NULL,
-			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad, kept);
+			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad,
+			kept);
 	if (meta || tp != CJ_TIME_OK)
 		return !meta;
 	if (!ev->has_ts) {
-		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL, "\"%c\" event without \"ts\"",
-			ev->ph);
+		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL,
+			"\"%c\" event without \"ts\"", ev->ph);
 		return true;
 	}
 	if (ph == TREX_PH_COMPLETE && time_problem(ps, ev->dur_bad) == CJ_TIME_RANGE) {
@@ -1053,8 +1055,9 @@ static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum tre
 			"X event without \"dur\" (kept with duration 0)");
 	if (bad_pid || bad_tid) {
 		const struct tok *t = bad_pid ? &ev->pid : &ev->tid;
-		cj_note(ps, TREX_INTEG_bad_ids, t->p, &a, "%s %.*s is not a string or a 64-bit integer",
-			bad_pid ? "pid" : "tid", t->len > 40 ? 40 : (int)t->len, t->p);
+		cj_note(ps, TREX_INTEG_bad_ids, t->p, &a,
+			"%s %.*s is not a string or a 64-bit integer", bad_pid ? "pid" : "tid",
+			t->len > 40 ? 40 : (int)t->len, t->p);
 	}
 	if (ev->bad_value_at)
 		cj_note(ps, TREX_INTEG_bad_values, ev->bad_value_at, &a, "args is %s (ignored)",

@@ -537,12 +537,12 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 		const char *at;
 		/* a value running to the end of input: cut input, unless
 		 * something follows to resume at (a lost bracket) */
+		unsigned allow = CJ_ALLOW_MEMBER | CJ_ALLOW_END;
 		if (st == JSON_INCOMPLETE &&
-		    cj_find_resume(ps, start + 1, start + 1, end, true, CJ_ALLOW_MEMBER | CJ_ALLOW_END,
-				   &at) == CJ_RS_NONE)
+		    cj_find_resume(ps, start + 1, start + 1, end, true, allow, &at) == CJ_RS_NONE)
 			return CJ_NEED_MORE;
-		return cj_top_damage(ps, pp, start, st == JSON_SYNTAX ? q : p, start + 1, end, final,
-				     "a JSON value");
+		return cj_top_damage(ps, pp, start, st == JSON_SYNTAX ? q : p, start + 1, end,
+				     final, "a JSON value");
 	}
 	if (cj_value_hides_events(ps, p, q))
 		return cj_top_damage(ps, pp, start, p, start + 1, end, final, "a JSON value");

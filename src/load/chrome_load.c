@@ -583,8 +583,8 @@ static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_str
 	unsigned long long cut = job->file->truncated ? trex_source_size_on_disk(job->source) : 0;
 	if (end == 0 && cut && trex_stream_header_cut(st))
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
-				      "truncated gzip header: the input ends at compressed byte %llu",
-				      cut);
+				      "truncated gzip header: the input ends at compressed byte "
+				      "%llu", cut);
 	if (end == 0 && cut)
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
 				      "truncated gzip data: the input ends at compressed byte %llu "

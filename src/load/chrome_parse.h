@@ -146,7 +146,8 @@ void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
  * and keeps it as an integrity example (about: the event it concerns, or
  * NULL); damage also becomes the part's first problem. */
 void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
-	     const struct cj_about *about, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+	     const struct cj_about *about, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* A damaged span: [start, next) skipped (counter syntax_errors) or ignored
  * (bytes_ignored, a cut tail), found at bad, where `why` was expected.

@@ -186,7 +186,8 @@ static struct trex_source *source_new(const char *name)
 static void source_detect(struct trex_source *src)
 {
 	/* a lone 0x1f is a gzip header cut after one byte: no text starts so */
-	src->gzip = src->len >= 1 && src->bytes[0] == 0x1f && (src->len == 1 || src->bytes[1] == 0x8b);
+	src->gzip = src->len >= 1 && src->bytes[0] == 0x1f &&
+		    (src->len == 1 || src->bytes[1] == 0x8b);
 }
 
 /* False when mmap is refused (some file systems); the caller then read()s. */

@@ -155,7 +155,7 @@ static unsigned char *gzip_of(const uint8_t *data, size_t size, size_t *out_len)
  * the same events and integrity counts as the plain load. */
 static void check_windows(const uint8_t *data, size_t size, const struct trex_index *plain)
 {
-	struct trex_load_opts opts = { .threads = 2, .stream_window = size / 8 + 61 };
+	struct trex_load_opts opts = {.threads = 2, .stream_window = size / 8 + 61};
 	struct trex_source *src = NULL;
 	struct trex_index *idx = NULL;
 	struct trex_error err;
@@ -169,7 +169,8 @@ static void check_windows(const uint8_t *data, size_t size, const struct trex_in
 	    trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK) {
 		a = trex_index_file(plain, 0);
 		b = trex_index_file(idx, 0);
-		if (a->events != b->events || trex_index_slice_count(plain) != trex_index_slice_count(idx) ||
+		if (a->events != b->events ||
+		    trex_index_slice_count(plain) != trex_index_slice_count(idx) ||
 		    memcmp(&a->integrity, &b->integrity, sizeof(a->integrity)) != 0 ||
 		    memcmp(a->phase_counts, b->phase_counts, sizeof(a->phase_counts)) != 0)
 			abort();

@@ -201,8 +201,9 @@ Test(chrome_json, counters_instants_unknown_phases_and_keys)
 
 Test(chrome_json, invalid_utf8_and_huge_integers_are_repaired)
 {
-	const char t[] = "[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":0,\"tid\":15514734831341844875,"
-			 "\"ts\":5,\"dur\":1}]";
+	const char t[] =
+	    "[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":0,\"tid\":15514734831341844875,"
+	    "\"ts\":5,\"dur\":1}]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *s = slice_named(idx, "bad\xef\xbf\xbd");
 	cr_assert_eq(s->ts, 5000);
@@ -213,7 +214,8 @@ Test(chrome_json, invalid_utf8_and_huge_integers_are_repaired)
 	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_invalid_utf8, 0);
 	cr_assert_not_null(p);
 	cr_assert_eq(p->offset, (int64_t)(strstr(t, "bad") - t));
-	cr_assert_eq(p->slice, (uint32_t)(s - trex_index_slice(idx, 0)), "the example names the slice");
+	cr_assert_eq(p->slice, (uint32_t)(s - trex_index_slice(idx, 0)),
+	             "the example names the slice");
 	trex_index_free(idx);
 }
 
@@ -221,9 +223,11 @@ Test(chrome_json, invalid_utf8_and_huge_integers_are_repaired)
  * slice saturated to 292 years (issue 10). */
 Test(chrome_json, times_beyond_int64_are_dropped_with_their_position)
 {
-	const char t[] = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":99999999999999999999,"
-			 "\"dur\":1},\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":1,"
-			 "\"dur\":1e308},\n{\"ph\":\"X\",\"name\":\"c\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":2}]";
+	const char t[] =
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":99999999999999999999,"
+	    "\"dur\":1},\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":1,"
+	    "\"dur\":1e308},\n{\"ph\":\"X\",\"name\":\"c\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":2}"
+	    "]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_file *f = file0(idx);
 	cr_assert_eq(trex_index_slice_count(idx), 1);
@@ -409,8 +413,9 @@ Test(chrome_json, flow_end_written_before_its_start)
  * clamp is counted with the slice it changed. */
 Test(chrome_json, end_time_never_overflows)
 {
-	const char *t = "[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":9223372036854775,"
-			"\"dur\":1000000}]";
+	const char *t =
+	    "[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":9223372036854775,"
+	    "\"dur\":1000000}]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *s = slice_named(idx, "big");
 	cr_assert_eq(s->ts, 9223372036854775000LL);

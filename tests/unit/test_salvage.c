@@ -23,8 +23,8 @@ struct mode {
 };
 
 static const struct mode modes[] = {
-	{false, 1, 0}, {false, 4, 0}, {true, 1, 0},   {true, 2, 0},
-	{true, 1, 61}, {true, 2, 97}, {true, 3, 4096},
+    {false, 1, 0}, {false, 4, 0}, {true, 1, 0},    {true, 2, 0},
+    {true, 1, 61}, {true, 2, 97}, {true, 3, 4096},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -48,11 +48,12 @@ static unsigned char *gzip_of(const char *text, size_t len, size_t *out_len)
 }
 
 static enum trex_status load_bytes(const void *data, size_t len, unsigned threads, size_t window,
-				   bool strict, struct trex_index **idx, struct trex_error *err)
+                                   bool strict, struct trex_index **idx, struct trex_error *err)
 {
 	struct trex_source *src;
 	cr_assert_eq(trex_source_open_memory("t.json", data, len, true, &src, err), TREX_OK);
-	struct trex_load_opts opts = {.threads = threads, .stream_window = window, .strict = strict};
+	struct trex_load_opts opts = {
+	    .threads = threads, .stream_window = window, .strict = strict};
 	return trex_load_sources(&src, 1, &opts, idx, err);
 }
 
@@ -62,11 +63,12 @@ static struct trex_index *load_mode(const char *text, size_t len, const struct m
 	unsigned char *z = m->gzip ? gzip_of(text, len, &zlen) : NULL;
 	struct trex_index *idx = NULL;
 	struct trex_error err;
-	enum trex_status s = load_bytes(z ? (const void *)z : text, zlen, m->threads, m->window,
-					false, &idx, &err);
+	enum trex_status s =
+	    load_bytes(z ? (const void *)z : text, zlen, m->threads, m->window, false, &idx, &err);
 	char msg[1024];
 	trex_error_format(&err, msg, sizeof msg);
-	cr_assert_eq(s, TREX_OK, "gzip %d -j%u window %zu: %s", m->gzip, m->threads, m->window, msg);
+	cr_assert_eq(s, TREX_OK, "gzip %d -j%u window %zu: %s", m->gzip, m->threads, m->window,
+	             msg);
 	free(z);
 	return idx;
 }
@@ -80,23 +82,23 @@ static char *digest(const struct trex_index *idx)
 	FILE *f = open_memstream(&buf, &len);
 	const struct trex_file *file = trex_index_file(idx, 0);
 	fprintf(f, "rank %lld base %lld events %llu truncated %d\n", (long long)file->rank,
-		(long long)file->base_time_ns, (unsigned long long)file->events, file->truncated);
+	        (long long)file->base_time_ns, (unsigned long long)file->events, file->truncated);
 	for (int c = 0; c < TREX_INTEG_COUNT; c++) {
 		enum trex_integrity_counter k = (enum trex_integrity_counter)c;
 		fprintf(f, "%s %llu\n", trex_integrity_name(k),
-			(unsigned long long)trex_integrity_get(&file->integrity, k));
+		        (unsigned long long)trex_integrity_get(&file->integrity, k));
 		for (uint32_t i = 0; i < trex_index_problem_count(idx, 0, k); i++) {
 			const struct trex_problem *p = trex_index_problem(idx, 0, k, i);
 			fprintf(f, "  %lld %lld:%lld len %llu lost %llu track %u slice %u %s\n",
-				(long long)p->offset, (long long)p->line, (long long)p->col,
-				(unsigned long long)p->length, (unsigned long long)p->events_lost,
-				p->track, p->slice, p->what);
+			        (long long)p->offset, (long long)p->line, (long long)p->col,
+			        (unsigned long long)p->length, (unsigned long long)p->events_lost,
+			        p->track, p->slice, p->what);
 		}
 	}
 	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
-		fprintf(f, "slice %u %lld %lld %u %s\n", s->track, (long long)s->ts, (long long)s->dur,
-			s->depth, trex_index_str(idx, s->name));
+		fprintf(f, "slice %u %lld %lld %u %s\n", s->track, (long long)s->ts,
+		        (long long)s->dur, s->depth, trex_index_str(idx, s->name));
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++)
 		fprintf(f, "instant %lld\n", (long long)trex_index_instant(idx, i)->ts);
@@ -114,7 +116,7 @@ static struct trex_index *load_all_len(const char *text, size_t len)
 		struct trex_index *idx = load_mode(text, len, &modes[m]);
 		char *got = digest(idx);
 		cr_assert_str_eq(got, want, "gzip %d -j%u window %zu differs from plain -j1",
-				 modes[m].gzip, modes[m].threads, modes[m].window);
+		                 modes[m].gzip, modes[m].threads, modes[m].window);
 		free(got);
 		trex_index_free(idx);
 	}
@@ -140,16 +142,16 @@ static bool has_slice(const struct trex_index *idx, const char *name)
 	return false;
 }
 
-#define EV(name, ts) \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+#define EV(name, ts)                                                                               \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
 	",\"dur\":1}"
 
 /* ---- damage between events ----------------------------------------------------------- */
 
 Test(salvage, stray_bytes_between_events_lose_no_event)
 {
-	const char t[] = "[" EV("a", 1) ",x" EV("b", 3) ",," EV("c", 5) " " EV("d", 7) ",\"" EV("e", 9)
-			 ",:" EV("f", 11) ",\0" EV("g", 13) "]";
+	const char t[] = "[" EV("a", 1) ",x" EV("b", 3) ",," EV("c", 5) " " EV("d", 7) ",\"" EV(
+	    "e", 9) ",:" EV("f", 11) ",\0" EV("g", 13) "]";
 	struct trex_index *idx = load_all_len(t, sizeof t - 1);
 	cr_assert_eq(trex_index_slice_count(idx), 7, "every intact event loads");
 	cr_assert_eq(integ(idx)->syntax_errors, 6);
@@ -165,8 +167,10 @@ Test(salvage, stray_bytes_between_events_lose_no_event)
 
 Test(salvage, a_damaged_event_costs_only_itself)
 {
-	const char *t = "[" EV("a", 1) ",\n{\"ph\":\"X\",\"name\":\"lost\",\"pid\":1,\"tid\":1,\"ts\":3,"
-			"\"dur\":1,\n" EV("c", 5) ",\n{\"ph\":\"X\",\"name\":\"bad\" \"ts\":7}," EV("d", 9) "]";
+	const char *t = "[" EV(
+	    "a", 1) ",\n{\"ph\":\"X\",\"name\":\"lost\",\"pid\":1,\"tid\":1,\"ts\":3,"
+	            "\"dur\":1,\n" EV("c", 5) ",\n{\"ph\":\"X\",\"name\":\"bad\" \"ts\":7}," EV(
+	                "d", 9) "]";
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(trex_index_slice_count(idx), 3);
 	cr_assert(has_slice(idx, "c") && has_slice(idx, "d"));
@@ -177,7 +181,8 @@ Test(salvage, a_damaged_event_costs_only_itself)
 	cr_assert_not_null(big);
 	cr_assert_eq(first->line, 2, "a damaged span is where it starts");
 	cr_assert_not_null(strstr(first->what, "(at byte"), "and says where it was found");
-	cr_assert_eq(big->length, (uint64_t)(strstr(t, EV("c", 5)) - strstr(t, "{\"ph\":\"X\",\"name\":\"lost\"")));
+	cr_assert_eq(big->length, (uint64_t)(strstr(t, EV("c", 5)) -
+	                                     strstr(t, "{\"ph\":\"X\",\"name\":\"lost\"")));
 	cr_assert_eq(big->events_lost, 1);
 	trex_index_free(idx);
 }
@@ -206,8 +211,9 @@ Test(salvage, a_huge_event_after_damage_is_skipped_the_next_is_kept)
 
 Test(salvage, keys_after_a_damaged_member_are_read)
 {
-	const char *t = "{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) "],\"traceName\" \"x\","
-			"\"distributedInfo\":{\"rank\":3},\"baseTimeNanoseconds\":1000}";
+	const char *t = "{\"traceEvents\":[" EV("a", 1) "," EV(
+	    "b", 3) "],\"traceName\" \"x\","
+	            "\"distributedInfo\":{\"rank\":3},\"baseTimeNanoseconds\":1000}";
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(trex_index_slice_count(idx), 2);
 	cr_assert_eq(trex_index_file(idx, 0)->rank, 3);
@@ -222,8 +228,8 @@ Test(salvage, keys_after_a_damaged_member_are_read)
 
 Test(salvage, a_comma_turned_into_a_bracket_loses_nothing)
 {
-	const char *t = "{\"traceEvents\":[" EV("a", 1) "]" EV("b", 3) "," EV("c", 5)
-			"],\"distributedInfo\":{\"rank\":2}}";
+	const char *t = "{\"traceEvents\":[" EV("a", 1) "]" EV("b", 3) "," EV(
+	    "c", 5) "],\"distributedInfo\":{\"rank\":2}}";
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(trex_index_slice_count(idx), 3);
 	cr_assert_eq(trex_index_file(idx, 0)->rank, 2);
@@ -235,19 +241,20 @@ Test(salvage, a_comma_turned_into_a_bracket_loses_nothing)
 Test(salvage, damaged_first_bytes_and_brackets)
 {
 	const char *cases[] = {
-		"x{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}",
-		"?[" EV("a", 1) "," EV("b", 3) "]",
-		" " EV("a", 1) "," EV("b", 3) "]",                     /* the '[' lost */
-		"{\"traceEvents\":" EV("a", 1) "," EV("b", 3) "]}",     /* the '[' lost */
-		"{\"traceEvents\":\"[" EV("a", 1) "," EV("b", 3) "]}",  /* '[' turned '"' */
-		"{\"traceEvfnts\":[" EV("a", 1) "," EV("b", 3) "]}",    /* the key damaged */
-		"{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}}",   /* a stray '}' */
-		"{\"schemaVersion\":1,{traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}",
+	    "x{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}",
+	    "?[" EV("a", 1) "," EV("b", 3) "]",
+	    " " EV("a", 1) "," EV("b", 3) "]",                     /* the '[' lost */
+	    "{\"traceEvents\":" EV("a", 1) "," EV("b", 3) "]}",    /* the '[' lost */
+	    "{\"traceEvents\":\"[" EV("a", 1) "," EV("b", 3) "]}", /* '[' turned '"' */
+	    "{\"traceEvfnts\":[" EV("a", 1) "," EV("b", 3) "]}",   /* the key damaged */
+	    "{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}}",  /* a stray '}' */
+	    "{\"schemaVersion\":1,{traceEvents\":[" EV("a", 1) "," EV("b", 3) "]}",
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct trex_index *idx = load_all(cases[i]);
 		cr_assert_eq(trex_index_slice_count(idx), 2, "case %zu: %s", i, cases[i]);
-		cr_assert_eq(integ(idx)->syntax_errors + integ(idx)->bytes_ignored, 1, "case %zu", i);
+		cr_assert_eq(integ(idx)->syntax_errors + integ(idx)->bytes_ignored, 1, "case %zu",
+		             i);
 		cr_assert_not_null(trex_index_damage(idx, 0, false), "case %zu", i);
 		trex_index_free(idx);
 	}
@@ -256,7 +263,7 @@ Test(salvage, damaged_first_bytes_and_brackets)
 Test(salvage, a_second_trace_after_the_first_is_read)
 {
 	struct trex_index *idx =
-		load_all("{\"traceEvents\":[" EV("a", 1) "]}{\"traceEvents\":[" EV("b", 3) "]}");
+	    load_all("{\"traceEvents\":[" EV("a", 1) "]}{\"traceEvents\":[" EV("b", 3) "]}");
 	cr_assert_eq(trex_index_slice_count(idx), 2);
 	cr_assert_eq(integ(idx)->syntax_errors, 1);
 	trex_index_free(idx);
@@ -277,15 +284,16 @@ Test(salvage, not_a_trace_stays_an_error)
 
 Test(salvage, wrong_typed_values_are_counted_never_silent)
 {
-	const char *t = "[{\"ph\":\"X\",\"name\":\"ts string\",\"pid\":1,\"tid\":1,\"ts\":\"abc\",\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"ts null\",\"pid\":1,\"tid\":1,\"ts\":null,\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"quoted\",\"pid\":1,\"tid\":1,\"ts\":\"12.5\",\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"dur string\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":\"x\"},\n"
-			"{\"ph\":\"X\",\"name\":\"pid null\",\"pid\":null,\"tid\":1,\"ts\":30,\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"tid 1.5\",\"pid\":1,\"tid\":1.5,\"ts\":40,\"dur\":1},\n"
-			"{\"ph\":5,\"name\":\"ph number\",\"pid\":1,\"tid\":1,\"ts\":50},\n"
-			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"ts\":\"never\","
-			"\"args\":{\"name\":\"main\"}}]";
+	const char *t =
+	    "[{\"ph\":\"X\",\"name\":\"ts string\",\"pid\":1,\"tid\":1,\"ts\":\"abc\",\"dur\":1},\n"
+	    "{\"ph\":\"X\",\"name\":\"ts null\",\"pid\":1,\"tid\":1,\"ts\":null,\"dur\":1},\n"
+	    "{\"ph\":\"X\",\"name\":\"quoted\",\"pid\":1,\"tid\":1,\"ts\":\"12.5\",\"dur\":1},\n"
+	    "{\"ph\":\"X\",\"name\":\"dur string\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":\"x\"},\n"
+	    "{\"ph\":\"X\",\"name\":\"pid null\",\"pid\":null,\"tid\":1,\"ts\":30,\"dur\":1},\n"
+	    "{\"ph\":\"X\",\"name\":\"tid 1.5\",\"pid\":1,\"tid\":1.5,\"ts\":40,\"dur\":1},\n"
+	    "{\"ph\":5,\"name\":\"ph number\",\"pid\":1,\"tid\":1,\"ts\":50},\n"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"ts\":\"never\","
+	    "\"args\":{\"name\":\"main\"}}]";
 	struct trex_index *idx = load_all(t);
 	const struct trex_integrity *in = integ(idx);
 	cr_assert_eq(in->bad_ts, 3, "two dropped, and the metadata's (kept)");
@@ -295,7 +303,7 @@ Test(salvage, wrong_typed_values_are_counted_never_silent)
 	cr_assert(has_slice(idx, "quoted"), "a quoted number is a number");
 	cr_assert(!has_slice(idx, "ts string") && !has_slice(idx, "ts null"));
 	cr_assert(has_slice(idx, "dur string") && has_slice(idx, "pid null") &&
-		  has_slice(idx, "tid 1.5"));
+	          has_slice(idx, "tid 1.5"));
 	cr_assert(trex_integrity_damaged(in));
 	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_bad_ts, 0);
 	cr_assert_str_eq(p->what, "ts is a string");
@@ -314,8 +322,9 @@ Test(salvage, wrong_typed_values_are_counted_never_silent)
 
 Test(salvage, strict_refuses_wrong_values_with_their_position)
 {
-	const char t[] = "[" EV("a", 1) ",\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":\"abc\","
-			 "\"dur\":1}]";
+	const char t[] =
+	    "[" EV("a", 1) ",\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":\"abc\","
+	                   "\"dur\":1}]";
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 	cr_assert_eq(load_bytes(t, sizeof t - 1, 1, 0, true, &idx, &err), TREX_FORMAT);
@@ -331,8 +340,10 @@ static char *epoch_trace(const char *extra)
 	char *s = malloc(8192);
 	size_t n = (size_t)sprintf(s, "[");
 	for (int i = 0; i < 20; i++)
-		n += (size_t)sprintf(s + n, "{\"ph\":\"X\",\"name\":\"e%d\",\"pid\":1,\"tid\":1,"
-				     "\"ts\":1712867402%06d,\"dur\":5},\n", i, 1000 * i);
+		n += (size_t)sprintf(s + n,
+		                     "{\"ph\":\"X\",\"name\":\"e%d\",\"pid\":1,\"tid\":1,"
+		                     "\"ts\":1712867402%06d,\"dur\":5},\n",
+		                     i, 1000 * i);
 	sprintf(s + n, "%s]", extra);
 	return s;
 }
@@ -340,9 +351,10 @@ static char *epoch_trace(const char *extra)
 Test(salvage, time_outliers_are_dropped_with_their_position)
 {
 	/* a lost digit: 10x earlier, 48 years before the others */
-	char *t = epoch_trace("{\"ph\":\"X\",\"name\":\"early\",\"pid\":1,\"tid\":1,\"ts\":171286740205000,"
-			      "\"dur\":5},\n{\"ph\":\"X\",\"name\":\"long\",\"pid\":1,\"tid\":1,"
-			      "\"ts\":1712867402007000,\"dur\":9000000000000}");
+	char *t = epoch_trace(
+	    "{\"ph\":\"X\",\"name\":\"early\",\"pid\":1,\"tid\":1,\"ts\":171286740205000,"
+	    "\"dur\":5},\n{\"ph\":\"X\",\"name\":\"long\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":1712867402007000,\"dur\":9000000000000}");
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(trex_index_slice_count(idx), 20);
 	cr_assert(!has_slice(idx, "early") && !has_slice(idx, "long"));
@@ -365,9 +377,10 @@ Test(salvage, long_but_plausible_times_are_kept)
 {
 	/* a 13 s slice over a 19 ms trace (real Kineto traces have those) and
 	 * an event 300 s before the others */
-	char *t = epoch_trace("{\"ph\":\"X\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
-			      "\"ts\":1712867402000000,\"dur\":13000000},\n{\"ph\":\"i\",\"name\":\"start\","
-			      "\"pid\":1,\"tid\":1,\"ts\":1712867102000000}");
+	char *t = epoch_trace(
+	    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":1,\"tid\":1,"
+	    "\"ts\":1712867402000000,\"dur\":13000000},\n{\"ph\":\"i\",\"name\":\"start\","
+	    "\"pid\":1,\"tid\":1,\"ts\":1712867102000000}");
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(trex_index_slice_count(idx), 21);
 	cr_assert_eq(trex_index_instant_count(idx), 1);
@@ -380,10 +393,11 @@ Test(salvage, long_but_plausible_times_are_kept)
 
 Test(salvage, build_examples_name_track_time_and_slice)
 {
-	const char *t = "[{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":10},"
-			"{\"ph\":\"X\",\"name\":\"crosses\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":10},"
-			"{\"ph\":\"E\",\"name\":\"\",\"pid\":1,\"tid\":2,\"ts\":3},"
-			"{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":4}]";
+	const char *t =
+	    "[{\"ph\":\"X\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":10},"
+	    "{\"ph\":\"X\",\"name\":\"crosses\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":10},"
+	    "{\"ph\":\"E\",\"name\":\"\",\"pid\":1,\"tid\":2,\"ts\":3},"
+	    "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":3,\"ts\":4}]";
 	struct trex_index *idx = load_all(t);
 	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_overlaps, 0);
 	cr_assert_not_null(p);
@@ -401,7 +415,7 @@ Test(salvage, build_examples_name_track_time_and_slice)
 	char line[512];
 	trex_problem_format(idx, 0, p, line, sizeof line);
 	cr_assert_str_eq(line, "t.json: B without an E: runs to the file's last event "
-			       "[track thread 3, ts 4000 ns, \"open\"]");
+	                       "[track thread 3, ts 4000 ns, \"open\"]");
 	cr_assert_not(trex_integrity_damaged(integ(idx)), "structure notes are no damage");
 	trex_index_free(idx);
 }
@@ -411,15 +425,17 @@ Test(salvage, at_most_eight_examples_the_earliest_first)
 	char t[8192];
 	size_t n = (size_t)sprintf(t, "[");
 	for (int i = 20; i > 0; i--) /* written latest first */
-		n += (size_t)sprintf(t + n, "%s{\"ph\":\"X\",\"name\":\"z%d\",\"pid\":1,\"tid\":%d,"
-				     "\"ts\":%d,\"dur\":0}", i < 20 ? "," : "", i, i % 3, i);
+		n += (size_t)sprintf(t + n,
+		                     "%s{\"ph\":\"X\",\"name\":\"z%d\",\"pid\":1,\"tid\":%d,"
+		                     "\"ts\":%d,\"dur\":0}",
+		                     i < 20 ? "," : "", i, i % 3, i);
 	sprintf(t + n, "]");
 	struct trex_index *idx = load_all(t);
 	cr_assert_eq(integ(idx)->zero_duration, 20);
 	cr_assert_eq(trex_index_problem_count(idx, 0, TREX_INTEG_zero_duration), 8);
 	for (uint32_t i = 0; i < 8; i++)
 		cr_assert_eq(trex_index_problem(idx, 0, TREX_INTEG_zero_duration, i)->ts,
-			     (int64_t)(i + 1) * 1000);
+		             (int64_t)(i + 1) * 1000);
 	trex_index_free(idx);
 }
 
@@ -433,9 +449,10 @@ Test(salvage, a_gzip_header_cut_is_no_empty_file)
 	for (size_t cut = 1; cut < 10; cut++) {
 		struct trex_index *idx = NULL;
 		struct trex_error err;
-		cr_assert_eq(load_bytes(z, cut, 1, 0, false, &idx, &err), TREX_FORMAT, "cut %zu", cut);
+		cr_assert_eq(load_bytes(z, cut, 1, 0, false, &idx, &err), TREX_FORMAT, "cut %zu",
+		             cut);
 		cr_assert_not_null(strstr(err.message, "truncated gzip header"), "cut %zu: %s", cut,
-				   err.message);
+		                   err.message);
 		cr_assert_eq(err.offset, 0);
 	}
 	free(z);
@@ -453,7 +470,8 @@ Test(salvage, a_cut_second_gzip_member_keeps_the_first)
 		for (unsigned threads = 1; threads <= 2; threads++) {
 			struct trex_index *idx = NULL;
 			struct trex_error err;
-			cr_assert_eq(load_bytes(both, la + cut, threads, 0, false, &idx, &err), TREX_OK);
+			cr_assert_eq(load_bytes(both, la + cut, threads, 0, false, &idx, &err),
+			             TREX_OK);
 			const struct trex_file *f = trex_index_file(idx, 0);
 			cr_assert(f->truncated, "cut %zu", cut);
 			cr_assert(has_slice(idx, "a"));
@@ -499,9 +517,11 @@ Test(salvage, parallel_parts_equal_serial_on_damage, .timeout = 120)
 		const char *sep = i ? ",\n" : "";
 		if (i % 3001 == 7)
 			sep = i % 2 ? ",\nx" : ",]\n";
-		n += (size_t)sprintf(s + n, "%s{\"ph\":\"X\",\"name\":\"op %d\",\"pid\":%d,\"tid\":%d,"
-				     "\"ts\":%d.5,\"dur\":1.5%s}", sep, i, i % 7, i % 3, i * 2,
-				     i % 4999 == 11 ? damage[i % 6] : "");
+		n += (size_t)sprintf(s + n,
+		                     "%s{\"ph\":\"X\",\"name\":\"op %d\",\"pid\":%d,\"tid\":%d,"
+		                     "\"ts\":%d.5,\"dur\":1.5%s}",
+		                     sep, i, i % 7, i % 3, i * 2,
+		                     i % 4999 == 11 ? damage[i % 6] : "");
 	}
 	n += (size_t)sprintf(s + n, "\n],\"distributedInfo\" {\"rank\":4}}\n");
 	cr_assert_gt(n, 8u << 20);

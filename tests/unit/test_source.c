@@ -1149,15 +1149,17 @@ Test(source, positions_in_one_pass)
 	struct trex_error err;
 
 	for (int i = 0; i < 2; i++) {
-		cr_assert_eq(trex_source_positions(srcs[i], offs, n, line, col, disk, &err), TREX_OK);
+		cr_assert_eq(trex_source_positions(srcs[i], offs, n, line, col, disk, &err),
+		             TREX_OK);
 		for (size_t k = 0; k < n; k++) {
 			expect_line_col(srcs[i], offs[k], line[k], col[k]);
 			if (i == 0)
 				cr_assert_eq(disk[k], -1, "plain input has no compressed offset");
 			else
-				cr_assert(disk[k] >= (k ? disk[k - 1] : 0) && disk[k] <= (int64_t)gz.n,
-					  "offset %llu: compressed %lld", (unsigned long long)offs[k],
-					  (long long)disk[k]);
+				cr_assert(disk[k] >= (k ? disk[k - 1] : 0) &&
+				              disk[k] <= (int64_t)gz.n,
+				          "offset %llu: compressed %lld",
+				          (unsigned long long)offs[k], (long long)disk[k]);
 		}
 		if (i == 1)
 			cr_assert_gt(disk[n - 1], disk[1], "later bytes lie further in the file");

@@ -229,8 +229,8 @@ const char *trex_phase_letters(enum trex_phase ph);
 	X(bad_ts, "events whose ts is not a number (dropped; metadata kept)")    \
 	X(bad_dur, "X events whose dur is missing or not a number (kept, duration 0)") \
 	X(bad_ids, "events whose pid or tid is not a string or 64-bit integer (kept)") \
-	X(ts_out_of_range, "events with a ts beyond int64 ns or far outside the file's span (dropped; metadata kept)") \
-	X(dur_out_of_range, "X events with a dur beyond int64 ns or 1000x the file's span (dropped)") \
+	X(ts_out_of_range, "ts beyond int64 ns or far outside the file's span (dropped; M kept)") \
+	X(dur_out_of_range, "X dur beyond int64 ns or 1000x the file's span (dropped)") \
 	X(saturated_numbers, "ends beyond int64 ns (kept, clamped)")            \
 	X(invalid_utf8, "strings with invalid UTF-8 (replaced by U+FFFD)")       \
 	X(syntax_errors, "damaged spots skipped")                                \
