@@ -889,26 +889,32 @@ static void count_lines(const unsigned char *p, size_t n, uint64_t base, struct 
 }
 
 /* Inflates from the start to each offset in turn (ascending), counting
- * lines on the way; at each one, the compressed byte being read. */
+ * lines on the way; at each one, the compressed byte being read. Input
+ * that is cut or corrupt further on does not matter: offsets up to where
+ * it decodes are placed, later ones keep the lines counted so far and no
+ * compressed byte. */
 static enum trex_status gz_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
 				     struct line_count *lc, int64_t *disk, struct trex_error *err)
 {
 	unsigned char *scratch = malloc(SCRATCH_SIZE);
+	struct trex_error broken;
 	struct gz_dec d;
-	enum trex_status s;
+	enum trex_status s, decoding = TREX_OK;
 
 	if (!scratch)
 		return nomem(err, src->name);
 	s = dec_open(&d, src, NULL, err);
 	for (size_t i = 0; d.src && s == TREX_OK && i < n; i++) {
-		while (s == TREX_OK && d.out < offsets[i] && !d.done) {
+		while (decoding == TREX_OK && d.out < offsets[i] && !d.done) {
 			uint64_t base = d.out, want = offsets[i] - d.out;
 			size_t got;
 
-			s = dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE,
-				     &got, err);
+			decoding = dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE,
+					    &got, &broken);
 			count_lines(scratch, got, base, &lc[0]);
 		}
+		if (decoding == TREX_NOMEM)
+			s = nomem(err, src->name);
 		lc[1 + i] = lc[0];
 		disk[i] = d.out == offsets[i] ? (int64_t)dec_in_pos(&d) : -1;
 	}

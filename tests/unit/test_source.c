@@ -1169,6 +1169,30 @@ Test(source, positions_in_one_pass)
 	free(data.p);
 }
 
+/* Corrupt gzip data after good data: the offsets that decoded are still
+ * placed (the loader's message about the break used to lose its line:col). */
+Test(source, positions_before_a_corruption)
+{
+	struct bytes data = payload(40000, 31);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	uint64_t offs[] = {100, data.n, data.n + 10};
+	int64_t line[3], col[3], disk[3];
+	struct trex_error err;
+
+	bytes_add(&gz, broken, sizeof(broken));
+	struct trex_source *src = open_mem(&gz);
+	cr_assert_eq(trex_source_positions(src, offs, 3, line, col, disk, &err), TREX_OK);
+	expect_line_col(src, 100, line[0], col[0]);
+	cr_assert_geq(disk[0], 0);
+	cr_assert_geq(disk[1], 0, "the last byte that decoded");
+	cr_assert_eq(disk[2], -1, "past what decodes");
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
+
 /* A gzip stream cut inside its header is told apart from one cut in its
  * data; a lone 0x1f is such a header (issue 10: it used to read as empty). */
 Test(source, header_cut_is_told_apart)
