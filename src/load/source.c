@@ -822,7 +822,11 @@ size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
 		return 0;
 	s = dec_read(&d, buf, n, &got, err);
 	dec_close(&d);
-	return s == TREX_OK ? got : 0;
+	/* data that breaks after a few bytes is still data: the loader keeps
+	 * what decodes and reports the break itself */
+	if (s == TREX_FORMAT && got > 0)
+		trex_error_clear(err);
+	return s == TREX_OK || got > 0 ? got : 0;
 }
 
 static bool source_past_end(struct trex_source *src, uint64_t offset)

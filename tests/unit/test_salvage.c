@@ -486,6 +486,36 @@ Test(salvage, a_cut_second_gzip_member_keeps_the_first)
 	free(both);
 }
 
+/* A gzip stream that breaks early (here in its second member) keeps what
+ * decodes and reports the break at its compressed byte; it was refused
+ * when the break came before the 64 bytes the loader sniffs. */
+Test(salvage, a_gzip_break_keeps_what_decodes)
+{
+	const char *t = "[" EV("a", 1) "]";
+	size_t zlen;
+	unsigned char *z = gzip_of(t, strlen(t), &zlen);
+	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
+					       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	unsigned char *both = malloc(zlen + sizeof broken);
+	memcpy(both, z, zlen);
+	memcpy(both + zlen, broken, sizeof broken);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		struct trex_index *idx = NULL;
+		struct trex_error err;
+		cr_assert_eq(load_bytes(both, zlen + sizeof broken, threads, 0, false, &idx, &err),
+			     TREX_OK, "%s", err.message);
+		cr_assert(has_slice(idx, "a"));
+		cr_assert(trex_index_file(idx, 0)->truncated);
+		const struct trex_problem *p = trex_index_damage(idx, 0, false);
+		cr_assert_not_null(strstr(p->what, "corrupt gzip data at compressed byte"), "%s",
+				   p->what);
+		cr_assert_eq(p->offset, (int64_t)strlen(t));
+		trex_index_free(idx);
+	}
+	free(both);
+	free(z);
+}
+
 Test(salvage, gzip_content_ending_early_is_positioned)
 {
 	const char *t = "{\"traceName\":\"x\",\n\"schemaVersion\":1}";

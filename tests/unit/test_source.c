@@ -738,6 +738,26 @@ Test(source, peek_corrupt_header_reports_error)
 	trex_source_close(src);
 }
 
+/* A stream that breaks after a few bytes gives those to the sniffer: the
+ * loader then keeps what decodes instead of refusing the file. */
+Test(source, peek_gives_what_decodes_before_a_break)
+{
+	struct bytes data = {(unsigned char *)(uintptr_t) "[{\"ph\":\"X\"}", 13, 13};
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	struct trex_error err;
+	unsigned char head[64];
+
+	bytes_add(&gz, broken, sizeof(broken));
+	struct trex_source *src = open_mem(&gz);
+	cr_assert_eq(trex_source_peek(src, head, sizeof(head), &err), 13);
+	cr_assert_eq(err.status, TREX_OK);
+	cr_assert_eq(memcmp(head, data.p, 13), 0);
+	trex_source_close(src);
+	free(gz.p);
+}
+
 /* ---- random access ------------------------------------------------------------------- */
 
 /* Bytes one access point may hold: zlib's 32 KiB window, or with ISA-L the

@@ -37,7 +37,9 @@ uint64_t trex_source_size_on_disk(const struct trex_source *src);
  * NULL for gzip. The mapping lives as long as the source. */
 const char *trex_source_map(struct trex_source *src, size_t *len);
 
-/* Up to 64 first decoded bytes, for sniffing; returns how many. */
+/* Up to 64 first decoded bytes, for sniffing; returns how many. A gzip
+ * stream that breaks after some bytes gives those (the break is for the
+ * reader to report); one that gives none sets err. */
 size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
 			struct trex_error *err);
 
