@@ -536,9 +536,15 @@ typedef bool cj_window_fn(void *state, const struct cj_window *w, size_t *carry,
 /* Windows from the stream to parse until the input or parsing ends; a
  * corrupt compressed stream keeps what decoded and becomes ps's problem
  * (unless the file has one), Ctrl-C sets ps->cancelled. */
+/* How a gzip stream ended early, for a message: its break or its cut. */
+struct cj_gzip_end {
+	char what[TREX_ERROR_MSG_MAX];
+};
+
 static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_stream *st,
 				       cj_window_fn *parse, void *state, struct cj_parser *ps,
-				       bool *truncated, struct trex_error *err)
+				       bool *truncated, struct cj_gzip_end *gz_end,
+				       struct trex_error *err)
 {
 	struct cj_window w = {.data = ""};
 	size_t carry = 0;
@@ -549,6 +555,12 @@ static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_st
 			return status;
 		bool more = parse(state, &w, &carry, err);
 		const char *end = w.data + w.len;
+		if (w.corrupt)
+			snprintf(gz_end->what, sizeof gz_end->what, "%s", w.serr.message);
+		else if (w.gzip_cut)
+			snprintf(gz_end->what, sizeof gz_end->what,
+				 "the gzip data is cut at compressed byte %llu",
+				 (unsigned long long)w.gzip_cut);
 		if (w.corrupt) {
 			*truncated = true;
 			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, w.serr.message);
@@ -575,9 +587,10 @@ static bool cj_serial_window(void *state, const struct cj_window *w, size_t *car
 }
 
 /* No events array anywhere: say what the input looked like instead, and
- * where it ended (decoded; for a cut gzip stream, compressed too). */
+ * where it ended (decoded; for gzip that ended early, how). */
 static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_stream *st,
-				     struct trex_load_job *job, struct trex_error *err)
+				     struct trex_load_job *job, const struct cj_gzip_end *gz_end,
+				     struct trex_error *err)
 {
 	uint64_t end = trex_stream_position(st);
 	unsigned long long cut = job->file->truncated ? trex_source_size_on_disk(job->source) : 0;
@@ -592,10 +605,10 @@ static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_str
 	if (ps->state == CJ_TOP_START)
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
 				      "expected a JSON trace, found an empty file");
-	if (cut)
+	if (gz_end->what[0])
 		return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
 				      "expected the \"traceEvents\" array before the end of input "
-				      "(the gzip data is cut at compressed byte %llu)", cut);
+				      "(%s)", gz_end->what);
 	return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
 			      "expected a \"traceEvents\" array in the top-level object");
 }
@@ -613,14 +626,15 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 	cj_parser_init(&ss->ps, b, job);
 	ss->ps.stream = true;
 	ss->part.b = b;
+	struct cj_gzip_end gz_end = {""};
 	enum trex_status s = cj_window_loop(job, st, cj_serial_window, ss, &ss->ps,
-					    &ss->part.truncated, err);
+					    &ss->part.truncated, &gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (s == TREX_OK && ss->part.result == CJ_FATAL)
 		s = TREX_FORMAT;
 	else if (s == TREX_OK && !(ss->ps.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
 		job->file->truncated |= ss->part.truncated;
-		s = cj_no_events(&ss->ps, st, job, err);
+		s = cj_no_events(&ss->ps, st, job, &gz_end, err);
 	}
 	ss->part.st = ss->ps.st;
 	ss->part.cancelled = ss->ps.cancelled;
@@ -789,6 +803,7 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 					 struct trex_error *err)
 {
 	struct cj_pstream s = {.job = job, .err = err, .stream = st};
+	struct cj_gzip_end gz_end = {""};
 	size_t window = cj_window_bytes(job, true);
 	s.want = job->threads * CJ_WINDOW_PARTS_PER_THREAD;
 	s.min_split = window / 2;
@@ -803,14 +818,14 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 	s.top.stop_on_array = true;
 	if (status == TREX_OK)
 		status = cj_window_loop(job, st, cj_parallel_window, &s, &s.top, &s.top_truncated,
-					err);
+					&gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (status == TREX_OK && s.fatal)
 		status = TREX_FORMAT;
 	else if (status == TREX_OK && s.sink.status == TREX_OK &&
 		 !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
 		job->file->truncated |= s.top_truncated;
-		status = cj_no_events(&s.top, st, job, err);
+		status = cj_no_events(&s.top, st, job, &gz_end, err);
 	}
 	if (status == TREX_OK) {
 		cj_top_flush(&s);

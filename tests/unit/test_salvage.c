@@ -495,7 +495,7 @@ Test(salvage, a_gzip_break_keeps_what_decodes)
 	size_t zlen;
 	unsigned char *z = gzip_of(t, strlen(t), &zlen);
 	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
-					       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	                                       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	unsigned char *both = malloc(zlen + sizeof broken);
 	memcpy(both, z, zlen);
 	memcpy(both + zlen, broken, sizeof broken);
@@ -503,15 +503,40 @@ Test(salvage, a_gzip_break_keeps_what_decodes)
 		struct trex_index *idx = NULL;
 		struct trex_error err;
 		cr_assert_eq(load_bytes(both, zlen + sizeof broken, threads, 0, false, &idx, &err),
-			     TREX_OK, "%s", err.message);
+		             TREX_OK, "%s", err.message);
 		cr_assert(has_slice(idx, "a"));
 		cr_assert(trex_index_file(idx, 0)->truncated);
 		const struct trex_problem *p = trex_index_damage(idx, 0, false);
 		cr_assert_not_null(strstr(p->what, "corrupt gzip data at compressed byte"), "%s",
-				   p->what);
+		                   p->what);
 		cr_assert_eq(p->offset, (int64_t)strlen(t));
 		trex_index_free(idx);
 	}
+	free(both);
+	free(z);
+}
+
+/* No events before a gzip break: the error says how the data ended (it
+ * said "cut" with the file's size, also for corrupt data). */
+Test(salvage, no_events_before_a_gzip_break_says_how_it_ended)
+{
+	const char *t = "{\"traceName\":\"a name\",\"schemaVersion\":1";
+	size_t zlen;
+	unsigned char *z = gzip_of(t, strlen(t), &zlen);
+	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
+	                                       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	unsigned char *both = malloc(zlen + sizeof broken);
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	memcpy(both, z, zlen);
+	memcpy(both + zlen, broken, sizeof broken);
+	cr_assert_eq(load_bytes(both, zlen + sizeof broken, 1, 0, false, &idx, &err), TREX_FORMAT);
+	cr_assert_not_null(strstr(err.message, "corrupt gzip data at compressed byte"), "%s",
+	                   err.message);
+	cr_assert_eq(err.offset, (int64_t)strlen(t));
+	cr_assert_eq(load_bytes(z, zlen - 10, 2, 0, false, &idx, &err), TREX_FORMAT);
+	cr_assert_not_null(strstr(err.message, "cut at compressed byte"), "%s", err.message);
 	free(both);
 	free(z);
 }
