@@ -542,15 +542,16 @@ static uint64_t values_not_as_written(const struct trex_integrity *in)
 	return n;
 }
 
-/* "PATH: damaged input: loaded N events; lost about L events and B bytes
+/* "PATH: damaged input: read N events; lost about L events and B bytes
  * at S damaged spots; truncated: ignored I bytes after byte K; V values
- * not taken as written" */
+ * not taken as written" (events read: those that parsed, the ones then
+ * dropped for their values included) */
 static void loss_summary(const struct trex_index *idx, const struct trex_file *f, FILE *out)
 {
 	const struct trex_integrity *in = &f->integrity;
 	uint64_t values = values_not_as_written(in);
 
-	fprintf(out, "%s: damaged input: loaded %" PRIu64 " events", trex_index_str(idx, f->path),
+	fprintf(out, "%s: damaged input: read %" PRIu64 " events", trex_index_str(idx, f->path),
 	        f->events);
 	if (in->syntax_errors)
 		fprintf(out,
