@@ -3,9 +3,10 @@
 # makes damaged variants of every corpus trace (the top-level object's
 # structure, the bytes between events, wrong-typed values, one event's
 # brace or quote, cut gzip headers and members) and checks that trex loads
-# at least 99% of the events outside the damage, reports the damage with
-# its position and fails with --strict; it prints the distribution of
-# recovery. Without the corpus, the tests/data traces are used.
+# every event outside the damage (issue 10 asks for 99%), reports the
+# damage with its position and fails with --strict; it prints the
+# distribution of recovery. Without the corpus, the tests/data traces are
+# used.
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 

@@ -226,6 +226,20 @@ Test(salvage, keys_after_a_damaged_member_are_read)
 	trex_index_free(idx);
 }
 
+/* The events array's ']' lost (and the comma after it): the keys that
+ * follow are still read. */
+Test(salvage, keys_after_an_unclosed_array_are_read)
+{
+	struct trex_index *idx = load_all(
+	    "{\"traceEvents\":[" EV("a", 1) "," EV("b", 3) " \"baseTimeNanoseconds\":1000,"
+	                                                   "\"distributedInfo\":{\"rank\":5}}");
+	cr_assert_eq(trex_index_slice_count(idx), 2);
+	cr_assert_eq(trex_index_file(idx, 0)->rank, 5);
+	cr_assert_eq(trex_index_file(idx, 0)->base_time_ns, 1000);
+	cr_assert_eq(integ(idx)->syntax_errors, 1);
+	trex_index_free(idx);
+}
+
 Test(salvage, a_comma_turned_into_a_bracket_loses_nothing)
 {
 	const char *t = "{\"traceEvents\":[" EV("a", 1) "]" EV("b", 3) "," EV(
