@@ -70,13 +70,14 @@ static void cj_progress(struct cj_parser *ps, const char *at)
 }
 
 /* ---- resynchronisation ---------------------------------------------------------------
- * After damage the parser resumes at the first place, from where the
- * damage was found, where a complete event parses (an object with a "ph",
- * not a member value); only when none follows at all, at a top-level key
- * with its value, the ']' closing the events array or the '}' closing the
- * trace. Everything between is counted as skipped. The search only looks
- * at the bytes, never at the parser's state, so a part of the parallel
- * loader resumes exactly where a serial parse does. */
+ * After damage the parser resumes at the first place, from just after
+ * where the damaged thing began, where a complete event parses (an object
+ * with a "ph" that is no member's value); only when none follows at all,
+ * at a top-level key with its value, the ']' closing the events array or
+ * the '}' closing the trace. Everything between is counted as skipped.
+ * The search looks only at the bytes from the damaged thing on, never at
+ * the parser's state or what came before, so a part of the parallel loader
+ * and any stream window resume exactly where a serial parse does. */
 
 enum cj_resume {
 	CJ_RS_EVENT,   /* an event starts at the place */
