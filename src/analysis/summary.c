@@ -53,6 +53,43 @@ static const struct trex_column problem_cols[] = {
     {"rank", "Rank", TREX_COL_COUNT, false},
     {"problem", "First problem", TREX_COL_TEXT, false},
 };
+enum example_col {
+	EX_RANK,
+	EX_CHECK,
+	EX_COUNT,
+	EX_EXAMPLE,
+	EX_FILE,
+	EX_OFFSET,
+	EX_LINE,
+	EX_COL,
+	EX_DISK,
+	EX_LENGTH,
+	EX_LOST,
+	EX_TRACK,
+	EX_SLICE,
+	EX_HAS_TS,
+	EX_TS,
+	EX_WHAT,
+	EX_NCOLS
+};
+static const struct trex_column example_cols[EX_NCOLS] = {
+    {"rank", "Rank", TREX_COL_COUNT, false},
+    {"check", "Check", TREX_COL_TEXT, false},
+    {"count", "Count", TREX_COL_COUNT, true},
+    {"example", "Example", TREX_COL_TEXT, false},
+    {"file", "File", TREX_COL_TEXT, false},
+    {"offset", "Offset", TREX_COL_COUNT, false},
+    {"line", "Line", TREX_COL_COUNT, false},
+    {"col", "Col", TREX_COL_COUNT, false},
+    {"compressed_offset", "Compressed", TREX_COL_COUNT, false},
+    {"length", "Length", TREX_COL_COUNT, false},
+    {"events_lost", "Events lost", TREX_COL_COUNT, false},
+    {"track", "Track", TREX_COL_TEXT, false},
+    {"slice", "Slice", TREX_COL_COUNT, false},
+    {"has_ts", "Has ts", TREX_COL_COUNT, false},
+    {"ts_ns", "Ts", TREX_COL_COUNT, false},
+    {"what", "What", TREX_COL_TEXT, false},
+};
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -363,29 +400,19 @@ static bool fill_tracks(struct trex_table *t, const struct trex_index *idx)
 
 /* ---- integrity and problems --------------------------------------------------------------- */
 
-static const struct {
-	const char *check, *meaning;
-	size_t offset;
-} integrity_checks[] = {
-#define TREX_INTEGRITY_CHECK(field, label) {#field, label, offsetof(struct trex_integrity, field)},
-    TREX_INTEGRITY_INFO(TREX_INTEGRITY_CHECK)
-#undef TREX_INTEGRITY_CHECK
-};
-
 static bool fill_integrity(struct trex_table *t, const struct trex_index *idx)
 {
 	struct trex_integrity in = trex_index_integrity(idx);
 
-	for (size_t i = 0; i < ARRAY_LEN(integrity_checks); i++) {
-		union trex_cell *c = trex_table_add_row(t);
-		uint64_t n;
+	for (int k = 0; k < TREX_INTEG_COUNT; k++) {
+		enum trex_integrity_counter c = (enum trex_integrity_counter)k;
+		union trex_cell *row = trex_table_add_row(t);
 
-		if (!c)
+		if (!row)
 			return false;
-		memcpy(&n, (const char *)&in + integrity_checks[i].offset, sizeof(n));
-		c[0].text = integrity_checks[i].check;
-		c[1].count = (int64_t)n;
-		c[2].text = integrity_checks[i].meaning;
+		row[0].text = trex_integrity_name(c);
+		row[1].count = (int64_t)trex_integrity_get(&in, c);
+		row[2].text = trex_integrity_label(c);
 	}
 	return true;
 }
@@ -409,6 +436,64 @@ static bool fill_problems(struct trex_table *t, const struct trex_index *idx)
 	return true;
 }
 
+/* ---- integrity examples ------------------------------------------------------------------ */
+
+static bool example_row(struct trex_table *t, const struct trex_index *idx, uint32_t file,
+                        const char *check, uint64_t count, const struct trex_problem *p)
+{
+	const struct trex_file *f = trex_index_file(idx, file);
+	const struct trex_track *tr =
+	    p->track != TREX_NONE ? trex_index_track(idx, p->track) : NULL;
+	char text[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 256];
+	union trex_cell *c = trex_table_add_row(t);
+
+	if (!c)
+		return false;
+	trex_problem_format(idx, file, p, text, sizeof(text));
+	c[EX_RANK].count = f->rank;
+	c[EX_CHECK].text = check;
+	c[EX_COUNT].count = (int64_t)count;
+	c[EX_EXAMPLE].text = dup_str(t, text);
+	c[EX_FILE].text = dup_str(t, trex_index_str(idx, f->path));
+	c[EX_OFFSET].count = p->offset;
+	c[EX_LINE].count = p->line > 0 ? p->line : -1;
+	c[EX_COL].count = p->col > 0 ? p->col : -1;
+	c[EX_DISK].count = p->offset >= 0 ? p->disk_offset : -1;
+	c[EX_LENGTH].count = (int64_t)p->length;
+	c[EX_LOST].count = (int64_t)p->events_lost;
+	c[EX_TRACK].text = dup_str(t, tr ? trex_index_str(idx, tr->name) : "");
+	c[EX_SLICE].count = p->slice == TREX_NONE ? -1 : (int64_t)p->slice;
+	c[EX_HAS_TS].count = p->has_ts;
+	c[EX_TS].count = p->has_ts ? p->ts : 0;
+	c[EX_WHAT].text = dup_str(t, p->what);
+	return c[EX_EXAMPLE].text && c[EX_FILE].text && c[EX_TRACK].text && c[EX_WHAT].text;
+}
+
+/* Per file: its first and largest damaged spans, then the first example of
+ * every non-zero counter. */
+static bool fill_examples(struct trex_table *t, const struct trex_index *idx)
+{
+	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
+		const struct trex_file *f = trex_index_file(idx, i);
+		const struct trex_problem *first = trex_index_damage(idx, i, false);
+		const struct trex_problem *largest = trex_index_damage(idx, i, true);
+
+		if (first && !example_row(t, idx, i, "damage_first", first->length, first))
+			return false;
+		if (largest && !example_row(t, idx, i, "damage_largest", largest->length, largest))
+			return false;
+		for (int k = 0; k < TREX_INTEG_COUNT; k++) {
+			enum trex_integrity_counter c = (enum trex_integrity_counter)k;
+			const struct trex_problem *p = trex_index_problem(idx, i, c, 0);
+			uint64_t n = trex_integrity_get(&f->integrity, c);
+
+			if (p && n && !example_row(t, idx, i, trex_integrity_name(c), n, p))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* ---- entry points -------------------------------------------------------------------- */
 
 static void summary_init(struct trex_summary *s)
@@ -420,6 +505,7 @@ static void summary_init(struct trex_summary *s)
 	trex_table_init(&s->tracks, "tracks", track_cols, ARRAY_LEN(track_cols));
 	trex_table_init(&s->integrity, "integrity", integrity_cols, ARRAY_LEN(integrity_cols));
 	trex_table_init(&s->problems, "problems", problem_cols, ARRAY_LEN(problem_cols));
+	trex_table_init(&s->examples, "examples", example_cols, ARRAY_LEN(example_cols));
 }
 
 enum trex_status trex_summary_compute(const struct trex_index *idx, struct trex_summary *s,
@@ -434,7 +520,8 @@ enum trex_status trex_summary_compute(const struct trex_index *idx, struct trex_
 	s->flows = trex_index_flow_count(idx);
 	if (fill_files(&s->files, idx) && fill_phases(&s->phases, idx) &&
 	    fill_categories(&s->categories, idx) && fill_tracks(&s->tracks, idx) &&
-	    fill_integrity(&s->integrity, idx) && fill_problems(&s->problems, idx))
+	    fill_integrity(&s->integrity, idx) && fill_problems(&s->problems, idx) &&
+	    fill_examples(&s->examples, idx))
 		return TREX_OK;
 	trex_summary_free(s);
 	summary_init(s);
@@ -449,4 +536,5 @@ void trex_summary_free(struct trex_summary *s)
 	trex_table_free(&s->tracks);
 	trex_table_free(&s->integrity);
 	trex_table_free(&s->problems);
+	trex_table_free(&s->examples);
 }

@@ -78,7 +78,7 @@ enum cli_command {
 	X(THREADS, "threads", 'j', "N",                                                            \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(STRICT, "strict", 0, NULL,                                                               \
-	  "exit 2 when input data was lost (truncated or corrupt input)")                          \
+	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \
 	X(DEMO, "demo", 0, NULL, "use the built-in demo trace instead of files")                   \
 	X(KEYS, "keys", 0, "FILE",                                                                 \
@@ -145,8 +145,10 @@ enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_p
 void cli_paths_free(struct cli_paths *p);
 
 /* Loads the inputs (or the demo trace) into one index, with a progress
- * line on a terminal and Ctrl-C cancelling (CANCELLED); prints one warning
- * line per file that lost data, and fails (FORMAT) under --strict. */
+ * line on a terminal and Ctrl-C cancelling (CANCELLED); prints warning
+ * lines for each file that lost data (a summary, then its first and largest
+ * damaged spots and the first example of each damage counter, each with
+ * its position), and fails (FORMAT) under --strict. */
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
                           struct trex_error *err);
 /* One warning line on stderr per rank that several files claim (they stay

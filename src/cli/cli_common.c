@@ -645,57 +645,108 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 	return st;
 }
 
+/* Input lost, or values not taken as written (index.h: damage). */
 static bool lost_data(const struct trex_file *f)
 {
-	return f->truncated || f->integrity.bytes_ignored || f->integrity.bytes_skipped ||
-	       f->integrity.syntax_errors;
+	return f->truncated || trex_integrity_damaged(&f->integrity);
 }
 
-/* "PATH: truncated: loaded N events, ignored M bytes after byte K; ..." */
-static void describe_loss(const struct trex_index *idx, const struct trex_file *f, FILE *out)
+/* Values of events dropped or changed, for the summary line. */
+static uint64_t values_not_as_written(const struct trex_integrity *in)
+{
+	uint64_t n = 0;
+
+	for (int c = TREX_INTEG_missing_fields; c < TREX_INTEG_syntax_errors; c++)
+		n += trex_integrity_get(in, (enum trex_integrity_counter)c);
+	return n;
+}
+
+/* "PATH: damaged input: read N events; lost about L events and B bytes
+ * at S damaged spots; truncated: ignored I bytes after byte K; V values
+ * not taken as written" (events read: those that parsed, the ones then
+ * dropped for their values included) */
+static void loss_summary(const struct trex_index *idx, const struct trex_file *f, FILE *out)
 {
 	const struct trex_integrity *in = &f->integrity;
-	char problem[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 64];
+	uint64_t values = values_not_as_written(in);
 
-	fprintf(out, "%s: ", trex_index_str(idx, f->path));
-	if (f->truncated || in->bytes_ignored)
+	fprintf(out, "%s: damaged input: read %" PRIu64 " events", trex_index_str(idx, f->path),
+	        f->events);
+	if (in->syntax_errors)
 		fprintf(out,
-		        "truncated: loaded %" PRIu64 " events, ignored %" PRIu64
-		        " bytes after byte %" PRIu64,
-		        f->events, in->bytes_ignored, f->bytes_decoded - in->bytes_ignored);
-	else
-		fprintf(out, "corrupt input: loaded %" PRIu64 " events", f->events);
-	if (in->syntax_errors || in->bytes_skipped)
-		fprintf(out, "; skipped %" PRIu64 " bytes at %" PRIu64 " corrupt spots",
-		        in->bytes_skipped, in->syntax_errors);
-	if (f->first_problem.status != TREX_OK) {
-		trex_error_format(&f->first_problem, problem, sizeof(problem));
-		fprintf(out, "; first problem: %s", problem);
-	}
+		        "; lost about %" PRIu64 " event%s and %" PRIu64 " byte%s at %" PRIu64
+		        " damaged spot%s",
+		        in->events_lost, in->events_lost == 1 ? "" : "s", in->bytes_skipped,
+		        in->bytes_skipped == 1 ? "" : "s", in->syntax_errors,
+		        in->syntax_errors == 1 ? "" : "s");
+	if (f->truncated || in->bytes_ignored)
+		fprintf(out, "; truncated: ignored %" PRIu64 " bytes after byte %" PRIu64,
+		        in->bytes_ignored, f->bytes_decoded - in->bytes_ignored);
+	if (values)
+		fprintf(out, "; %" PRIu64 " value%s not taken as written", values,
+		        values == 1 ? "" : "s");
 	fputc('\n', out);
 }
 
-/* One warning line per file that lost data; under --strict, an error. */
+static void loss_line(const struct trex_index *idx, uint32_t file, const struct trex_problem *p,
+                      const char *what, FILE *out)
+{
+	char line[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 256];
+
+	trex_problem_format(idx, file, p, line, sizeof(line));
+	fprintf(out, "trex: warning: %s (%s)\n", line, what);
+}
+
+/* The warning lines of a file that lost data: the summary, the first and
+ * the largest damaged spans, and the first example of every other damage
+ * counter, each with its position. */
+static void describe_loss(const struct trex_index *idx, uint32_t file, FILE *out)
+{
+	const struct trex_file *f = trex_index_file(idx, file);
+	const struct trex_problem *first = trex_index_damage(idx, file, false);
+	const struct trex_problem *largest = trex_index_damage(idx, file, true);
+	char what[200];
+
+	fputs("trex: warning: ", out);
+	loss_summary(idx, f, out);
+	if (first)
+		loss_line(idx, file, first, "first damaged spot", out);
+	if (largest && first && largest->offset != first->offset)
+		loss_line(idx, file, largest, "largest damaged spot", out);
+	for (int c = TREX_INTEG_missing_fields; c < TREX_INTEG_syntax_errors; c++) {
+		enum trex_integrity_counter k = (enum trex_integrity_counter)c;
+		const struct trex_problem *p = trex_index_problem(idx, file, k, 0);
+
+		if (!p || !trex_integrity_get(&f->integrity, k))
+			continue;
+		snprintf(what, sizeof(what), "%s %" PRIu64 ": %s", trex_integrity_name(k),
+		         trex_integrity_get(&f->integrity, k), trex_integrity_label(k));
+		loss_line(idx, file, p, what, out);
+	}
+}
+
+/* Warning lines for every file that lost data; under --strict, an error
+ * at the first file's first problem. */
 static enum trex_status report_loss(const struct trex_index *idx, bool strict,
                                     struct trex_error *err)
 {
 	uint32_t first_lossy = UINT32_MAX;
 
 	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
-		const struct trex_file *f = trex_index_file(idx, i);
-
-		if (!lost_data(f))
+		if (!lost_data(trex_index_file(idx, i)))
 			continue;
-		fputs("trex: warning: ", stderr);
-		describe_loss(idx, f, stderr);
+		describe_loss(idx, i, stderr);
 		if (first_lossy == UINT32_MAX)
 			first_lossy = i;
 	}
 	if (!strict || first_lossy == UINT32_MAX)
 		return TREX_OK;
-	return trex_error_set(err, TREX_FORMAT,
-	                      trex_index_str(idx, trex_index_file(idx, first_lossy)->path), -1,
-	                      "input data was lost (--strict)");
+	*err = trex_index_file(idx, first_lossy)->first_problem;
+	if (err->status == TREX_OK)
+		trex_error_set(err, TREX_FORMAT,
+		               trex_index_str(idx, trex_index_file(idx, first_lossy)->path), -1,
+		               "input data was lost (--strict)");
+	return TREX_FORMAT;
 }
 
 void cli_report_rank_clashes(const struct trex_index *idx)

@@ -23,6 +23,8 @@ static size_t sections(const struct trex_summary *s, struct section *out)
 	    {"Tracks", "tracks", &s->tracks},
 	    {"Integrity", "integrity", &s->integrity},
 	    {"Problems (first per file)", "problems", &s->problems},
+	    {"Integrity examples (first damaged spots, first of each check)", "examples",
+	     &s->examples},
 	};
 	size_t n = sizeof(all) / sizeof(all[0]);
 
@@ -45,18 +47,32 @@ static void text_totals(const struct trex_summary *s, FILE *out)
 	        trex_plural(s->flows, "flow", "flows"));
 }
 
+/* One line per example: "rank R  CHECK (COUNT): EXAMPLE"; the JSON has
+ * every field apart. */
+static void text_examples(const struct trex_table *t, FILE *out)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		fprintf(out, "rank %" PRId64 "  %s (%" PRId64 "): %s\n",
+		        trex_table_cell(t, r, 0)->count, trex_table_cell(t, r, 1)->text,
+		        trex_table_cell(t, r, 2)->count, trex_table_cell(t, r, 3)->text);
+}
+
 static enum trex_status write_text(const struct trex_summary *s, FILE *out, struct trex_error *err)
 {
 	struct section sec[8];
 	size_t n = sections(s, sec);
 
 	for (size_t i = 0; i < n; i++) {
-		enum trex_status st;
+		enum trex_status st = TREX_OK;
 
-		if (sec[i].table == &s->problems && s->problems.nrows == 0)
+		if (sec[i].table->nrows == 0 &&
+		    (sec[i].table == &s->problems || sec[i].table == &s->examples))
 			continue;
 		fprintf(out, "%s\n", sec[i].title);
-		st = trex_table_write(out, sec[i].table, TREX_FMT_TEXT, err);
+		if (sec[i].table == &s->examples)
+			text_examples(sec[i].table, out);
+		else
+			st = trex_table_write(out, sec[i].table, TREX_FMT_TEXT, err);
 		if (st != TREX_OK)
 			return st;
 		fputc('\n', out);

@@ -321,6 +321,7 @@ struct trex_builder *trex_builder_new(uint32_t file)
 	if (!b)
 		return NULL;
 	b->file = file;
+	b->at = -1;
 	b->last_track = TREX_NONE;
 	b->last_counter = TREX_NONE;
 	b->strs = trex_strtab_new();
@@ -377,6 +378,7 @@ void trex_builder_free(struct trex_builder *b)
 	trex_kmap_free(&b->track_map);
 	trex_kmap_free(&b->proc_map);
 	builder_each_vec(b, trex_vec_free);
+	trex_problems_free(&b->probs);
 	free(b);
 }
 
@@ -403,9 +405,28 @@ static void note_time(struct trex_builder *b, int64_t ts, int64_t dur)
 
 	if (dur > 0 && __builtin_add_overflow(ts, dur, &end))
 		end = INT64_MAX;
-	if (!b->has_time || end > b->max_end)
+	if (!b->has_time) {
 		b->max_end = end;
-	b->has_time = true;
+		b->min_ts = b->max_ts = ts;
+		b->min_ts_at = b->max_ts_at = b->at;
+		b->max_dur = 0;
+		b->max_dur_at = -1;
+		b->has_time = true;
+	}
+	if (end > b->max_end)
+		b->max_end = end;
+	if (ts < b->min_ts) {
+		b->min_ts = ts;
+		b->min_ts_at = b->at;
+	}
+	if (ts > b->max_ts) {
+		b->max_ts = ts;
+		b->max_ts_at = b->at;
+	}
+	if (dur > b->max_dur) {
+		b->max_dur = dur;
+		b->max_dur_at = b->at;
+	}
 }
 
 static bool valid_str(const struct trex_builder *b, uint32_t id)
@@ -751,4 +772,18 @@ int trex_builder_thread_sort_index(struct trex_builder *b, uint32_t track, int64
 uint64_t trex_builder_event_count(const struct trex_builder *b)
 {
 	return b->events;
+}
+
+void trex_builder_at(struct trex_builder *b, int64_t offset)
+{
+	b->at = offset;
+}
+
+int trex_builder_problem(struct trex_builder *b, const struct trex_problem *p)
+{
+	if (b->failed)
+		return -1;
+	if (!trex_problems_add(&b->probs, p))
+		return fail(b);
+	return 0;
 }

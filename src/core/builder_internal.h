@@ -11,6 +11,7 @@
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 #include "trex/core/strtab.h"
+#include "integrity_internal.h"
 
 /* ---- hashing ---------------------------------------------------------------- */
 
@@ -186,6 +187,12 @@ struct trex_builder {
 	bool failed;
 	bool has_time;
 	int64_t max_end; /* latest ts or ts + dur seen, file clock */
+	/* earliest and latest start, longest X duration, and the offsets of
+	 * the events they came from (-1 unknown): where time outliers are */
+	int64_t min_ts, max_ts, max_dur;
+	int64_t min_ts_at, max_ts_at, max_dur_at;
+	int64_t at; /* offset of the event being recorded (trex_builder_at) */
+	struct trex_problem_list probs;
 	uint32_t seq;    /* next sequence number */
 	uint64_t events;
 	struct trex_strtab *strs;

@@ -146,6 +146,9 @@ size_t trex_index_memory(const struct trex_index *idx)
 		ext += idx->links[i].ext_count;
 		if (idx->files[i].source)
 			n += trex_source_memory(idx->files[i].source);
+		if (idx->problems)
+			n += sizeof(*idx->problems) +
+			     idx->problems[i].cap * sizeof(*idx->problems[i].v);
 	}
 	n += idx->nfiles * (sizeof(*idx->files) + sizeof(*idx->links));
 	n += idx->nprocs * sizeof(*idx->procs) + idx->ntracks * sizeof(*idx->tracks);
@@ -175,6 +178,9 @@ void trex_index_free(struct trex_index *idx)
 	free(idx->ext_ids);
 	free(idx->flows_out);
 	free(idx->flows_in);
+	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
+		trex_problems_free(&idx->problems[i]);
+	free(idx->problems);
 	free(idx);
 }
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "index_internal.h"
+#include "integrity_internal.h"
+#include "outliers.h"
 #include "trex/core/kind.h"
 #include "trex/load/source.h"
 
@@ -98,6 +100,9 @@ struct pmerge {
 	uint8_t *catc;     /* per local string: category class, once seen */
 	uint8_t *gpu;      /* per local track: holds GPU work */
 	uint64_t reversed; /* X slices clamped */
+	uint64_t saturated; /* X slices whose end was clamped */
+	struct trex_earliest reversed_ex, saturated_ex;
+	struct trex_problem_list drops; /* its time outliers, as examples */
 	size_t tail_at;    /* where its partial last block goes in rest */
 	bool bad_id, prepped;
 };
@@ -126,11 +131,15 @@ struct bld {
 	uint8_t *cat_cls;
 	size_t cat_cls_cap;
 	struct trex_integrity *integ; /* the build's own counts, per file */
+	/* the build's own integrity examples, per file and counter: the
+	 * earliest (tracks in display order once stage 2 renumbered them) */
+	struct trex_earliest *cand;
 	int64_t *file_end;
 	/* the part being merged: its maps (in pm) */
 	uint32_t *smap, *pmap, *tmap;
 	uint32_t nsmap, npmap, ntmap;
 	bool bad_id;
+	bool bad_alloc;    /* a callback ran out of memory */
 	struct pmerge *pm; /* the file's parts */
 	size_t npm;
 	/* the file being merged */
@@ -234,6 +243,22 @@ static inline uint32_t gstr(struct bld *c, uint32_t id)
 static inline uint32_t gtrk(struct bld *c, uint32_t id)
 {
 	return map_id(c->tmap, c->ntmap, id, 0, &c->bad_id);
+}
+
+static inline struct trex_earliest *cand_of(struct bld *c, uint32_t file,
+                                            enum trex_integrity_counter k)
+{
+	return &c->cand[(size_t)file * TREX_INTEG_COUNT + k];
+}
+
+/* A problem of the build's own, counted and offered as an example. */
+static void build_problem(struct bld *c, uint32_t file, enum trex_integrity_counter k,
+                          const struct trex_slice *s, int64_t value)
+{
+	struct trex_problem_cand cand = {s->ts, value, s->track, s->name};
+
+	trex_integrity_count(&c->integ[file], k, 1);
+	trex_earliest_offer(cand_of(c, file, k), &cand);
 }
 
 /* ---- running tasks on the build's threads ------------------------------------------------
@@ -419,7 +444,7 @@ static void close_slice(struct bld *c, uint32_t id, int64_t t)
 	if (dur < 0) {
 		s->dur = 0;
 		s->flags |= TREX_SLICE_REVERSED;
-		c->integ[c->file].reversed++;
+		build_problem(c, c->file, TREX_INTEG_reversed, s, dur);
 	} else {
 		s->dur = dur;
 	}
@@ -434,7 +459,7 @@ static void close_unterminated(struct bld *c, uint32_t *top)
 
 		close_slice(c, id, c->file_end[c->file]);
 		gslice(c, id)->flags |= TREX_SLICE_UNTERMINATED;
-		c->integ[c->file].unmatched_begin++;
+		build_problem(c, c->file, TREX_INTEG_unmatched_begin, gslice(c, id), 0);
 	}
 }
 
@@ -558,19 +583,39 @@ static enum trex_status append_slice(struct bld *c, const struct trex_slice *s, 
 	return TREX_OK;
 }
 
-/* An X record made global: negative durations clamp to 0 (REVERSED). */
-static void prepare_x(struct bld *c, struct trex_slice *s)
+/* Clamps an X record's duration: negative to 0 (REVERSED), an end beyond
+ * int64 to INT64_MAX (TS_SATURATED, so ts + dur stays computable). Counts
+ * and offers each as an example into *reversed / *saturated (dur: as written). */
+static void clamp_x(struct trex_slice *s, uint64_t *reversed, struct trex_earliest *reversed_ex,
+                    uint64_t *saturated, struct trex_earliest *saturated_ex)
 {
-	globalize(c, s);
+	int64_t dur = s->dur;
+
 	if (s->dur < 0) {
 		s->dur = 0;
 		s->flags |= TREX_SLICE_REVERSED;
-		c->integ[c->file].reversed++;
+		(*reversed)++;
+		trex_earliest_offer(reversed_ex,
+		                    &(struct trex_problem_cand){s->ts, dur, s->track, s->name});
 	}
-	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) { /* keep ts + dur computable */
+	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) {
 		s->dur = INT64_MAX - s->ts;
 		s->flags |= TREX_SLICE_TS_SATURATED;
 	}
+	if (s->flags & TREX_SLICE_TS_SATURATED) {
+		(*saturated)++;
+		trex_earliest_offer(saturated_ex,
+		                    &(struct trex_problem_cand){s->ts, dur, s->track, s->name});
+	}
+}
+
+/* An X record made global, its duration clamped (clamp_x). */
+static void prepare_x(struct bld *c, struct trex_slice *s)
+{
+	globalize(c, s);
+	clamp_x(s, &c->integ[c->file].reversed, cand_of(c, c->file, TREX_INTEG_reversed),
+	        &c->integ[c->file].saturated_numbers,
+	        cand_of(c, c->file, TREX_INTEG_saturated_numbers));
 	note_kind(c, s);
 }
 
@@ -594,7 +639,7 @@ static enum trex_status merge_be(struct bld *c, const struct trex_slice *src)
 	globalize(c, &s);
 	if (src->depth == TREX_BE_END) {
 		if (c->be_top[s.track] == TREX_NONE)
-			c->integ[c->file].unmatched_end++;
+			build_problem(c, c->file, TREX_INTEG_unmatched_end, &s, 0);
 		else
 			close_slice(c, stack_pop(c, &c->be_top[s.track]), s.ts);
 		return TREX_OK;
@@ -781,10 +826,12 @@ static enum trex_status merge_async(struct bld *c, const struct trex_basync *a)
 		return async_begin(c, a, &s, top, proc);
 	if (a->phase == 'n')
 		return async_instant(c, a, &s, *top, proc);
-	if (*top == TREX_NONE)
-		c->integ[c->file].unmatched_end++;
-	else
+	if (*top == TREX_NONE) {
+		s.track = TREX_NONE;
+		build_problem(c, c->file, TREX_INTEG_unmatched_end, &s, 1);
+	} else {
 		close_slice(c, stack_pop(c, top), s.ts);
+	}
 	return TREX_OK;
 }
 
@@ -861,15 +908,7 @@ static void prep_x(const struct bld *c, struct pmerge *p, int64_t base, struct t
 	s->ts = add_sat(s->ts, base, &s->flags);
 	s->reserved = (uint32_t)(p->seq_base + s->reserved);
 	s->depth = 0;
-	if (s->dur < 0) {
-		s->dur = 0;
-		s->flags |= TREX_SLICE_REVERSED;
-		p->reversed++;
-	}
-	if (s->ts > 0 && s->dur > INT64_MAX - s->ts) {
-		s->dur = INT64_MAX - s->ts;
-		s->flags |= TREX_SLICE_TS_SATURATED;
-	}
+	clamp_x(s, &p->reversed, &p->reversed_ex, &p->saturated, &p->saturated_ex);
 	if (ltrack >= p->nt || p->gpu[ltrack])
 		return;
 	if (lcat < p->ns) {
@@ -973,9 +1012,20 @@ struct match_task {
 	uint32_t *chain_slots; /* chain index + 1, 0 = empty */
 	size_t slots_cap;
 	uint64_t orphan_start, orphan_end;
+	struct trex_earliest orphan_start_ex, orphan_end_ex;
+	const struct fpoint *fpts;
 	uint32_t *prev;
 	bool failed;
 };
+
+/* An orphan flow point (the point seq, of flow id) as an example. */
+static void orphan_point(struct match_task *c, struct trex_earliest *e, uint32_t seq, uint64_t id)
+{
+	const struct fpoint *pt = &c->fpts[seq];
+
+	trex_earliest_offer(e,
+	                    &(struct trex_problem_cand){pt->ts, (int64_t)id, pt->track, pt->name});
+}
 
 static struct chain *chain_find(struct match_task *c, const struct fkey *k, uint32_t *nchains,
                                 size_t mask)
@@ -1004,8 +1054,10 @@ static void match_point(struct match_task *c, struct chain *ch, const struct fke
 {
 	c->prev[k->seq] = TREX_NONE;
 	if (k->phase == 's') {
-		if (ch->open && !ch->has_edge)
+		if (ch->open && !ch->has_edge) {
 			c->orphan_start++;
+			orphan_point(c, &c->orphan_start_ex, ch->last, ch->id);
+		}
 		ch->last = k->seq;
 		ch->open = 1;
 		ch->has_edge = 0;
@@ -1013,6 +1065,7 @@ static void match_point(struct match_task *c, struct chain *ch, const struct fke
 	}
 	if (!ch->open) {
 		c->orphan_end++;
+		orphan_point(c, &c->orphan_end_ex, k->seq, k->id);
 		return;
 	}
 	c->prev[k->seq] = ch->last;
@@ -1065,8 +1118,10 @@ static bool match_partition(struct match_task *c, struct fkey *keys, size_t n)
 	for (size_t i = 0; i < n; i++)
 		match_point(c, chain_find(c, &keys[i], &nchains, cap - 1), &keys[i]);
 	for (uint32_t i = 0; i < nchains; i++) {
-		if (c->chains[i].open && !c->chains[i].has_edge)
+		if (c->chains[i].open && !c->chains[i].has_edge) {
 			c->orphan_start++;
+			orphan_point(c, &c->orphan_start_ex, c->chains[i].last, c->chains[i].id);
+		}
 	}
 	return true;
 }
@@ -1183,8 +1238,10 @@ static enum trex_status match_flows(struct bld *c)
 	c->prev = trex_big_malloc((c->nfpts + 1) * sizeof(*c->prev));
 	if (!c->prev || !j.tasks)
 		st = nomem(c);
-	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++)
+	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++) {
 		j.tasks[k].prev = c->prev;
+		j.tasks[k].fpts = c->fpts;
+	}
 	if (st == TREX_OK)
 		par_run(threads, j.ntasks, match_task_main, &j);
 	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++) {
@@ -1192,6 +1249,10 @@ static enum trex_status match_flows(struct bld *c)
 			st = nomem(c);
 		c->integ[c->file].orphan_flow_start += j.tasks[k].orphan_start;
 		c->integ[c->file].orphan_flow_end += j.tasks[k].orphan_end;
+		trex_earliest_merge(cand_of(c, c->file, TREX_INTEG_orphan_flow_start),
+		                    &j.tasks[k].orphan_start_ex);
+		trex_earliest_merge(cand_of(c, c->file, TREX_INTEG_orphan_flow_end),
+		                    &j.tasks[k].orphan_end_ex);
 	}
 	free(j.tasks);
 	if (st == TREX_OK)
@@ -1234,21 +1295,114 @@ static void pmerge_free(struct bld *c)
 		free(c->pm[k].fpos);
 		free(c->pm[k].catc);
 		free(c->pm[k].gpu);
+		trex_problems_free(&c->pm[k].drops);
 	}
 	free(c->pm);
 	c->pm = NULL;
 	c->npm = 0;
 }
 
+/* ---- time outliers ---------------------------------------------------------------------- */
+
+static uint32_t map_or_none(const uint32_t *map, uint32_t n, uint32_t id)
+{
+	return id < n ? map[id] : TREX_NONE;
+}
+
+/* "ts lies 1.5e+09 s before the file's other events (they span 2.1 s)" */
+static void outlier_what(const struct trex_outlier *o, char *buf, size_t size)
+{
+	double span = ((double)o->keep_hi - (double)o->keep_lo) / 1e9;
+
+	if (o->by_dur)
+		snprintf(buf, size,
+		         "dur %.3g s is %.3g times the span of the file's events (%.3g s)",
+		         (double)o->dur / 1e9, span > 0 ? (double)o->dur / 1e9 / span : 0.0, span);
+	else
+		snprintf(buf, size, "ts lies %.3g s %s the file's other events (they span %.3g s)",
+		         (o->ts < o->keep_lo ? (double)o->keep_lo - (double)o->ts
+		                             : (double)o->ts - (double)o->keep_hi) /
+		             1e9,
+		         o->ts < o->keep_lo ? "before" : "after", span);
+}
+
+/* One dropped time outlier: counted, and kept as an example of its part. */
+static void on_outlier(void *user, const struct trex_outlier *o)
+{
+	struct bld *c = user;
+	struct pmerge *pm = &c->pm[o->part];
+	struct trex_problem p;
+
+	memset(&p, 0, sizeof(p));
+	p.counter = o->by_dur ? TREX_INTEG_dur_out_of_range : TREX_INTEG_ts_out_of_range;
+	p.offset = o->at;
+	p.disk_offset = -1;
+	p.track = o->track == TREX_NONE ? TREX_NONE : map_or_none(pm->tmap, pm->nt, o->track);
+	p.name = o->name == TREX_NONE ? TREX_NONE : map_or_none(pm->smap, pm->ns, o->name);
+	p.slice = TREX_NONE;
+	p.ts = add_sat(o->ts, c->base, NULL);
+	p.has_ts = true;
+	outlier_what(o, p.what, sizeof(p.what));
+	trex_integrity_count(&c->integ[c->file], p.counter, 1);
+	if (!trex_problems_add(&pm->drops, &p))
+		c->bad_alloc = true;
+}
+
+/* The file's latest event end, once its outliers are gone. */
+static void file_end_of(struct bld *c, size_t first, size_t end)
+{
+	int64_t e = INT64_MIN;
+
+	for (size_t i = first; i < end; i++) {
+		const struct trex_builder *b = c->in->parts[i];
+
+		if (b->has_time && add_sat(b->max_end, c->base, NULL) > e)
+			e = add_sat(b->max_end, c->base, NULL);
+	}
+	c->file_end[c->file] = e == INT64_MIN ? c->base : e;
+}
+
+static enum trex_status drop_outliers(struct bld *c, size_t first, size_t end)
+{
+	c->bad_alloc = false;
+	if (!trex_drop_time_outliers(c->in->parts + first, end - first, on_outlier, c) ||
+	    c->bad_alloc)
+		return nomem(c);
+	file_end_of(c, first, end);
+	return TREX_OK;
+}
+
+/* The id maps of the file's parts [first, end), in file order. */
+static enum trex_status map_parts(struct bld *c, size_t first, size_t end)
+{
+	enum trex_status st = TREX_OK;
+
+	for (size_t i = first; i < end && st == TREX_OK; i++) {
+		struct trex_builder *b = c->in->parts[i];
+		struct pmerge *pm = &c->pm[i - first];
+
+		if (b->failed)
+			return nomem(c);
+		c->bad_id = false;
+		st = map_strings(c, b, pm);
+		if (st == TREX_OK)
+			st = map_tracks(c, b, pm);
+		pm->bad_id = c->bad_id;
+	}
+	return st;
+}
+
 /* Per-file state and the id maps of its parts [first, end), in file
- * order; flow keys get about FLOW_PART_KEYS per partition. */
+ * order; flow keys get about FLOW_PART_KEYS per partition. Time outliers
+ * are dropped from the parts once their ids can be mapped, before their
+ * records are counted. */
 static enum trex_status start_file(struct bld *c, size_t first, size_t end)
 {
 	const struct trex_build_input *in = c->in;
 	uint32_t file = in->parts[first]->file;
 	uint64_t seq = 0;
 	size_t points = 0;
-	enum trex_status st = TREX_OK;
+	enum trex_status st;
 
 	c->file = file;
 	c->file_first_track = c->ntracks;
@@ -1257,6 +1411,11 @@ static enum trex_status start_file(struct bld *c, size_t first, size_t end)
 	c->pm = calloc(c->npm, sizeof(*c->pm));
 	if (!c->pm)
 		return nomem(c);
+	st = map_parts(c, first, end);
+	if (st == TREX_OK)
+		st = drop_outliers(c, first, end);
+	if (st != TREX_OK)
+		return st;
 	for (size_t i = first; i < end; i++)
 		points += in->parts[i]->flows.count;
 	if (points > UINT32_MAX - 1)
@@ -1271,12 +1430,10 @@ static enum trex_status start_file(struct bld *c, size_t first, size_t end)
 	if (!c->fpts || !c->fkeys || !c->fpart_first)
 		return nomem(c);
 	points = 0;
-	for (size_t i = first; i < end && st == TREX_OK; i++) {
+	for (size_t i = first; i < end; i++) {
 		struct trex_builder *b = in->parts[i];
 		struct pmerge *pm = &c->pm[i - first];
 
-		if (b->failed)
-			return nomem(c);
 		if (seq + b->seq > UINT32_MAX)
 			return too_many(c);
 		pm->seq_base = seq;
@@ -1286,13 +1443,8 @@ static enum trex_status start_file(struct bld *c, size_t first, size_t end)
 		pm->fpos = calloc(c->nfparts, sizeof(*pm->fpos));
 		if (!pm->fpos)
 			return nomem(c);
-		c->bad_id = false;
-		st = map_strings(c, b, pm);
-		if (st == TREX_OK)
-			st = map_tracks(c, b, pm);
-		pm->bad_id = c->bad_id;
 	}
-	return st;
+	return TREX_OK;
 }
 
 /* The parallel passes over the file's parts, then where each part's keys
@@ -1338,6 +1490,19 @@ static enum trex_status prepare_parts(struct bld *c, size_t first)
 	return TREX_OK;
 }
 
+/* The part's integrity examples, in file order: the loader's, then the
+ * time outliers dropped from it. */
+static enum trex_status merge_problems(struct bld *c, struct trex_builder *b, struct pmerge *pm)
+{
+	struct trex_problem_list *l = &c->idx->problems[c->file];
+	bool ok =
+	    trex_problems_merge_part(l, &b->probs, pm->smap, pm->ns, pm->tmap, pm->nt, c->base);
+
+	for (uint32_t i = 0; ok && i < pm->drops.n; i++)
+		ok = trex_problems_add(l, &pm->drops.v[i]);
+	return ok ? TREX_OK : nomem(c);
+}
+
 /* The serial rest of a part: what its threads left, B/E and async
  * pairing, instants and samples. */
 static enum trex_status merge_part(struct bld *c, struct trex_builder *b, struct pmerge *pm)
@@ -1357,7 +1522,12 @@ static enum trex_status merge_part(struct bld *c, struct trex_builder *b, struct
 			c->tracks[pm->tmap[t]].gpu = 1;
 	}
 	c->integ[c->file].reversed += pm->reversed;
-	st = merge_slices(c, b, pm);
+	c->integ[c->file].saturated_numbers += pm->saturated;
+	trex_earliest_merge(cand_of(c, c->file, TREX_INTEG_reversed), &pm->reversed_ex);
+	trex_earliest_merge(cand_of(c, c->file, TREX_INTEG_saturated_numbers), &pm->saturated_ex);
+	st = merge_problems(c, b, pm);
+	if (st == TREX_OK)
+		st = merge_slices(c, b, pm);
 	if (st == TREX_OK)
 		st = merge_asyncs(c, b);
 	if (st == TREX_OK)
@@ -1724,6 +1894,8 @@ struct slice_sort {
 	uint32_t *first;       /* ntracks + 1: where each track's ids start in perm */
 	struct track_res *res; /* per track */
 	uint32_t *order;       /* tracks, largest first (several workers only) */
+	uint32_t *track_file;  /* per track: its file */
+	uint32_t nfiles;
 	uint32_t ntracks;
 	atomic_uint next;
 	atomic_int status;
@@ -1732,6 +1904,9 @@ struct slice_sort {
 
 struct sort_worker {
 	struct slice_sort *ss;
+	/* per file: the earliest overlapping ([2 f]) and zero-length
+	 * ([2 f + 1]) slices this worker met */
+	struct trex_earliest *ex;
 	uint32_t *tmp;
 	size_t cap;
 	int64_t *stack;   /* ends of the open slices, DEPTH_LIMIT entries */
@@ -1938,7 +2113,7 @@ static void sort_ids(const struct trex_vec *v, uint32_t *ids, uint32_t *tmp, siz
  * the next one entered it, so lanes never overlap. reserved receives the
  * slice's rank in its lane, from which place_slices() knows where it goes. */
 static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids, size_t n,
-                                      struct track_res *r)
+                                      struct track_res *r, struct trex_earliest *ex)
 {
 	size_t sp = 0;
 
@@ -1953,11 +2128,17 @@ static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids
 		if (sp > 0 && end > w->stack[sp - 1]) {
 			s->flags |= TREX_SLICE_OVERLAP;
 			r->overlaps++;
+			trex_earliest_offer(
+			    &ex[0], &(struct trex_problem_cand){s->ts, end - w->stack[sp - 1],
+			                                        s->track, s->name});
 		}
 		if (sp >= DEPTH_LIMIT)
 			return TREX_FORMAT;
-		if (s->dur == 0 && !(s->flags & TREX_SLICE_REVERSED))
+		if (s->dur == 0 && !(s->flags & TREX_SLICE_REVERSED)) {
 			r->zero++;
+			trex_earliest_offer(
+			    &ex[1], &(struct trex_problem_cand){s->ts, 0, s->track, s->name});
+		}
 		r->corr += (s->flags & TREX_SLICE_HAS_CORR) != 0;
 		r->ext += (s->flags & TREX_SLICE_HAS_EXT_ID) != 0;
 		if (sp == r->max_depth)
@@ -2000,7 +2181,7 @@ static enum trex_status sort_track(struct sort_worker *w, uint32_t t)
 	if (!worker_fit(w, n))
 		return TREX_NOMEM;
 	sort_ids(ss->v, ids, w->tmp, n, w->heads);
-	return assign_depths(w, ids, n, &ss->res[t]);
+	return assign_depths(w, ids, n, &ss->res[t], &w->ex[2 * (size_t)ss->track_file[t]]);
 }
 
 static void *sort_worker_main(void *arg)
@@ -2070,7 +2251,8 @@ static bool worker_init(struct sort_worker *w, struct slice_sort *ss)
 	w->stack = malloc(DEPTH_LIMIT * sizeof(*w->stack));
 	w->counts = malloc(DEPTH_LIMIT * sizeof(*w->counts));
 	w->heads = malloc(KWAY_MAX * sizeof(*w->heads));
-	return w->stack && w->counts && w->heads;
+	w->ex = calloc(2 * (size_t)ss->nfiles + 2, sizeof(*w->ex));
+	return w->stack && w->counts && w->heads && w->ex;
 }
 
 static void worker_free(struct sort_worker *w)
@@ -2079,6 +2261,7 @@ static void worker_free(struct sort_worker *w)
 	free(w->stack);
 	free(w->counts);
 	free(w->heads);
+	free(w->ex);
 }
 
 /* Sorts and nests every track, on up to in->threads threads; tracks are
@@ -2104,8 +2287,14 @@ static enum trex_status run_workers(struct bld *c, struct slice_sort *ss)
 	sort_worker_main(&w[0]);
 	for (unsigned i = 1; i < started; i++)
 		pthread_join(w[i].thread, NULL);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		for (uint32_t f = 0; f < ss->nfiles; f++) {
+			trex_earliest_merge(cand_of(c, f, TREX_INTEG_overlaps), &w[i].ex[2 * f]);
+			trex_earliest_merge(cand_of(c, f, TREX_INTEG_zero_duration),
+			                    &w[i].ex[2 * f + 1]);
+		}
 		worker_free(&w[i]);
+	}
 	free(w);
 	return (enum trex_status)atomic_load(&ss->status);
 }
@@ -2477,6 +2666,7 @@ static enum trex_status place_slices(struct bld *c)
 
 static void slice_sort_free(struct slice_sort *ss)
 {
+	free(ss->track_file);
 	for (uint32_t t = 0; ss->res && t < ss->ntracks; t++)
 		free(ss->res[t].depth_counts);
 	free(ss->res);
@@ -2493,6 +2683,12 @@ static enum trex_status sort_slices(struct bld *c)
 	memset(&ss, 0, sizeof(ss));
 	ss.v = &c->idx->slices;
 	ss.ntracks = c->idx->ntracks;
+	ss.nfiles = c->idx->nfiles;
+	ss.track_file = malloc(((size_t)ss.ntracks + 1) * sizeof(*ss.track_file));
+	if (!ss.track_file)
+		return nomem(c);
+	for (uint32_t t = 0; t < ss.ntracks; t++)
+		ss.track_file[t] = c->idx->procs[c->idx->tracks[t].process].file;
 	atomic_init(&ss.next, 0);
 	atomic_init(&ss.status, TREX_OK);
 	atomic_init(&ss.bad_track, 0);
@@ -2772,8 +2968,18 @@ static uint32_t bind_next(const struct trex_index *idx, uint32_t track, int64_t 
 struct bind_task {
 	uint32_t *hints;              /* per lane */
 	struct trex_integrity *integ; /* per file */
+	struct trex_earliest *unbound_ex; /* per file */
 	int64_t start, end;           /* span seen, start > end if none */
 };
+
+/* A flow point on no slice: counted and offered as an example of file. */
+static void unbound_point(struct bind_task *t, uint32_t file, const struct trex_flow *f, bool to)
+{
+	t->integ[file].unbound_flow_points++;
+	trex_earliest_offer(&t->unbound_ex[file],
+	                    &(struct trex_problem_cand){to ? f->to_ts : f->from_ts, to,
+	                                                to ? f->to_track : f->from_track, f->name});
+}
 
 struct bind_job {
 	struct bld *c;
@@ -2789,18 +2995,18 @@ static void bind_range(struct bld *c, struct bind_task *t, size_t lo, size_t hi)
 	for (size_t i = lo; i < hi; i++) {
 		struct trex_flow *f = TREX_VEC_AT(&idx->flows, struct trex_flow, i);
 		bool from_step = f->from_slice, to_enclosing = f->to_slice;
-		struct trex_integrity *integ;
+		uint32_t file;
 
 		f->from_track = c->track_new[f->from_track];
 		f->to_track = c->track_new[f->to_track];
-		integ = &t->integ[track_file(idx, f->from_track)];
+		file = track_file(idx, f->from_track);
 		f->from_slice = bind_enclosing(idx, f->from_track, f->from_ts, t->hints);
 		f->to_slice = to_enclosing ? bind_enclosing(idx, f->to_track, f->to_ts, t->hints)
 		                           : bind_next(idx, f->to_track, f->to_ts, t->hints);
 		if (f->from_slice == TREX_NONE && !from_step)
-			integ->unbound_flow_points++;
+			unbound_point(t, file, f, false);
 		if (f->to_slice == TREX_NONE)
-			integ->unbound_flow_points++;
+			unbound_point(t, file, f, true);
 		t->start = f->from_ts < t->start ? f->from_ts : t->start;
 		t->start = f->to_ts < t->start ? f->to_ts : t->start;
 		t->end = f->from_ts > t->end ? f->from_ts : t->end;
@@ -2933,9 +3139,11 @@ static enum trex_status index_flows(struct bld *c)
 	for (size_t k = 0; ok && k < b.ntasks; k++) {
 		b.tasks[k].hints = calloc((size_t)idx->nlanes + 1, sizeof(*b.tasks[k].hints));
 		b.tasks[k].integ = calloc((size_t)idx->nfiles + 1, sizeof(*b.tasks[k].integ));
+		b.tasks[k].unbound_ex =
+		    calloc((size_t)idx->nfiles + 1, sizeof(*b.tasks[k].unbound_ex));
 		b.tasks[k].start = INT64_MAX;
 		b.tasks[k].end = INT64_MIN;
-		ok = b.tasks[k].hints && b.tasks[k].integ;
+		ok = b.tasks[k].hints && b.tasks[k].integ && b.tasks[k].unbound_ex;
 	}
 	if (ok)
 		par_run(threads, j.nfile + b.ntasks, bind_link_task, &j);
@@ -2944,10 +3152,14 @@ static enum trex_status index_flows(struct bld *c)
 			note_span(c, b.tasks[k].start, b.tasks[k].start);
 			note_span(c, b.tasks[k].end, b.tasks[k].end);
 		}
-		for (uint32_t f = 0; ok && f < idx->nfiles; f++)
+		for (uint32_t f = 0; ok && f < idx->nfiles; f++) {
 			trex_integrity_add(&c->integ[f], &b.tasks[k].integ[f]);
+			trex_earliest_merge(cand_of(c, f, TREX_INTEG_unbound_flow_points),
+			                    &b.tasks[k].unbound_ex[f]);
+		}
 		free(b.tasks[k].hints);
 		free(b.tasks[k].integ);
+		free(b.tasks[k].unbound_ex);
 	}
 	free(b.tasks);
 	return ok && !atomic_load(&l.failed) ? TREX_OK : nomem(c);
@@ -3043,7 +3255,9 @@ static enum trex_status bld_init(struct bld *c)
 	idx->strs = trex_strtab_new();
 	c->integ = calloc(nf, sizeof(*c->integ));
 	c->file_end = calloc(nf, sizeof(*c->file_end));
-	if (!idx->strs || !c->integ || !c->file_end)
+	c->cand = calloc(nf * TREX_INTEG_COUNT, sizeof(*c->cand));
+	idx->problems = calloc(nf, sizeof(*idx->problems));
+	if (!idx->strs || !c->integ || !c->file_end || !c->cand || !idx->problems)
 		return nomem(c);
 	for (uint32_t f = 0; f < idx->nfiles; f++) {
 		st = fill_file(c, f);
@@ -3069,6 +3283,7 @@ static void bld_free(struct bld *c)
 	trex_vec_free(&c->rest);
 	free(c->cat_cls);
 	free(c->integ);
+	free(c->cand);
 	free(c->file_end);
 	pmerge_free(c);
 	free(c->be_top);
@@ -3080,11 +3295,31 @@ static void bld_free(struct bld *c)
 }
 
 /* Integrity counts are final only after every stage; file records take
- * them last. */
-static void add_integrity(struct bld *c)
+ * them last, with the build's own examples after the loader's. */
+static enum trex_status add_integrity(struct bld *c)
 {
-	for (uint32_t f = 0; f < c->idx->nfiles; f++)
+	for (uint32_t f = 0; f < c->idx->nfiles; f++) {
 		trex_integrity_add(&c->idx->files[f].integrity, &c->integ[f]);
+		for (int k = 0; k < TREX_INTEG_COUNT; k++) {
+			if (!trex_problems_add_cands(&c->idx->problems[f],
+			                             (enum trex_integrity_counter)k,
+			                             cand_of(c, f, (enum trex_integrity_counter)k)))
+				return nomem(c);
+		}
+		trex_problems_complete(c->idx, f);
+	}
+	return TREX_OK;
+}
+
+/* Examples found before the tracks were put in display order follow them. */
+static void renumber_problem_tracks(struct bld *c)
+{
+	for (uint32_t f = 0; f < c->idx->nfiles; f++) {
+		trex_problems_remap_tracks(&c->idx->problems[f], c->track_new, c->ntracks);
+		for (int k = 0; k < TREX_INTEG_COUNT; k++)
+			trex_earliest_remap_tracks(cand_of(c, f, (enum trex_integrity_counter)k),
+			                           c->track_new, c->ntracks);
+	}
 }
 
 static void freeze(struct trex_index *idx)
@@ -3109,6 +3344,8 @@ static enum trex_status build_stages(struct bld *c)
 	st = merge_all(c);
 	if (st == TREX_OK)
 		st = order_all(c);
+	if (st == TREX_OK)
+		renumber_problem_tracks(c);
 	if (st == TREX_OK)
 		st = sort_slices(c);
 	if (st == TREX_OK)
@@ -3137,7 +3374,7 @@ enum trex_status trex_index_build(const struct trex_build_input *in, struct trex
 	if (st == TREX_OK)
 		st = build_stages(&c);
 	if (st == TREX_OK)
-		add_integrity(&c);
+		st = add_integrity(&c);
 	bld_free(&c);
 	if (st != TREX_OK) {
 		trex_index_free(c.idx);

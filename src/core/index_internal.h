@@ -8,6 +8,7 @@
 
 #include "trex/core/index.h"
 #include "builder_internal.h"
+#include "integrity_internal.h"
 
 /* Per file: the contiguous ranges its tracks and slices occupy (tracks are
  * numbered file by file, slices track by track), and its slices of
@@ -39,6 +40,8 @@ struct trex_index {
 	 * leaving and entering sides of flows_of. */
 	uint32_t *flows_out, *flows_in;
 	int64_t start, end;
+	/* Per file: its integrity examples, ordered by counter. */
+	struct trex_problem_list *problems;
 };
 
 static inline const struct trex_slice *trex_idx_slice(const struct trex_index *idx, uint32_t id)

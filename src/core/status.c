@@ -27,6 +27,7 @@ void trex_error_clear(struct trex_error *err)
 	err->offset = -1;
 	err->line = 0;
 	err->col = 0;
+	err->disk_offset = -1;
 	err->message[0] = '\0';
 }
 
@@ -43,6 +44,7 @@ enum trex_status trex_error_setv(struct trex_error *err, enum trex_status status
 	err->offset = offset;
 	err->line = 0;
 	err->col = 0;
+	err->disk_offset = -1;
 	if (fmt)
 		vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	else
@@ -73,14 +75,17 @@ int trex_error_format(const struct trex_error *err, char *buf, size_t size)
 {
 	const char *msg = err->message[0] ? err->message : trex_status_name(err->status);
 	char where[TREX_ERROR_PATH_MAX + 48] = "";
-	char at[40] = "";
+	char at[80] = "";
 
 	if (err->path[0] && err->line > 0)
 		snprintf(where, sizeof(where), "%s:%" PRId64 ":%" PRId64 ": ", err->path, err->line,
 		         err->col);
 	else if (err->path[0])
 		snprintf(where, sizeof(where), "%s: ", err->path);
-	if (err->offset >= 0)
+	if (err->offset >= 0 && err->disk_offset >= 0)
+		snprintf(at, sizeof(at), "(byte %" PRId64 ", compressed byte %" PRId64 ") ",
+		         err->offset, err->disk_offset);
+	else if (err->offset >= 0)
 		snprintf(at, sizeof(at), "(byte %" PRId64 ") ", err->offset);
 	return snprintf(buf, size, "%s%s%s", where, at, msg);
 }

@@ -19,13 +19,22 @@ struct tok {
 	bool is_string;
 };
 
+/* What was wrong with a ts or dur value. */
+enum cj_time_problem { CJ_TIME_OK = 0, CJ_TIME_TYPE, CJ_TIME_RANGE };
+
 struct cj_event {
+	const char *start; /* the '{' */
 	char ph;
 	bool has_ph;
 	struct tok name, cat, pid, tid, id, scope, bp;
+	const char *ph_at;                /* the ph value, for messages */
 	int64_t ts, dur;
-	bool has_ts, has_dur, saturated, bad_value;
+	bool has_ts, has_dur;
+	const char *ts_bad, *dur_bad;     /* a value that is no usable time (time_problem) */
+	const char *bad_value_at;         /* args (or attr) that is no object */
+	const char *utf8_at;              /* a string repaired as UTF-8 */
 	uint32_t unknown_keys; /* counted with the event once it is complete */
+	const char *unknown_key;          /* the first one (its text) */
 	const char *args; /* the args (or attr) object, braces included */
 	size_t args_len;
 	/* from args */
@@ -46,6 +55,137 @@ void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ps->st.problem, sizeof ps->st.problem, fmt, ap);
 	va_end(ap);
+}
+
+/* The builder that keeps this parser's examples: a parser of the top
+ * level makes no events and gets one on its first problem. */
+static struct trex_builder *example_builder(struct cj_parser *ps)
+{
+	if (!ps->b && ps->job && !ps->oom) {
+		ps->b = trex_builder_new(ps->job->file_id);
+		ps->oom = !ps->b;
+	}
+	return ps->b;
+}
+
+/* Keeps p as an example (at: where, NULL unknown; always: spans, which the
+ * builder weighs for the largest even past the examples it keeps) and
+ * makes damage the part's first problem. */
+static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char *at, bool always,
+			const char *fmt, va_list ap)
+{
+	enum trex_integrity_counter k = (enum trex_integrity_counter)p->counter;
+	bool damage = trex_integrity_is_damage(k);
+	bool keep = always || ps->examples[k] < TREX_PROBLEM_EXAMPLES;
+	struct trex_builder *b;
+
+	if (!keep && (!damage || ps->st.has_problem))
+		return;
+	p->offset = at ? (int64_t)cj_offset(ps, at) : -1;
+	p->disk_offset = -1;
+	p->slice = TREX_NONE;
+	vsnprintf(p->what, sizeof p->what, fmt, ap);
+	if (damage && at)
+		cj_problem(ps, at, "%s", p->what);
+	if (!keep || !(b = example_builder(ps)))
+		return;
+	if (ps->examples[k] < TREX_PROBLEM_EXAMPLES)
+		ps->examples[k]++;
+	if (trex_builder_problem(b, p) != 0)
+		ps->oom = true;
+}
+
+static void cj_example_fmt(struct cj_parser *ps, struct trex_problem *p, const char *at,
+			   bool always, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void cj_example_fmt(struct cj_parser *ps, struct trex_problem *p, const char *at,
+			   bool always, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cj_examplev(ps, p, at, always, fmt, ap);
+	va_end(ap);
+}
+
+static void problem_init(struct trex_problem *p, enum trex_integrity_counter k,
+			 const struct cj_about *about)
+{
+	memset(p, 0, sizeof *p);
+	p->counter = (uint8_t)k;
+	p->track = about ? about->track : TREX_NONE;
+	p->name = about ? about->name : TREX_NONE;
+	p->ts = about ? about->ts : 0;
+	p->has_ts = about && about->has_ts;
+}
+
+/* An example of counter k at `at`, without counting it. */
+static void cj_example(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
+		       const struct cj_about *about, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void cj_example(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
+		       const struct cj_about *about, const char *fmt, ...)
+{
+	struct trex_problem p;
+	va_list ap;
+
+	problem_init(&p, k, about);
+	va_start(ap, fmt);
+	cj_examplev(ps, &p, at, false, fmt, ap);
+	va_end(ap);
+}
+
+void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
+	     const struct cj_about *about, const char *fmt, ...)
+{
+	struct trex_problem p;
+	va_list ap;
+
+	trex_integrity_count(&ps->st.integrity, k, 1);
+	problem_init(&p, k, about);
+	va_start(ap, fmt);
+	cj_examplev(ps, &p, at, false, fmt, ap);
+	va_end(ap);
+}
+
+/* Events estimated lost in [start, next): its "ph" keys (every event has
+ * one), or one for an event cut before its "ph". */
+static uint64_t events_in(const char *start, const char *next)
+{
+	uint64_t n = 0;
+	const char *p = start, *q;
+	while ((q = memmem(p, (size_t)(next - p), "\"ph\"", 4))) {
+		const char *colon = json_skip_ws(q + 4, next);
+		n += colon < next && *colon == ':';
+		p = q + 4;
+	}
+	p = json_skip_ws(start, next);
+	return n == 0 && p < next && *p == '{' ? 1 : n;
+}
+
+void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const char *start,
+		  const char *bad, const char *next, const char *why)
+{
+	struct trex_problem p;
+	uint64_t len = (uint64_t)(next - start);
+
+	problem_init(&p, k, NULL);
+	p.length = len;
+	p.events_lost = events_in(start, next);
+	if (k == TREX_INTEG_syntax_errors) {
+		ps->st.integrity.syntax_errors++;
+		ps->st.integrity.bytes_skipped += len;
+	} else {
+		ps->st.integrity.bytes_ignored += len;
+	}
+	ps->st.integrity.events_lost += p.events_lost;
+	/* the part's first problem is where the parser stopped; the example
+	 * is the span, from its first byte */
+	cj_problem(ps, bad, "%s", why);
+	if (start < bad)
+		cj_example_fmt(ps, &p, start, true, "%s (at byte %llu)", why,
+			       (unsigned long long)cj_offset(ps, bad));
+	else
+		cj_example_fmt(ps, &p, start, true, "%s", why);
 }
 
 static int syntax(struct cj_parser *ps, const char *at, const char **out, const char *why)
@@ -91,19 +231,35 @@ static int read_token(struct cj_parser *ps, const char *p, const char *end, stru
 	return JSON_OK;
 }
 
-/* ts/dur: a number of microseconds, or the same quoted. */
-static int read_time(struct cj_parser *ps, struct cj_event *ev, const char *p, const char *end,
-		     int64_t *ns, bool *has, const char **out)
+/* The JSON type of the value starting with c, for messages. */
+static const char *json_type(char c)
 {
-	bool quoted = p < end && *p == '"';
+	switch (c) {
+	case '"': return "a string";
+	case '{': return "an object";
+	case '[': return "an array";
+	case 'n': return "null";
+	case 't': case 'f': return "a boolean";
+	default: return "a number";
+	}
+}
+
+/* ts/dur: a number of microseconds, or the same quoted. Anything else, or
+ * a number beyond int64 ns, is skipped and *bad set to it (time_problem
+ * tells which; the event decides what it means once it is complete). */
+static int read_time(struct cj_parser *ps, const char *p, const char *end, int64_t *ns,
+		     bool *has, const char **bad, const char **out)
+{
+	bool quoted = p < end && *p == '"', saturated = false;
 	const char *q;
-	int st = json_parse_us_ns(p + quoted, end, ns, &ev->saturated, &q);
+	int st = json_parse_us_ns(p + quoted, end, ns, &saturated, &q);
+	if (st == JSON_OK && quoted && q < end && *q != '"')
+		st = JSON_SYNTAX; /* "12abc": text, not a number */
 	if (st == JSON_SYNTAX) {
-		/* null, an object, text: skip it and count, the event may survive */
 		st = json_skip_value(p, end, &q);
 		if (st == JSON_SYNTAX)
 			return syntax(ps, q, out, "a number");
-		ev->bad_value = true;
+		*bad = p;
 		*out = q;
 		return st;
 	}
@@ -112,11 +268,11 @@ static int read_time(struct cj_parser *ps, struct cj_event *ev, const char *p, c
 	if (quoted) {
 		if (q >= end)
 			return JSON_INCOMPLETE;
-		if (*q != '"')
-			return syntax(ps, q, out, "'\"' closing a quoted number");
 		q++;
 	}
-	*has = true;
+	if (saturated)
+		*bad = p;
+	*has = !saturated;
 	*out = q;
 	return JSON_OK;
 }
@@ -258,7 +414,7 @@ static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, c
 		     const char **out)
 {
 	if (p < end && *p != '{') {
-		ev->bad_value = true;
+		ev->bad_value_at = p;
 		return skip_member(ps, p, end, out);
 	}
 	int st = walk_object(ps, ev, p, end, args_member, out);
@@ -291,8 +447,9 @@ static bool known_unused_key(const char *key, size_t klen)
 	return false;
 }
 
-static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-			const char *p, const char *end, const char **out)
+static inline __attribute__((always_inline)) int
+event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, const char *p,
+	     const char *end, const char **out)
 {
 	struct cj_event *ev = ctx;
 	switch (klen) {
@@ -306,10 +463,11 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 			int st = read_token(ps, p, end, &t, out);
 			ev->has_ph = st == JSON_OK;
 			ev->ph = t.is_string && t.len == 1 ? t.p[0] : '?';
+			ev->ph_at = p;
 			return st;
 		}
 		if (KEY_IS("ts"))
-			return read_time(ps, ev, p, end, &ev->ts, &ev->has_ts, out);
+			return read_time(ps, p, end, &ev->ts, &ev->has_ts, &ev->ts_bad, out);
 		if (KEY_IS("id"))
 			return read_token(ps, p, end, &ev->id, out);
 		if (KEY_IS("bp"))
@@ -323,7 +481,7 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 		if (KEY_IS("cat"))
 			return read_token(ps, p, end, &ev->cat, out);
 		if (KEY_IS("dur"))
-			return read_time(ps, ev, p, end, &ev->dur, &ev->has_dur, out);
+			return read_time(ps, p, end, &ev->dur, &ev->has_dur, &ev->dur_bad, out);
 		if (KEY_IS("id2"))
 			return p < end && *p == '{' ? walk_object(ps, ev, p, end, id2_member, out)
 						    : skip_member(ps, p, end, out);
@@ -341,8 +499,9 @@ static int event_member(struct cj_parser *ps, void *ctx, const char *key, size_t
 	default:
 		break;
 	}
-	if (!known_unused_key(key, klen))
-		ev->unknown_keys++;
+	if (!known_unused_key(key, klen) && ev->unknown_keys++ == 0) {
+		ev->unknown_key = key;
+	}
 	return skip_member(ps, p, end, out);
 }
 
@@ -376,6 +535,8 @@ static uint32_t intern_tok(struct cj_parser *ps, const struct tok *t)
 	bool repaired = false;
 	size_t n = json_decode_string(t->p, t->len, ps->scratch, &repaired);
 	ps->st.integrity.invalid_utf8 += repaired;
+	if (repaired && !ps->utf8_at)
+		ps->utf8_at = t->p;
 	return trex_builder_intern(ps->b, ps->scratch, n);
 }
 
@@ -476,14 +637,45 @@ static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *
 	return id;
 }
 
+/* pid/tid: a string, absent, or an integer that fits 64 bits. */
+static bool id_ok(const struct tok *t)
+{
+	if (!t->present || t->is_string)
+		return true;
+	const char *p = t->p;
+	size_t n = t->len;
+	bool neg = n && *p == '-';
+	p += neg;
+	n -= neg;
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)(p[i] - '0') > 9)
+			return false;
+	}
+	if (n < 19)
+		return true;
+	const char *limit = neg ? "9223372036854775808" : "18446744073709551615";
+	size_t ln = strlen(limit);
+	return n < ln || (n == ln && memcmp(p, limit, n) <= 0);
+}
+
+/* The event's thread track, through the cache; also sets ps->ids_ok to
+ * whether its pid and tid are of the right type, which the cache keeps
+ * with them so that the common event pays nothing for the check. */
 static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 {
+	bool strings = ev->pid.is_string && ev->tid.is_string;
 	for (unsigned i = 0; i < CJ_TRACK_CACHE; i++) {
 		const struct cj_track_cache *c = &ps->tracks[i];
-		if (c->valid && cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
-		    cache_text_eq(c->pid, c->pid_len, &ev->pid))
+		if (c->valid && c->strings == strings &&
+		    cache_text_eq(c->tid, c->tid_len, &ev->tid) &&
+		    cache_text_eq(c->pid, c->pid_len, &ev->pid)) {
+			ps->ids_ok = c->ids_ok;
 			return c->track;
+		}
 	}
+	ps->ids_ok = id_ok(&ev->pid) && id_ok(&ev->tid);
 	uint32_t pid = intern_tok(ps, &ev->pid), tid = intern_tok(ps, &ev->tid);
 	if (pid == TREX_STR_ERROR || tid == TREX_STR_ERROR)
 		return TREX_NONE;
@@ -500,6 +692,8 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 	c->tid_len = (uint8_t)ev->tid.len;
 	c->pid_id = pid;
 	c->track = track;
+	c->strings = strings;
+	c->ids_ok = ps->ids_ok;
 	c->valid = true;
 	return track;
 }
@@ -546,7 +740,7 @@ static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct t
 		out->args = trex_args_ref_make(cj_offset(ps, ev->args), ev->args_len);
 	out->corr = ev->corr;
 	out->ext_id = ev->ext_id;
-	out->flags = ev->link_flags | (ev->saturated ? TREX_SLICE_TS_SATURATED : 0);
+	out->flags = ev->link_flags;
 	out->shape = shape_id(ps, ev);
 	if (out->name == TREX_STR_ERROR || out->cat == TREX_STR_ERROR || out->shape == TREX_STR_ERROR)
 		return -1;
@@ -728,39 +922,209 @@ static int emit_timed(struct cj_parser *ps, const struct cj_event *ev)
 	}
 }
 
+/* ---- problems of one event -------------------------------------------------------------- */
+
+/* Phases of the Trace Event Format that trex reads past (async S/T/p/F of
+ * the old kind, samples, objects, memory dumps, clock syncs, contexts). */
+static bool unsupported_phase(const struct tok *ph)
+{
+	return ph->is_string && ph->len == 1 && strchr("STpFPNODVvc()", ph->p[0]) && ph->p[0];
+}
+
+/* Up to 40 bytes of the value at p, for messages. */
+static int value_len(struct cj_parser *ps, const char *p)
+{
+	const char *q;
+	if (json_skip_value(p, ps->limit, &q) != JSON_OK)
+		q = p + 1;
+	return q - p > 40 ? 40 : (int)(q - p);
+}
+
+/* What was wrong with the time value at bad (NULL: nothing): not a number,
+ * or a number beyond int64 ns. */
+static enum cj_time_problem time_problem(struct cj_parser *ps, const char *bad)
+{
+	int64_t ns;
+	bool saturated = false;
+	const char *q;
+
+	if (!bad)
+		return CJ_TIME_OK;
+	bad += *bad == '"';
+	if (json_parse_us_ns(bad, ps->limit, &ns, &saturated, &q) == JSON_OK && saturated)
+		return CJ_TIME_RANGE;
+	return CJ_TIME_TYPE;
+}
+
+static void note_phase(struct cj_parser *ps, const struct cj_event *ev)
+{
+	const char *at = ev->ph_at;
+	struct tok t = {.p = at + 1, .present = true, .is_string = *at == '"'};
+	unsigned f = 0;
+	const char *q = t.is_string ? json_string_end(at + 1, ps->limit, &f) : NULL;
+
+	t.len = q ? (size_t)(q - at - 1) : 0;
+	if (unsupported_phase(&t))
+		cj_note(ps, TREX_INTEG_unsupported_phase, at, NULL, "phase \"%c\" is not shown",
+			t.p[0]);
+	else if (t.is_string)
+		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL,
+			"ph \"%.*s\" is no trace-event phase", t.len > 24 ? 24 : (int)t.len, t.p);
+	else
+		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*at));
+}
+
+/* Problems that drop the event (each counted with an example); true when
+ * it is dropped. */
+static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
+{
+	if (!ev->has_ph) {
+		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL, "event without \"ph\"");
+		return true;
+	}
+	if (ph == TREX_PH_OTHER) {
+		note_phase(ps, ev);
+		return true;
+	}
+	/* metadata needs no time: it is kept, the bad ts counted all the same */
+	bool meta = ph == TREX_PH_METADATA;
+	const char *kept = meta ? " (metadata: kept)" : "";
+	enum cj_time_problem tp = time_problem(ps, ev->ts_bad);
+	if (tp == CJ_TIME_TYPE)
+		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_bad, NULL, "ts is %s%s",
+			json_type(*ev->ts_bad), kept);
+	else if (tp == CJ_TIME_RANGE)
+		cj_note(ps, TREX_INTEG_ts_out_of_range, ev->ts_bad, NULL,
+			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad,
+			kept);
+	if (meta || tp != CJ_TIME_OK)
+		return !meta;
+	if (!ev->has_ts) {
+		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL,
+			"\"%c\" event without \"ts\"", ev->ph);
+		return true;
+	}
+	if (ph == TREX_PH_COMPLETE && time_problem(ps, ev->dur_bad) == CJ_TIME_RANGE) {
+		cj_note(ps, TREX_INTEG_dur_out_of_range, ev->dur_bad, NULL,
+			"dur %.*s us is beyond int64 ns", value_len(ps, ev->dur_bad), ev->dur_bad);
+		return true;
+	}
+	return false;
+}
+
+static bool on_thread_track(enum trex_phase ph)
+{
+	return ph == TREX_PH_COMPLETE || ph == TREX_PH_BEGIN || ph == TREX_PH_END ||
+	       ph == TREX_PH_INSTANT || ph == TREX_PH_FLOW_START || ph == TREX_PH_FLOW_STEP ||
+	       ph == TREX_PH_FLOW_END;
+}
+
+/* The kept event a problem is about: its track (thread-track phases),
+ * name and ts, all through the caches the event just went through. */
+static void event_about(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph,
+			struct cj_about *a)
+{
+	uint32_t name = ev->name.present ? intern_tok(ps, &ev->name) : TREX_NONE;
+
+	a->name = name == TREX_STR_ERROR ? TREX_NONE : name;
+	a->track = on_thread_track(ph) ? event_track(ps, ev) : TREX_NONE;
+	a->ts = ev->ts;
+	a->has_ts = ph != TREX_PH_METADATA && ev->has_ts;
+}
+
+/* Problems of an event that was kept, each with where it went. The
+ * thread-track phases went through event_track, which checked the ids. */
+static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
+{
+	bool bad_dur = ph == TREX_PH_COMPLETE && !ev->has_dur;
+	bool ids_ok = on_thread_track(ph) ? ps->ids_ok : id_ok(&ev->pid) && id_ok(&ev->tid);
+	bool bad_pid = !ids_ok && !id_ok(&ev->pid), bad_tid = !ids_ok && !bad_pid;
+	uint64_t utf8 = ps->st.integrity.invalid_utf8;
+	struct cj_about a;
+
+	if (!bad_dur && !bad_pid && !bad_tid && !ev->bad_value_at && !ps->utf8_at &&
+	    !ev->unknown_keys)
+		return;
+	event_about(ps, ev, ph, &a);
+	ps->st.integrity.invalid_utf8 = utf8; /* the name was counted when it was interned */
+	if (bad_dur && ev->dur_bad)
+		cj_note(ps, TREX_INTEG_bad_dur, ev->dur_bad, &a, "dur is %s (kept with duration 0)",
+			json_type(*ev->dur_bad));
+	else if (bad_dur)
+		cj_note(ps, TREX_INTEG_bad_dur, ev->start, &a,
+			"X event without \"dur\" (kept with duration 0)");
+	if (bad_pid || bad_tid) {
+		const struct tok *t = bad_pid ? &ev->pid : &ev->tid;
+		cj_note(ps, TREX_INTEG_bad_ids, t->p, &a,
+			"%s %.*s is not a string or a 64-bit integer", bad_pid ? "pid" : "tid",
+			t->len > 40 ? 40 : (int)t->len, t->p);
+	}
+	if (ev->bad_value_at)
+		cj_note(ps, TREX_INTEG_bad_values, ev->bad_value_at, &a, "args is %s (ignored)",
+			json_type(*ev->bad_value_at));
+	if (ps->utf8_at)
+		cj_example(ps, TREX_INTEG_invalid_utf8, ps->utf8_at, &a,
+			   "invalid UTF-8 replaced by U+FFFD");
+	if (ev->unknown_keys) {
+		unsigned f = 0;
+		const char *q = json_string_end(ev->unknown_key, ps->limit, &f);
+		int klen = q ? (int)(q - ev->unknown_key) : 0;
+		cj_example(ps, TREX_INTEG_unknown_keys, ev->unknown_key, &a, "unknown key \"%.*s\"",
+			   klen > 40 ? 40 : klen, ev->unknown_key);
+	}
+}
+
 static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 {
 	enum trex_phase ph = ev->has_ph ? phase_of(ev->ph) : TREX_PH_OTHER;
+	int rc;
+
 	ps->st.events++;
 	ps->st.phase_counts[ph]++;
-	ps->st.integrity.bad_values += ev->bad_value;
-	ps->st.integrity.saturated_numbers += ev->saturated;
 	ps->st.integrity.unknown_keys += ev->unknown_keys;
-	if (!ev->has_ph) {
-		ps->st.integrity.missing_fields++;
+	if (event_dropped(ps, ev, ph))
 		return 0;
+	if (ph == TREX_PH_METADATA) {
+		rc = emit_metadata(ps, ev);
+	} else {
+		trex_builder_at(ps->b, (int64_t)cj_offset(ps, ev->start));
+		rc = emit_timed(ps, ev);
 	}
-	if (ph == TREX_PH_OTHER) {
-		ps->st.integrity.unknown_phase++;
-		return 0;
+	if (rc == 0)
+		kept_notes(ps, ev, ph);
+	return rc;
+}
+
+static int probe_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
+			const char *p, const char *end, const char **out)
+{
+	bool *has_ph = ctx;
+
+	if (KEY_IS("ph") && p < end && *p == '"')
+		*has_ph = true;
+	return skip_member(ps, p, end, out);
+}
+
+int cj_probe_event(struct cj_parser *ps, const char *p, const char *end, const char **out)
+{
+	bool has_ph = false;
+	const char *why = ps->why;
+	int st = walk_object(ps, &has_ph, p, end, probe_member, out);
+
+	ps->why = why;
+	if (st == JSON_OK && !has_ph) {
+		*out = p;
+		return JSON_SYNTAX;
 	}
-	if (ph == TREX_PH_METADATA)
-		return emit_metadata(ps, ev);
-	if (!ev->has_ts || (ph == TREX_PH_COMPLETE && !ev->has_dur)) {
-		/* an X without dur is kept as zero-length: never lose a slice */
-		if (!ev->has_ts) {
-			ps->st.integrity.missing_fields++;
-			return 0;
-		}
-		ps->st.integrity.bad_values++;
-	}
-	return emit_timed(ps, ev);
+	return st;
 }
 
 int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const char **out)
 {
 	struct cj_event ev;
 	memset(&ev, 0, sizeof ev);
+	ev.start = p;
+	ps->utf8_at = NULL;
 	int st = walk_object(ps, &ev, p, end, event_member, out);
 	if (st != JSON_OK)
 		return st;

@@ -46,6 +46,7 @@ struct cj_part {
 	uint64_t base_offset;     /* decoded offset of the window */
 	enum cj_state end_state;  /* where the parser was when it stopped */
 	bool end_expect;
+	uint64_t gzip_cut;        /* the window's: the gzip input is cut here */
 };
 
 struct cj_pool {
@@ -61,18 +62,27 @@ struct cj_pool {
 
 /* ---- one part ------------------------------------------------------------------------ */
 
-/* Input ended inside something: count what was left and say where. */
-static void cj_truncation(struct cj_parser *ps, const char *pos, const char *end)
+/* Input ended inside something: count what was left and say where.
+ * gzip_cut: the compressed size when a gzip stream was cut, else 0. */
+static void cj_truncation(struct cj_parser *ps, const char *pos, const char *end,
+			  uint64_t gzip_cut)
 {
 	const char *rest = json_skip_ws(pos, end);
-	ps->st.integrity.bytes_ignored += (uint64_t)(end - pos);
+	char msg[160], gz[80] = "";
+	if (gzip_cut)
+		snprintf(gz, sizeof gz, " (the gzip data is cut at compressed byte %llu)",
+			 (unsigned long long)gzip_cut);
 	if (rest < end)
-		cj_problem(ps, pos, "input ends inside an event: %llu bytes ignored",
-			   (unsigned long long)(end - pos));
+		snprintf(msg, sizeof msg, "input ends inside %s: %llu bytes ignored%s",
+			 ps->state == CJ_ARRAY ? "an event" : "the top-level object",
+			 (unsigned long long)(end - pos), gz);
 	else if (ps->state == CJ_ARRAY)
-		cj_problem(ps, pos, "']' closing the events array: input ends after the last event");
+		snprintf(msg, sizeof msg,
+			 "']' closing the events array: input ends after the last event%s", gz);
 	else
-		cj_problem(ps, pos, "'}' closing the trace object: input ends early");
+		snprintf(msg, sizeof msg, "'}' closing the trace object: input ends early%s", gz);
+	ps->limit = end;
+	cj_note_span(ps, TREX_INTEG_bytes_ignored, pos, pos, end, msg);
 }
 
 static void cj_parse_part(struct trex_load_job *job, const char *map, const char *end,
@@ -91,7 +101,7 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 	part->result = cj_run(&ps, &pos, end, part->stop, !part->open_end, &part->err);
 	part->pos = pos;
 	if (part->result == CJ_NEED_MORE && !part->open_end && !ps.cancelled && !ps.oom) {
-		cj_truncation(&ps, pos, end);
+		cj_truncation(&ps, pos, end, part->gzip_cut);
 		part->truncated = true;
 	}
 	uint64_t rest = part->stream ? 0 : cj_offset(&ps, pos) - ps.progress_bytes_from;
@@ -215,6 +225,7 @@ static enum trex_status cj_chain(struct trex_load_job *job, const char *map, con
 		f->stop = parts[i].stop;
 		f->inherited = parts[0].inherited;
 		f->open_end = parts[0].open_end;
+		f->gzip_cut = parts[0].gzip_cut;
 		f->stream = parts[0].stream;
 		f->base_offset = parts[0].base_offset;
 		f->b = trex_builder_new(job->file_id);
@@ -307,15 +318,20 @@ static enum trex_status cj_sink_end(struct trex_load_job *job, const struct cj_s
 	return sink->status;
 }
 
-/* Hands parts to the job in byte order and folds their statistics. */
+/* Hands parts to the job in byte order and folds their statistics; the
+ * prelude's builder (its problems, if any; NULL otherwise) comes first. */
 static enum trex_status cj_finish(struct trex_load_job *job, struct cj_part **order, size_t n,
-				  const struct cj_stats *prelude, struct trex_error *err)
+				  const struct cj_stats *prelude, struct trex_builder *prelude_b,
+				  struct trex_error *err)
 {
 	struct cj_sink sink = {prelude->features, TREX_OK};
+	uint32_t seq = 0;
 	cj_merge_stats(job->file, prelude, &job->file->first_problem,
 		       trex_source_path(job->source));
+	if (prelude_b)
+		sink.status = trex_load_job_add_part(job, seq++, prelude_b, err);
 	for (size_t i = 0; i < n; i++)
-		cj_emit(job, order[i], (uint32_t)i, &sink, err);
+		cj_emit(job, order[i], seq++, &sink, err);
 	return cj_sink_end(job, &sink, err);
 }
 
@@ -378,7 +394,10 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 	pre.stop_on_array = true;
 	enum trex_status s = cj_prelude(job, &pre, &pos, end, true, err);
 	cj_parser_free(&pre);
+	if (s == TREX_OK && pre.oom)
+		s = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	if (s != TREX_OK) {
+		trex_builder_free(pre.b);
 		cj_fill_path(err, job);
 		return s;
 	}
@@ -389,11 +408,12 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 	if (!parts || !order) {
 		free(parts);
 		free(order);
+		trex_builder_free(pre.b);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
 	size_t n = cj_split(pos, end, want, parts);
 	for (size_t i = 0; i < n; i++) {
-		parts[i].inherited = pre.st.features & CJ_BARE_ARRAY;
+		parts[i].inherited = pre.st.features & (CJ_BARE_ARRAY | CJ_TRACE_EVENTS);
 		if (!(parts[i].b = trex_builder_new(job->file_id)))
 			s = TREX_NOMEM;
 	}
@@ -405,11 +425,13 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 	if (s == TREX_OK)
 		s = cj_chain(job, map, end, parts, n, parts + n, &nfix);
 	size_t k = cj_order(parts, n, nfix, order);
-	if (s == TREX_OK)
-		s = cj_finish(job, order, k, &pre.st, err);
-	else
+	if (s == TREX_OK) {
+		s = cj_finish(job, order, k, &pre.st, pre.b, err);
+	} else {
 		for (size_t i = 0; i < 2 * want; i++)
 			trex_builder_free(parts[i].b);
+		trex_builder_free(pre.b);
+	}
 	if (s == TREX_NOMEM && err->status == TREX_OK)
 		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	free(parts);
@@ -428,6 +450,8 @@ struct cj_window {
 	bool final;
 	bool corrupt;            /* the gzip data broke after these bytes */
 	struct trex_error serr;  /* why, when corrupt */
+	uint64_t gzip_cut;       /* final, gzip input cut: its compressed size; else 0 */
+	bool header_cut;         /* ... inside a member's header */
 };
 
 static size_t cj_window_bytes(const struct trex_load_job *job, bool parallel)
@@ -439,8 +463,8 @@ static size_t cj_window_bytes(const struct trex_load_job *job, bool parallel)
 
 /* The window after the last one's carry bytes. Corrupt gzip ends the input
  * where it broke: the carried bytes are then parsed as the last window. */
-static enum trex_status cj_next_window(struct trex_stream *st, size_t carry, struct cj_window *w,
-				       struct trex_error *err)
+static enum trex_status cj_next_window(struct trex_load_job *job, struct trex_stream *st,
+				       size_t carry, struct cj_window *w, struct trex_error *err)
 {
 	const char *tail = w->data + w->len - carry;
 	uint64_t tail_offset = w->offset + w->len - carry;
@@ -459,6 +483,8 @@ static enum trex_status cj_next_window(struct trex_stream *st, size_t carry, str
 		w->offset = tail_offset;
 	}
 	w->final = w->len == carry || w->corrupt;
+	w->gzip_cut = w->final && truncated ? trex_source_size_on_disk(job->source) : 0;
+	w->header_cut = w->gzip_cut && trex_stream_header_cut(st);
 	return TREX_OK;
 }
 
@@ -496,7 +522,7 @@ static bool cj_stream_window(struct cj_stream_state *s, const struct cj_window *
 	if (r == CJ_FATAL || ps->cancelled || ps->oom)
 		return false;
 	if (r == CJ_NEED_MORE && w->final) {
-		cj_truncation(ps, pos, end);
+		cj_truncation(ps, pos, end, w->gzip_cut);
 		s->part.truncated = true;
 	}
 	return !w->final;
@@ -510,22 +536,42 @@ typedef bool cj_window_fn(void *state, const struct cj_window *w, size_t *carry,
 /* Windows from the stream to parse until the input or parsing ends; a
  * corrupt compressed stream keeps what decoded and becomes ps's problem
  * (unless the file has one), Ctrl-C sets ps->cancelled. */
+/* How a gzip stream ended early, for a message: its break or its cut. */
+struct cj_gzip_end {
+	char what[TREX_ERROR_MSG_MAX];
+};
+
 static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_stream *st,
 				       cj_window_fn *parse, void *state, struct cj_parser *ps,
-				       bool *truncated, struct trex_error *err)
+				       bool *truncated, struct cj_gzip_end *gz_end,
+				       struct trex_error *err)
 {
 	struct cj_window w = {.data = ""};
 	size_t carry = 0;
 	uint64_t reported = 0, disk_reported = 0;
 	for (;;) {
-		enum trex_status status = cj_next_window(st, carry, &w, err);
+		enum trex_status status = cj_next_window(job, st, carry, &w, err);
 		if (status != TREX_OK)
 			return status;
 		bool more = parse(state, &w, &carry, err);
+		const char *end = w.data + w.len;
+		if (w.corrupt)
+			snprintf(gz_end->what, sizeof gz_end->what, "%s", w.serr.message);
+		else if (w.gzip_cut)
+			snprintf(gz_end->what, sizeof gz_end->what,
+				 "the gzip data is cut at compressed byte %llu",
+				 (unsigned long long)w.gzip_cut);
 		if (w.corrupt) {
 			*truncated = true;
-			if (!ps->st.has_problem && job->file->first_problem.status == TREX_OK)
-				cj_problem(ps, w.data + w.len, "%s", w.serr.message);
+			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, w.serr.message);
+		} else if (w.gzip_cut && !*truncated && !job->file->truncated) {
+			/* the JSON looked complete: the cut is in the gzip framing */
+			char msg[128];
+			snprintf(msg, sizeof msg,
+				 "truncated gzip %s: the input ends at compressed byte %llu",
+				 w.header_cut ? "header" : "data", (unsigned long long)w.gzip_cut);
+			*truncated = true;
+			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, msg);
 		}
 		if (cj_window_progress(job, st, &w, carry, &reported, &disk_reported))
 			ps->cancelled = true;
@@ -540,13 +586,30 @@ static bool cj_serial_window(void *state, const struct cj_window *w, size_t *car
 	return cj_stream_window(state, w, carry, err);
 }
 
-/* No events array anywhere: say what the input looked like instead. */
-static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_error *err)
+/* No events array anywhere: say what the input looked like instead, and
+ * where it ended (decoded; for gzip that ended early, how). */
+static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_stream *st,
+				     struct trex_load_job *job, const struct cj_gzip_end *gz_end,
+				     struct trex_error *err)
 {
+	uint64_t end = trex_stream_position(st);
+	unsigned long long cut = job->file->truncated ? trex_source_size_on_disk(job->source) : 0;
+	if (end == 0 && cut && trex_stream_header_cut(st))
+		return trex_error_set(err, TREX_FORMAT, NULL, 0,
+				      "truncated gzip header: the input ends at compressed byte "
+				      "%llu", cut);
+	if (end == 0 && cut)
+		return trex_error_set(err, TREX_FORMAT, NULL, 0,
+				      "truncated gzip data: the input ends at compressed byte %llu "
+				      "before the first decoded byte", cut);
 	if (ps->state == CJ_TOP_START)
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
 				      "expected a JSON trace, found an empty file");
-	return trex_error_set(err, TREX_FORMAT, NULL, -1,
+	if (gz_end->what[0])
+		return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
+				      "expected the \"traceEvents\" array before the end of input "
+				      "(%s)", gz_end->what);
+	return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
 			      "expected a \"traceEvents\" array in the top-level object");
 }
 
@@ -563,13 +626,16 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 	cj_parser_init(&ss->ps, b, job);
 	ss->ps.stream = true;
 	ss->part.b = b;
+	struct cj_gzip_end gz_end = {""};
 	enum trex_status s = cj_window_loop(job, st, cj_serial_window, ss, &ss->ps,
-					    &ss->part.truncated, err);
+					    &ss->part.truncated, &gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (s == TREX_OK && ss->part.result == CJ_FATAL)
 		s = TREX_FORMAT;
-	else if (s == TREX_OK && !(ss->ps.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY)))
-		s = cj_no_events(&ss->ps, err);
+	else if (s == TREX_OK && !(ss->ps.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
+		job->file->truncated |= ss->part.truncated;
+		s = cj_no_events(&ss->ps, st, job, &gz_end, err);
+	}
 	ss->part.st = ss->ps.st;
 	ss->part.cancelled = ss->ps.cancelled;
 	ss->part.oom = ss->ps.oom;
@@ -577,7 +643,7 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 	memset(&none, 0, sizeof none);
 	struct cj_part *order[1] = {&ss->part};
 	if (s == TREX_OK)
-		s = cj_finish(job, order, 1, &none, err);
+		s = cj_finish(job, order, 1, &none, NULL, err);
 	else
 		trex_builder_free(b);
 	cj_parser_free(&ss->ps);
@@ -615,6 +681,8 @@ static void cj_top_flush(struct cj_pstream *s)
 	struct cj_part seg;
 	memset(&seg, 0, sizeof seg);
 	seg.st = s->top.st;
+	seg.b = s->top.b; /* the top level's problems, if it had any */
+	s->top.b = NULL;
 	seg.truncated = s->top_truncated;
 	seg.cancelled = s->top.cancelled;
 	seg.oom = s->top.oom;
@@ -657,6 +725,7 @@ static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, con
 		/* a part's base time would be its own (none): the top level keeps it */
 		parts[i].inherited = s->top.st.features & ~(unsigned)CJ_BASE_TIME;
 		parts[i].open_end = !w->final;
+		parts[i].gzip_cut = w->gzip_cut;
 		parts[i].stream = true;
 		parts[i].base_offset = w->offset;
 		parts[i].b = trex_builder_new(s->job->file_id);
@@ -708,7 +777,7 @@ static bool cj_pwindow(struct cj_pstream *s, const struct cj_window *w, size_t *
 		}
 		if (r != CJ_ARRAY_OPEN) {
 			if (r == CJ_NEED_MORE && w->final) {
-				cj_truncation(top, pos, end);
+				cj_truncation(top, pos, end, w->gzip_cut);
 				s->top_truncated = true;
 			}
 			return !w->final;
@@ -734,6 +803,7 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 					 struct trex_error *err)
 {
 	struct cj_pstream s = {.job = job, .err = err, .stream = st};
+	struct cj_gzip_end gz_end = {""};
 	size_t window = cj_window_bytes(job, true);
 	s.want = job->threads * CJ_WINDOW_PARTS_PER_THREAD;
 	s.min_split = window / 2;
@@ -748,17 +818,20 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 	s.top.stop_on_array = true;
 	if (status == TREX_OK)
 		status = cj_window_loop(job, st, cj_parallel_window, &s, &s.top, &s.top_truncated,
-					err);
+					&gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (status == TREX_OK && s.fatal)
 		status = TREX_FORMAT;
 	else if (status == TREX_OK && s.sink.status == TREX_OK &&
-		 !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY)))
-		status = cj_no_events(&s.top, err);
+		 !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
+		job->file->truncated |= s.top_truncated;
+		status = cj_no_events(&s.top, st, job, &gz_end, err);
+	}
 	if (status == TREX_OK) {
 		cj_top_flush(&s);
 		status = cj_sink_end(job, &s.sink, err);
 	}
+	trex_builder_free(s.top.b);
 	cj_parser_free(&s.top);
 	free(s.parts);
 	free(s.order);

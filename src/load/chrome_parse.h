@@ -76,6 +76,8 @@ struct cj_track_cache {
 	char pid[24], tid[24];
 	uint8_t pid_len, tid_len;
 	bool valid;
+	bool strings;  /* pid and tid were both strings (a number's text may look the same) */
+	bool ids_ok;   /* neither is of the wrong type (integrity bad_ids) */
 	uint32_t pid_id, track;
 };
 
@@ -111,8 +113,21 @@ struct cj_parser {
 	uint64_t progress_bytes_from;   /* decoded offset reported so far */
 	uint64_t progress_events;
 	const char *why;                /* what was expected at a syntax error */
+	const char *limit;              /* end of the bytes at hand (the window) */
+	uint64_t no_event_from;         /* 1 + offset from which no event follows; 0: unknown */
+	bool ids_ok;                    /* the last event_track's pid and tid were fine */
+	const char *utf8_at;            /* a string of the event repaired as UTF-8 */
+	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
 	bool oom;
+};
+
+/* What a problem is about, when it concerns an event: its local track
+ * and name ids (TREX_NONE when none) and its ts (file clock, when has_ts). */
+struct cj_about {
+	uint32_t track, name;
+	int64_t ts;
+	bool has_ts;
 };
 
 void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_load_job *job);
@@ -126,6 +141,24 @@ int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const c
 /* Records a positioned problem (the first one per part is kept). */
 void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Counts one problem of counter k found at `at` (NULL: position unknown)
+ * and keeps it as an integrity example (about: the event it concerns, or
+ * NULL); damage also becomes the part's first problem. */
+void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
+	     const struct cj_about *about, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* A damaged span: [start, next) skipped (counter syntax_errors) or ignored
+ * (bytes_ignored, a cut tail), found at bad, where `why` was expected.
+ * Counts it, its bytes and the events it held, and keeps it as an example. */
+void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const char *start,
+		  const char *bad, const char *next, const char *why);
+
+/* Whether the object at p ('{') is a complete event: it parses and has a
+ * string "ph". JSON_OK (*out after it), JSON_SYNTAX or JSON_INCOMPLETE.
+ * Nothing is recorded. */
+int cj_probe_event(struct cj_parser *ps, const char *p, const char *end, const char **out);
 
 static inline uint64_t cj_offset(const struct cj_parser *ps, const char *at)
 {

@@ -98,6 +98,7 @@ void trex_igz_member(struct trex_igz *d, size_t at)
 	d->header_at = at;
 	d->need_header = true;
 	d->member_out = 0;
+	igz_feed(d, at); /* trex_igz_in_pos is the header's start until it is read */
 }
 
 size_t trex_igz_in_pos(const struct trex_igz *d)
@@ -105,6 +106,11 @@ size_t trex_igz_in_pos(const struct trex_igz *d)
 	if (d->tail)
 		return (size_t)(d->tail->next_in - d->in);
 	return (size_t)(d->st.next_in - d->in);
+}
+
+bool trex_igz_in_header(const struct trex_igz *d)
+{
+	return d->need_header && !d->tail;
 }
 
 bool trex_igz_can_save(const struct trex_igz *d)

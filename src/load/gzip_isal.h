@@ -46,6 +46,9 @@ enum trex_igz_result trex_igz_inflate(struct trex_igz *d, unsigned char *dst, si
 
 /* Compressed bytes consumed so far (bits ISA-L buffered count as read). */
 size_t trex_igz_in_pos(const struct trex_igz *d);
+/* Whether the next inflate reads a member header first: after
+ * TREX_IGZ_SHORT, the input ended inside that header. */
+bool trex_igz_in_header(const struct trex_igz *d);
 /* Whether trex_igz_save may be called now: not once zlib finishes a cut
  * member. */
 bool trex_igz_can_save(const struct trex_igz *d);

@@ -163,10 +163,10 @@ static void run_jobs(struct job_run *runs, size_t count, unsigned threads)
 
 /* ---- after parsing -------------------------------------------------------------------------- */
 
+/* Input lost, or a value not taken as written (index.h, damage). */
 static bool lost_data(const struct trex_build_file *f)
 {
-	return f->truncated || f->integrity.syntax_errors || f->integrity.bytes_skipped ||
-	       f->integrity.bytes_ignored;
+	return f->truncated || trex_integrity_damaged(&f->integrity);
 }
 
 /* A file that yielded nothing but errors is not a trace; strict mode
@@ -181,6 +181,46 @@ static enum trex_status check_file(const struct trex_build_file *f, bool strict,
 	if (err->status == TREX_OK)
 		trex_error_set(err, TREX_FORMAT, f->path, -1, "expected trace events, found none");
 	return TREX_FORMAT;
+}
+
+/* The first damage example of a built file as an error, or the bare count
+ * when none was kept. */
+static void damage_error(const struct trex_index *idx, uint32_t file, struct trex_error *err)
+{
+	const struct trex_file *f = trex_index_file(idx, file);
+	const char *path = trex_index_str(idx, f->path);
+
+	for (int c = TREX_INTEG_missing_fields; c < TREX_INTEG_COUNT; c++) {
+		enum trex_integrity_counter k = (enum trex_integrity_counter)c;
+		const struct trex_problem *p = trex_index_problem(idx, file, k, 0);
+
+		if (!trex_integrity_get(&f->integrity, k))
+			continue;
+		if (!p) {
+			trex_error_set(err, TREX_FORMAT, path, -1, "%s: %llu",
+				       trex_integrity_label(k),
+				       (unsigned long long)trex_integrity_get(&f->integrity, k));
+			return;
+		}
+		trex_error_set(err, TREX_FORMAT, path, p->offset, "%s", p->what);
+		trex_error_set_line_col(err, p->line, p->col);
+		err->disk_offset = p->disk_offset;
+		return;
+	}
+}
+
+/* Strict mode once the index is built: the damage only the build finds
+ * (time outliers, clamped ends) refuses the input too. */
+static enum trex_status check_built(const struct trex_index *idx, bool strict,
+				    struct trex_error *err)
+{
+	for (uint32_t i = 0; strict && i < trex_index_file_count(idx); i++) {
+		if (trex_integrity_damaged(&trex_index_file(idx, i)->integrity)) {
+			damage_error(idx, i, err);
+			return TREX_FORMAT;
+		}
+	}
+	return TREX_OK;
 }
 
 static unsigned default_threads(const struct trex_load_opts *opts)
@@ -240,15 +280,19 @@ static void free_shared(struct trex_load_shared *sh, size_t files)
 	pthread_mutex_destroy(&sh->lock);
 }
 
+/* line:col (and for gzip the compressed offset) of an error's offset. */
 static void add_line_col(struct trex_error *e, struct trex_source *src)
 {
 	if (e->status == TREX_OK || e->offset < 0 || e->line > 0 || !src)
 		return;
-	int64_t line, col;
+	int64_t line, col, disk;
+	uint64_t offset = (uint64_t)e->offset;
 	struct trex_error ignored;
 	trex_error_clear(&ignored);
-	if (trex_source_line_col(src, (uint64_t)e->offset, &line, &col, &ignored) == TREX_OK)
+	if (trex_source_positions(src, &offset, 1, &line, &col, &disk, &ignored) == TREX_OK) {
 		trex_error_set_line_col(e, line, col);
+		e->disk_offset = disk;
+	}
 }
 
 static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
@@ -421,6 +465,10 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 	if (s == TREX_OK) {
 		s = trex_index_build(&in, out, err);
 		sources = NULL; /* the index owns them now, also on failure */
+	}
+	if (s == TREX_OK && (s = check_built(*out, sh.opts->strict, err)) != TREX_OK) {
+		trex_index_free(*out);
+		*out = NULL;
 	}
 	if (s == TREX_NOMEM && err->status == TREX_OK)
 		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");

@@ -89,6 +89,10 @@ struct gz_dec {
 	uint64_t out;        /* decoded offset of the next byte */
 	uint64_t next_point; /* no access point is due before this offset */
 	bool done, truncated;
+	bool header_cut;     /* truncated inside a member's header */
+#if !HAVE_ISAL
+	gz_header head;      /* head.done: the member's header was read whole */
+#endif
 };
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_HELD };
@@ -101,7 +105,7 @@ struct slot {
 	enum slot_state state;
 	bool last; /* the producer stops after this slot */
 	size_t in_pos; /* compressed bytes consumed once this slot was filled */
-	bool truncated;
+	bool truncated, header_cut;
 	enum trex_status status;
 	struct trex_error err;
 };
@@ -130,7 +134,7 @@ struct trex_stream {
 	size_t win_len;
 	uint64_t pos;             /* decoded offset just past the window */
 	uint64_t disk_pos;        /* source bytes consumed to produce it (progress) */
-	bool ended, truncated;
+	bool ended, truncated, header_cut;
 	enum trex_status failed;  /* sticky, once the bytes before it are out */
 	struct trex_error fail_err;
 	struct gz_dec dec;        /* gzip inflated in the caller's thread */
@@ -181,7 +185,9 @@ static struct trex_source *source_new(const char *name)
 /* By magic bytes only: names lie (.json that is gzip, .gz that is not). */
 static void source_detect(struct trex_source *src)
 {
-	src->gzip = src->len >= 2 && src->bytes[0] == 0x1f && src->bytes[1] == 0x8b;
+	/* a lone 0x1f is a gzip header cut after one byte: no text starts so */
+	src->gzip = src->len >= 1 && src->bytes[0] == 0x1f &&
+		    (src->len == 1 || src->bytes[1] == 0x8b);
 }
 
 /* False when mmap is refused (some file systems); the caller then read()s. */
@@ -490,12 +496,15 @@ static enum trex_status points_add(struct gz_dec *d, struct trex_error *err)
 
 /* ---- inflating ------------------------------------------------------------------ */
 
+static bool dec_in_header(const struct gz_dec *d);
+
 static enum trex_status dec_finish(struct gz_dec *d, bool truncated)
 {
 	struct trex_source *src = d->src;
 
 	d->done = true;
 	d->truncated = truncated;
+	d->header_cut = truncated && dec_in_header(d);
 	pthread_mutex_lock(&src->lock);
 	src->end_known = true;
 	src->end = d->out;
@@ -568,6 +577,11 @@ static enum trex_status dec_open(struct gz_dec *d, struct trex_source *src,
 static void dec_close(struct gz_dec *d)
 {
 	trex_igz_free(d->igz);
+}
+
+static bool dec_in_header(const struct gz_dec *d)
+{
+	return trex_igz_in_header(d->igz);
 }
 
 static enum trex_status dec_member_end(struct gz_dec *d, struct trex_error *err)
@@ -654,8 +668,10 @@ static enum trex_status dec_open(struct gz_dec *d, struct trex_source *src,
 		d->src = NULL;
 		return nomem(err, src->name);
 	}
-	if (!pt)
+	if (!pt) {
+		inflateGetHeader(&d->zs, &d->head);
 		return TREX_OK;
+	}
 	enum trex_status s = dec_resume(d, pt, err);
 
 	if (s != TREX_OK) {
@@ -668,6 +684,13 @@ static enum trex_status dec_open(struct gz_dec *d, struct trex_source *src,
 static void dec_close(struct gz_dec *d)
 {
 	inflateEnd(&d->zs);
+}
+
+/* head.done is 0 while inflate reads a gzip header (1 after, -1 for a
+ * zlib stream); a member entered at an access point has no header. */
+static bool dec_in_header(const struct gz_dec *d)
+{
+	return !d->raw && d->head.done == 0;
 }
 
 /* A member entered at an access point ends without inflate having seen its
@@ -696,6 +719,8 @@ static enum trex_status dec_member_end(struct gz_dec *d, struct trex_error *err)
 	int ret = d->raw ? inflateReset2(&d->zs, GZ_AUTO_BITS) : inflateReset(&d->zs);
 
 	d->raw = false;
+	if (ret == Z_OK)
+		ret = inflateGetHeader(&d->zs, &d->head);
 	return ret == Z_OK ? TREX_OK : nomem(err, d->src->name);
 }
 
@@ -797,7 +822,11 @@ size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
 		return 0;
 	s = dec_read(&d, buf, n, &got, err);
 	dec_close(&d);
-	return s == TREX_OK ? got : 0;
+	/* data that breaks after a few bytes is still data: the loader keeps
+	 * what decodes and reports the break itself */
+	if (s == TREX_FORMAT && got > 0)
+		trex_error_clear(err);
+	return s == TREX_OK || got > 0 ? got : 0;
 }
 
 static bool source_past_end(struct trex_source *src, uint64_t offset)
@@ -863,23 +892,35 @@ static void count_lines(const unsigned char *p, size_t n, uint64_t base, struct 
 	}
 }
 
-static enum trex_status gz_count_lines(struct trex_source *src, uint64_t offset,
-				       struct line_count *lc, struct trex_error *err)
+/* Inflates from the start to each offset in turn (ascending), counting
+ * lines on the way; at each one, the compressed byte being read. Input
+ * that is cut or corrupt further on does not matter: offsets up to where
+ * it decodes are placed, later ones keep the lines counted so far and no
+ * compressed byte. */
+static enum trex_status gz_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
+				     struct line_count *lc, int64_t *disk, struct trex_error *err)
 {
 	unsigned char *scratch = malloc(SCRATCH_SIZE);
+	struct trex_error broken;
 	struct gz_dec d;
-	enum trex_status s;
+	enum trex_status s, decoding = TREX_OK;
 
 	if (!scratch)
 		return nomem(err, src->name);
 	s = dec_open(&d, src, NULL, err);
-	while (d.src && s == TREX_OK && d.out < offset && !d.done) {
-		uint64_t base = d.out, want = offset - d.out;
-		size_t got;
+	for (size_t i = 0; d.src && s == TREX_OK && i < n; i++) {
+		while (decoding == TREX_OK && d.out < offsets[i] && !d.done) {
+			uint64_t base = d.out, want = offsets[i] - d.out;
+			size_t got;
 
-		s = dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE, &got,
-			     err);
-		count_lines(scratch, got, base, lc);
+			decoding = dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE,
+					    &got, &broken);
+			count_lines(scratch, got, base, &lc[0]);
+		}
+		if (decoding == TREX_NOMEM)
+			s = nomem(err, src->name);
+		lc[1 + i] = lc[0];
+		disk[i] = d.out == offsets[i] ? (int64_t)dec_in_pos(&d) : -1;
 	}
 	if (d.src)
 		dec_close(&d);
@@ -887,21 +928,46 @@ static enum trex_status gz_count_lines(struct trex_source *src, uint64_t offset,
 	return s;
 }
 
+enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
+				       int64_t *line, int64_t *col, int64_t *disk,
+				       struct trex_error *err)
+{
+	/* lc[0] runs along the input; lc[1 + i] is where offset i was */
+	struct line_count *lc = calloc(n + 1, sizeof(*lc));
+	enum trex_status s = TREX_OK;
+
+	if (!lc)
+		return nomem(err, src->name);
+	lc[0].last_nl = -1;
+	if (src->gzip) {
+		s = gz_positions(src, offsets, n, lc, disk, err);
+	} else {
+		uint64_t done = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t to = offsets[i] < src->len ? offsets[i] : src->len;
+
+			if (to > done)
+				count_lines(src->bytes + done, (size_t)(to - done), done, &lc[0]);
+			done = to > done ? to : done;
+			lc[1 + i] = lc[0];
+			disk[i] = -1;
+		}
+	}
+	for (size_t i = 0; s == TREX_OK && i < n; i++) {
+		line[i] = lc[1 + i].lines + 1;
+		col[i] = (int64_t)offsets[i] - lc[1 + i].last_nl;
+	}
+	free(lc);
+	return s;
+}
+
 enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset,
 				      int64_t *line, int64_t *col, struct trex_error *err)
 {
-	struct line_count lc = {0, -1};
-	enum trex_status s = TREX_OK;
+	int64_t disk;
 
-	if (src->gzip)
-		s = gz_count_lines(src, offset, &lc, err);
-	else
-		count_lines(src->bytes, offset < src->len ? (size_t)offset : src->len, 0, &lc);
-	if (s != TREX_OK)
-		return s;
-	*line = lc.lines + 1;
-	*col = (int64_t)offset - lc.last_nl;
-	return TREX_OK;
+	return trex_source_positions(src, &offset, 1, line, col, &disk, err);
 }
 
 /* ---- streaming: windows ------------------------------------------------------------- */
@@ -972,6 +1038,7 @@ static size_t gz_fetch(struct trex_stream *st, size_t carry)
 	if (st->dec.done && st->failed == TREX_OK) {
 		st->ended = true;
 		st->truncated = st->dec.truncated;
+		st->header_cut = st->dec.header_cut;
 	}
 	st->win_len = carry + got;
 	st->pos += got;
@@ -998,6 +1065,7 @@ static void producer_fill(struct producer *p, struct slot *s)
 	}
 	s->last = s->status != TREX_OK || p->dec.done;
 	s->truncated = p->dec.truncated;
+	s->header_cut = p->dec.header_cut;
 	s->in_pos = dec_in_pos(&p->dec);
 }
 
@@ -1108,6 +1176,7 @@ static void bg_note(struct trex_stream *st, const struct slot *s)
 	} else {
 		st->ended = true;
 		st->truncated = s->truncated;
+		st->header_cut = s->header_cut;
 	}
 }
 
@@ -1320,6 +1389,11 @@ uint64_t trex_stream_position(const struct trex_stream *st)
 uint64_t trex_stream_disk_position(const struct trex_stream *st)
 {
 	return st->disk_pos;
+}
+
+bool trex_stream_header_cut(const struct trex_stream *st)
+{
+	return st->ended && st->header_cut;
 }
 
 void trex_stream_close(struct trex_stream *st)

@@ -1,14 +1,20 @@
 /* libFuzzer target: arbitrary bytes through the whole loading pipeline
  * (sniff, plain or gzip source, Chrome JSON loader, builders, index build)
  * and then every consumer of the index the CLI has: kernels by name and by
- * shape, the info summary, the table writers, lazy args and the lane and
- * link queries. Built and run by tests/fuzz/run.sh (`make fuzz`). */
+ * shape, the info summary with its integrity examples, the table writers,
+ * lazy args and the lane and link queries. Plain input is also gzipped and
+ * loaded on two threads in stream windows of about an eighth of it (61
+ * bytes at least): salvage must resume at the same places whatever the
+ * windows, so the counts must be the same (abort() otherwise). Built and
+ * run by tests/fuzz/run.sh (`make fuzz`). */
 #include "config.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
 
 #include "trex/analysis/kernels.h"
 #include "trex/analysis/summary.h"
@@ -68,6 +74,7 @@ static void touch_summary(const struct trex_index *idx)
 	write_all_formats(&s.categories);
 	write_all_formats(&s.tracks);
 	write_all_formats(&s.integrity);
+	write_all_formats(&s.examples);
 	trex_summary_free(&s);
 }
 
@@ -115,6 +122,63 @@ static void touch_lanes(const struct trex_index *idx)
 	}
 }
 
+/* data gzipped in memory (malloc'd), or NULL. */
+static unsigned char *gzip_of(const uint8_t *data, size_t size, size_t *out_len)
+{
+	z_stream zs;
+	uLong cap = compressBound((uLong)size) + 64;
+	unsigned char *z = malloc(cap);
+	unsigned char *in = malloc(size + 1);
+
+	memset(&zs, 0, sizeof(zs));
+	if (!z || !in || deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z);
+		free(in);
+		return NULL;
+	}
+	memcpy(in, data, size);
+	zs.next_in = in;
+	zs.avail_in = (uInt)size;
+	zs.next_out = z;
+	zs.avail_out = (uInt)cap;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		free(z);
+		z = NULL;
+	}
+	*out_len = zs.total_out;
+	deflateEnd(&zs);
+	free(in);
+	return z;
+}
+
+/* The same bytes gzipped and loaded in tiny windows on two threads give
+ * the same events and integrity counts as the plain load. */
+static void check_windows(const uint8_t *data, size_t size, const struct trex_index *plain)
+{
+	struct trex_load_opts opts = {.threads = 2, .stream_window = size / 8 + 61};
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+	size_t zlen = 0;
+	unsigned char *z = gzip_of(data, size, &zlen);
+	const struct trex_file *a, *b;
+
+	if (!z)
+		return;
+	if (trex_source_open_memory("fuzz.json", z, zlen, true, &src, &err) == TREX_OK &&
+	    trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK) {
+		a = trex_index_file(plain, 0);
+		b = trex_index_file(idx, 0);
+		if (a->events != b->events ||
+		    trex_index_slice_count(plain) != trex_index_slice_count(idx) ||
+		    memcmp(&a->integrity, &b->integrity, sizeof(a->integrity)) != 0 ||
+		    memcmp(a->phase_counts, b->phase_counts, sizeof(a->phase_counts)) != 0)
+			abort();
+		trex_index_free(idx);
+	}
+	free(z);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trex_load_opts opts = { .threads = 1 };
@@ -131,6 +195,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	touch_summary(idx);
 	touch_slices(idx);
 	touch_lanes(idx);
+	if (size < 65536 && (size == 0 || data[0] != 0x1f))
+		check_windows(data, size, idx);
 	trex_index_integrity(idx);
 	trex_index_memory(idx);
 	trex_index_free(idx);

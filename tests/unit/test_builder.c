@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -400,4 +401,45 @@ Test(builder, large_input_is_blocked)
 Test(builder, slice_record_is_56_bytes)
 {
 	cr_assert_eq(sizeof(struct trex_slice), 56);
+}
+
+/* Examples the loader hands over: the first TREX_PROBLEM_EXAMPLES of each
+ * counter reach the index in order, and a span is weighed for the largest
+ * even past them. */
+Test(builder, problems_reach_the_index)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "2"));
+	struct trex_ev e = ev_at(b, "k", 5, 1);
+	struct trex_problem p = {.counter = TREX_INTEG_bad_dur, .offset = 40, .disk_offset = -1,
+				 .track = t, .name = e.name, .ts = 5, .has_ts = true};
+
+	cr_assert_eq(trex_builder_complete(b, t, &e), 0);
+	snprintf(p.what, sizeof(p.what), "dur is a string");
+	cr_assert_eq(trex_builder_problem(b, &p), 0);
+	for (int i = 0; i < 12; i++) {
+		struct trex_problem span = {.counter = TREX_INTEG_syntax_errors,
+					    .offset = 100 + 10 * i, .disk_offset = -1,
+					    .length = i == 10 ? 9 : 1, .track = TREX_NONE,
+					    .name = TREX_NONE};
+		cr_assert_eq(trex_builder_problem(b, &span), 0);
+	}
+
+	struct trex_build_file file = {.path = "p.json", .format = "chrome-json", .dialect = "x"};
+	struct trex_build_input in = {&file, 1, &b, 1, 1};
+	struct trex_index *idx;
+	struct trex_error err;
+	file.base_time_ns = 1000;
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_index_problem_count(idx, 0, TREX_INTEG_syntax_errors), 8);
+	cr_assert_eq(trex_index_problem(idx, 0, TREX_INTEG_syntax_errors, 7)->offset, 170);
+	cr_assert_eq(trex_index_problem_count(idx, 0, TREX_INTEG_bytes_skipped), 8);
+	cr_assert_eq(trex_index_damage(idx, 0, true)->offset, 200, "the longest, not kept");
+	cr_assert_eq(trex_index_damage(idx, 0, false)->offset, 100);
+	const struct trex_problem *q = trex_index_problem(idx, 0, TREX_INTEG_bad_dur, 0);
+	cr_assert_eq(q->ts, 1005, "on the index clock");
+	cr_assert_eq(q->slice, 0);
+	cr_assert_str_eq(trex_index_str(idx, q->name), "k");
+	cr_assert_eq(q->track, trex_index_slice(idx, 0)->track);
+	trex_index_free(idx);
 }

@@ -201,16 +201,48 @@ Test(chrome_json, counters_instants_unknown_phases_and_keys)
 
 Test(chrome_json, invalid_utf8_and_huge_integers_are_repaired)
 {
-	const char t[] = "[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":0,\"tid\":15514734831341844875,"
-			 "\"ts\":99999999999999999999,\"dur\":1}]";
+	const char t[] =
+	    "[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":0,\"tid\":15514734831341844875,"
+	    "\"ts\":5,\"dur\":1}]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *s = slice_named(idx, "bad\xef\xbf\xbd");
-	cr_assert_eq(s->ts, INT64_MAX);
-	cr_assert(s->flags & TREX_SLICE_TS_SATURATED);
+	cr_assert_eq(s->ts, 5000);
 	cr_assert_eq(file0(idx)->integrity.invalid_utf8, 1);
-	cr_assert_eq(file0(idx)->integrity.saturated_numbers, 1);
 	const struct trex_track *tr = trex_index_track(idx, s->track);
 	cr_assert_str_eq(trex_index_str(idx, tr->tid), "15514734831341844875");
+	cr_assert_eq(file0(idx)->integrity.bad_ids, 0, "a tid below 2^64 is an integer");
+	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_invalid_utf8, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->offset, (int64_t)(strstr(t, "bad") - t));
+	cr_assert_eq(p->slice, (uint32_t)(s - trex_index_slice(idx, 0)),
+	             "the example names the slice");
+	trex_index_free(idx);
+}
+
+/* A ts or dur beyond int64 ns is dropped with its position, not kept as a
+ * slice saturated to 292 years (issue 10). */
+Test(chrome_json, times_beyond_int64_are_dropped_with_their_position)
+{
+	const char t[] =
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":99999999999999999999,"
+	    "\"dur\":1},\n{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":1,"
+	    "\"dur\":1e308},\n{\"ph\":\"X\",\"name\":\"c\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":2}"
+	    "]";
+	struct trex_index *idx = load_text(t);
+	const struct trex_file *f = file0(idx);
+	cr_assert_eq(trex_index_slice_count(idx), 1);
+	slice_named(idx, "c");
+	cr_assert_eq(f->integrity.ts_out_of_range, 1);
+	cr_assert_eq(f->integrity.dur_out_of_range, 1);
+	cr_assert_eq(f->integrity.saturated_numbers, 0);
+	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_dur_out_of_range, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->offset, (int64_t)(strstr(t, "1e308") - t));
+	cr_assert_eq(p->line, 2);
+	cr_assert_str_eq(p->what, "dur 1e308 us is beyond int64 ns");
+	p = trex_index_problem(idx, 0, TREX_INTEG_ts_out_of_range, 0);
+	cr_assert_eq(p->line, 1);
+	cr_assert_eq(trex_index_end(idx), 3000, "nothing stretches the span");
 	trex_index_free(idx);
 }
 
@@ -377,15 +409,21 @@ Test(chrome_json, flow_end_written_before_its_start)
 }
 
 /* A duration that would carry the end past int64 is clamped, so every
- * consumer can compute ts + dur (found by UBSan in trex info). */
+ * consumer can compute ts + dur (found by UBSan in trex info), and the
+ * clamp is counted with the slice it changed. */
 Test(chrome_json, end_time_never_overflows)
 {
-	const char *t = "[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":9223372036854,"
-			"\"dur\":18446744073709551616}]";
+	const char *t =
+	    "[{\"ph\":\"X\",\"name\":\"big\",\"pid\":1,\"tid\":1,\"ts\":9223372036854775,"
+	    "\"dur\":1000000}]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *s = slice_named(idx, "big");
-	cr_assert_eq(s->ts, 9223372036854000LL);
+	cr_assert_eq(s->ts, 9223372036854775000LL);
 	cr_assert_eq(s->ts + s->dur, INT64_MAX);
 	cr_assert(s->flags & TREX_SLICE_TS_SATURATED);
+	cr_assert_eq(file0(idx)->integrity.saturated_numbers, 1);
+	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_saturated_numbers, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->slice, 0);
 	trex_index_free(idx);
 }

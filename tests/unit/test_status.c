@@ -76,6 +76,14 @@ Test(status, format_variants)
 	trex_error_format(&err, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "t.json: (byte 120) expected ','");
 
+	/* gzip input names the compressed byte too; a new error forgets it */
+	trex_error_set_line_col(&err, 3, 17);
+	err.disk_offset = 77;
+	trex_error_format(&err, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "t.json:3:17: (byte 120, compressed byte 77) expected ','");
+	trex_error_set(&err, TREX_FORMAT, "t.json", 120, "expected ','");
+	cr_assert_eq(err.disk_offset, -1);
+
 	trex_error_set(&err, TREX_IO, "t.json", -1, "cannot open");
 	trex_error_format(&err, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "t.json: cannot open");

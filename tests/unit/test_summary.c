@@ -30,8 +30,13 @@ static void slice(struct trex_builder *b, uint32_t track, const char *cat, const
 
 /* File a.json (rank 3): GPU stream "stream 7" of process "python" (pid 0)
  * with kernels k1 [0, 100) and k2 [200, 250); CPU thread 100/1 with a
- * zero-length cpu_op at 1000, an E without B at 1500 and an instant at 2000.
+ * zero-length cpu_op at 1000, an E without B at 1500 and an instant at 2000,
+ * and a damaged span of 11 bytes at byte 120 noted by the loader.
  * File b.json (rank 4): one cpu_op [500, 3500). */
+static const struct trex_problem span = {
+    .counter = TREX_INTEG_syntax_errors, .offset = 120, .disk_offset = -1, .length = 11,
+    .events_lost = 1, .track = TREX_NONE, .name = TREX_NONE, .what = "expected ','"};
+
 static struct trex_builder *file_a(void)
 {
 	struct trex_builder *b = trex_builder_new(0);
@@ -48,6 +53,7 @@ static struct trex_builder *file_a(void)
 	slice(b, cpu, "cpu_op", "op", 1000, 0);
 	cr_assert_eq(trex_builder_end(b, cpu, &end), 0);
 	cr_assert_eq(trex_builder_instant(b, cpu, &mem, TREX_SCOPE_THREAD), 0);
+	cr_assert_eq(trex_builder_problem(b, &span), 0);
 	return b;
 }
 
@@ -244,4 +250,33 @@ Test(summary, first_problem_per_file)
 	cr_assert_eq(t->nrows, 1);
 	cr_assert_eq(cell(t, 0, "rank")->count, 3);
 	cr_assert_str_eq(cell(t, 0, "problem")->text, "a.json:3:17: (byte 120) expected ','");
+}
+
+/* Per file: the first and largest damaged spans, then the first example of
+ * every non-zero counter, the loader's and the build's. */
+Test(summary, integrity_examples_first_of_each_check)
+{
+	const struct trex_table *t = &sum.examples;
+	size_t r = row_with(t, "check", "damage_first");
+
+	cr_assert_eq(cell(t, r, "rank")->count, 3);
+	cr_assert_eq(cell(t, r, "offset")->count, 120);
+	cr_assert_eq(cell(t, r, "length")->count, 11);
+	cr_assert_eq(cell(t, r, "events_lost")->count, 1);
+	cr_assert_eq(cell(t, r, "line")->count, -1, "no source, no line");
+	cr_assert_str_eq(cell(t, r, "example")->text,
+	                 "a.json: (byte 120) expected ',' (11 bytes, 1 event lost)");
+	row_with(t, "check", "damage_largest");
+	r = row_with(t, "check", "syntax_errors");
+	cr_assert_eq(cell(t, r, "count")->count, 2, "the file's count");
+	row_with(t, "check", "bytes_skipped");
+	r = row_with(t, "check", "unmatched_end");
+	cr_assert_eq(cell(t, r, "ts_ns")->count, 1500);
+	cr_assert_eq(cell(t, r, "has_ts")->count, 1);
+	cr_assert_str_eq(cell(t, r, "what")->text, "E without an open B on its track");
+	r = row_with(t, "check", "zero_duration");
+	cr_assert_str_eq(cell(t, r, "track")->text, "thread 1");
+	cr_assert_geq(cell(t, r, "slice")->count, 0, "the zero-length slice is named");
+	for (size_t i = 0; i < t->nrows; i++)
+		cr_assert_neq(cell(t, i, "count")->count, 0, "only non-zero counters: row %zu", i);
 }

@@ -16,9 +16,16 @@
  *  integrity:  check, count (summed over files), meaning: every
  *              TREX_INTEGRITY_INFO field, in its order
  *  problems:   rank, problem: each file's first_problem, formatted with
- *              trex_error_format (files without one have no row) */
+ *              trex_error_format (files without one have no row)
+ *  examples:   per file, its first and largest damaged spans (check
+ *              "damage_first", "damage_largest", count = bytes), then the
+ *              first example of each non-zero counter in TREX_INTEGRITY_INFO
+ *              order: rank, check, count, example (trex_problem_format),
+ *              file, offset, line, col, compressed_offset, length,
+ *              events_lost, track, slice, ts_ns, what; unknown numbers are
+ *              -1 (ts_ns: has_ts 0), texts "" */
 struct trex_summary {
-	struct trex_table files, phases, categories, tracks, integrity, problems;
+	struct trex_table files, phases, categories, tracks, integrity, problems, examples;
 	int64_t start_ns, end_ns;
 	uint64_t slices, instants, samples, flows;
 };

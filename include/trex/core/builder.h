@@ -90,6 +90,23 @@ int trex_builder_thread_sort_index(struct trex_builder *b, uint32_t track, int64
 /* Events recorded so far (all kinds), for progress lines. */
 uint64_t trex_builder_event_count(const struct trex_builder *b);
 
+/* The decoded byte offset in the file of the event whose records follow
+ * (-1: not known), so that problems the build finds with them (a ts far
+ * outside the file's span) can say where they are. */
+void trex_builder_at(struct trex_builder *b, int64_t offset);
+
+/* A problem the loader found, for the file's integrity examples (index.h):
+ * kept when among the first TREX_PROBLEM_EXAMPLES of its counter in this
+ * builder (spans are also offered as the file's largest). p->track and
+ * p->name are this builder's local ids or TREX_NONE, p->ts is on the
+ * file's clock; line, col, disk_offset and slice are filled by the build.
+ * Damaged spans are noted under syntax_errors (skipped) or bytes_ignored
+ * (a cut tail) with their length and events_lost; the examples of
+ * bytes_skipped and events_lost are made from them.
+ * The count itself is the loader's (trex_build_file.integrity). Returns 0,
+ * or -1 when out of memory (the builder is then unusable). */
+int trex_builder_problem(struct trex_builder *b, const struct trex_problem *p);
+
 /* ---- building the index ----------------------------------------------------- */
 
 struct trex_build_input {

@@ -177,7 +177,41 @@ enum trex_phase {
 const char *trex_phase_letters(enum trex_phase ph);
 
 /* Integrity counters: nothing is dropped silently, everything odd is counted.
- * X(field, "label") */
+ * X(field, "label"); the label says what happened to the data (kept,
+ * dropped, clamped, ...). Counts are per file (trex_file.integrity).
+ *
+ * Two kinds (trex_integrity_is_damage):
+ *  - structure notes (overlaps ... unsupported_phase, unknown_keys): what
+ *    valid traces also contain; shown by `trex info`, never a warning;
+ *  - damage (missing_fields ... bytes_ignored): input that was lost, or a
+ *    value that could not be taken as written. Any of them makes trex warn
+ *    (file, byte offset, line:col of the first example) and, with --strict,
+ *    refuse the input.
+ *
+ * Which side counts what: the loader counts the notes unknown_keys and
+ * unsupported_phase and every damage counter except the two *_out_of_range
+ * of time outliers, which the index build decides (they need the file's
+ * span); the build counts the other structure notes.
+ *
+ * The value rules (man trex, INTEGRITY AND SALVAGE):
+ *  - ts not a number (string, null, object, ...): event dropped (bad_ts);
+ *    quoted numbers ("12.5") are numbers; metadata (M), which needs no
+ *    time, is kept with any ts problem counted;
+ *  - ts beyond int64 ns, or further before the start / after the end of
+ *    the file's other events than 1000 times their span (at least 1000 s):
+ *    dropped (ts_out_of_range);
+ *  - X dur missing or not a number: kept with duration 0 (bad_dur);
+ *  - X dur beyond int64 ns or longer than 1000 times the file's span (at
+ *    least 1000 s): dropped (dur_out_of_range); negative: kept, clamped to
+ *    0 and flagged REVERSED (reversed);
+ *  - pid/tid neither a string nor an integer of at most 64 bits (null,
+ *    1.5, an object, 2^70): kept on the track its text names (bad_ids);
+ *  - ts + dur beyond int64 ns: kept, the end clamped, flagged
+ *    TS_SATURATED (saturated_numbers).
+ * Damaged JSON: the loader skips from the damaged byte to the next place
+ * where a complete event parses (or a top-level key, or the end of the
+ * trace), at any depth; each such span counts one syntax error, its bytes
+ * and the events it held (estimated from the event boundaries in it). */
 #define TREX_INTEGRITY_INFO(X)                                                 \
 	X(overlaps, "slices partially overlapping a sibling (kept, nested deeper)") \
 	X(zero_duration, "zero-duration slices (kept)")                          \
@@ -187,14 +221,21 @@ const char *trex_phase_letters(enum trex_phase ph);
 	X(orphan_flow_start, "flow starts without an end")                       \
 	X(orphan_flow_end, "flow ends/steps without a start")                     \
 	X(unbound_flow_points, "flow points on no slice")                        \
-	X(unknown_phase, "events with an unknown phase (ignored)")               \
+	X(unsupported_phase, "events of a phase trex does not show (P, O, N, D, ...; ignored)") \
 	X(unknown_keys, "unknown event keys (ignored)")                          \
-	X(missing_fields, "events missing a required field (ignored)")           \
-	X(bad_values, "values of the wrong type (ignored or defaulted)")         \
-	X(saturated_numbers, "numbers beyond int64 (saturated)")                 \
+	X(missing_fields, "events without ph, or timed events without ts (dropped)") \
+	X(unknown_phase, "events whose ph is no trace-event phase (dropped)")    \
+	X(bad_values, "other values of the wrong type (args, ...: ignored)")    \
+	X(bad_ts, "events whose ts is not a number (dropped; metadata kept)")    \
+	X(bad_dur, "X events whose dur is missing or not a number (kept, duration 0)") \
+	X(bad_ids, "events whose pid or tid is not a string or 64-bit integer (kept)") \
+	X(ts_out_of_range, "ts beyond int64 ns or far outside the file's span (dropped; M kept)") \
+	X(dur_out_of_range, "X dur beyond int64 ns or 1000x the file's span (dropped)") \
+	X(saturated_numbers, "ends beyond int64 ns (kept, clamped)")            \
 	X(invalid_utf8, "strings with invalid UTF-8 (replaced by U+FFFD)")       \
-	X(syntax_errors, "corrupt spots skipped")                                \
-	X(bytes_skipped, "bytes skipped at corrupt spots")                       \
+	X(syntax_errors, "damaged spots skipped")                                \
+	X(bytes_skipped, "bytes skipped at damaged spots")                       \
+	X(events_lost, "events lost in damaged spots and cut input (estimated)") \
 	X(bytes_ignored, "bytes ignored after truncation")
 
 struct trex_integrity {
@@ -202,8 +243,53 @@ struct trex_integrity {
 	TREX_INTEGRITY_INFO(TREX_INTEGRITY_FIELD)
 #undef TREX_INTEGRITY_FIELD
 };
+
+/* One id per counter, in TREX_INTEGRITY_INFO order: TREX_INTEG_overlaps ... */
+enum trex_integrity_counter {
+#define TREX_INTEGRITY_ENUM(field, label) TREX_INTEG_##field,
+	TREX_INTEGRITY_INFO(TREX_INTEGRITY_ENUM)
+#undef TREX_INTEGRITY_ENUM
+	TREX_INTEG_COUNT
+};
+
 /* Adds every counter of b to a. */
 void trex_integrity_add(struct trex_integrity *a, const struct trex_integrity *b);
+/* The counter's field name ("bytes_skipped") and label; NULL/"" out of range. */
+const char *trex_integrity_name(enum trex_integrity_counter c);
+const char *trex_integrity_label(enum trex_integrity_counter c);
+uint64_t trex_integrity_get(const struct trex_integrity *in, enum trex_integrity_counter c);
+/* Adds n to counter c of in. */
+void trex_integrity_count(struct trex_integrity *in, enum trex_integrity_counter c, uint64_t n);
+/* Whether the counter means damage (data lost or a value not taken as
+ * written) rather than a structure note; see above. */
+bool trex_integrity_is_damage(enum trex_integrity_counter c);
+/* Whether any damage counter of in is non-zero. */
+bool trex_integrity_damaged(const struct trex_integrity *in);
+
+/* ---- integrity examples ---------------------------------------------------
+ * For each file and counter the index keeps the first TREX_PROBLEM_EXAMPLES
+ * problems: those the loader found in file order, those the build found in
+ * time order (the earliest). A damaged span (syntax_errors, and with it
+ * bytes_skipped and events_lost; bytes_ignored for a cut tail) is one
+ * example with its length. The file's first and largest damaged spans are
+ * kept apart (trex_index_damage). Examples are read with trex_index_problem. */
+#define TREX_PROBLEM_EXAMPLES 8
+#define TREX_PROBLEM_WHAT_MAX 112
+
+struct trex_problem {
+	int64_t offset;       /* decoded byte offset in the file; -1 when not known */
+	int64_t disk_offset;  /* gzip: compressed byte inflated at offset; else -1 */
+	int64_t line, col;    /* 1-based, of offset; 0 when not known */
+	uint64_t length;      /* damaged spans: bytes skipped or ignored; else 0 */
+	uint64_t events_lost; /* damaged spans: events estimated lost in them */
+	int64_t ts;           /* ns on the index clock, when has_ts */
+	uint32_t track;       /* track of the event it concerns, TREX_NONE if none */
+	uint32_t slice;       /* the slice, when the event was kept as one; else TREX_NONE */
+	uint32_t name;        /* string id of the event's name, TREX_NONE if none */
+	uint8_t counter;      /* enum trex_integrity_counter */
+	bool has_ts;
+	char what[TREX_PROBLEM_WHAT_MAX]; /* "ts is a string", "dur 1e308 us is beyond int64 ns" */
+};
 
 struct trex_source; /* load/source.h: owned by the index for lazy args */
 
@@ -267,6 +353,26 @@ int64_t trex_index_end(const struct trex_index *idx);
 
 /* Sum of every file's integrity counters. */
 struct trex_integrity trex_index_integrity(const struct trex_index *idx);
+
+/* Integrity examples of file for counter c: how many are kept (at most
+ * TREX_PROBLEM_EXAMPLES; the count itself is in trex_file.integrity), and
+ * the i-th (NULL when out of range). */
+uint32_t trex_index_problem_count(const struct trex_index *idx, uint32_t file,
+				  enum trex_integrity_counter c);
+const struct trex_problem *trex_index_problem(const struct trex_index *idx, uint32_t file,
+					      enum trex_integrity_counter c, uint32_t i);
+/* The file's first (in file order) or largest (ties: the first) damaged
+ * span: a skipped damaged spot or the ignored tail of cut input; NULL when
+ * the file has none. */
+const struct trex_problem *trex_index_damage(const struct trex_index *idx, uint32_t file,
+					     bool largest);
+/* One line, no newline, naming the file and where:
+ *   "PATH:LINE:COL: (byte N[, compressed byte C]) WHAT"
+ * then, when known, " [track T, ts NS ns, NAME]" and for a span
+ * " (L bytes, E events)"; "PATH: WHAT ..." without a position. Returns what
+ * snprintf returns. */
+int trex_problem_format(const struct trex_index *idx, uint32_t file, const struct trex_problem *p,
+			char *buf, size_t size);
 
 /* Bytes held by the index (slices, tables, strings), for bytes/event stats. */
 size_t trex_index_memory(const struct trex_index *idx);

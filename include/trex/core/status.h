@@ -28,13 +28,16 @@ enum trex_status {
 #define TREX_ERROR_MSG_MAX 256
 
 /* A positioned error. offset/line/col are -1/0/0 when unknown.
- * line and col are 1-based; col counts bytes. */
+ * line and col are 1-based; col counts bytes. offset counts decoded bytes;
+ * for gzip input disk_offset is the compressed byte being inflated there
+ * (-1 when not gzip or unknown). */
 struct trex_error {
 	enum trex_status status;
 	char path[TREX_ERROR_PATH_MAX];
 	int64_t offset;
 	int64_t line;
 	int64_t col;
+	int64_t disk_offset;
 	char message[TREX_ERROR_MSG_MAX];
 };
 
@@ -42,7 +45,7 @@ struct trex_error {
 void trex_error_clear(struct trex_error *err);
 
 /* Sets status, path (may be NULL), byte offset (-1 if none) and a printf
- * message; line/col are reset to 0. Returns status so callers can
+ * message; line/col are reset to 0, disk_offset to -1. Returns status so callers can
  * `return trex_error_set(...)`. err may be NULL. */
 enum trex_status trex_error_set(struct trex_error *err, enum trex_status status,
 				const char *path, int64_t offset, const char *fmt, ...)
@@ -56,7 +59,8 @@ void trex_error_set_line_col(struct trex_error *err, int64_t line, int64_t col);
 
 /* One line, no newline:
  *   "PATH:LINE:COL: (byte OFFSET) MESSAGE"  when everything is known,
- *   "PATH: (byte OFFSET) MESSAGE", "PATH: MESSAGE" or "MESSAGE" otherwise.
+ *   "PATH: (byte OFFSET) MESSAGE", "PATH: MESSAGE" or "MESSAGE" otherwise;
+ * gzip input: "(byte OFFSET, compressed byte DISK_OFFSET)".
  * Returns what snprintf returns. */
 int trex_error_format(const struct trex_error *err, char *buf, size_t size);
 

@@ -37,7 +37,9 @@ uint64_t trex_source_size_on_disk(const struct trex_source *src);
  * NULL for gzip. The mapping lives as long as the source. */
 const char *trex_source_map(struct trex_source *src, size_t *len);
 
-/* Up to 64 first decoded bytes, for sniffing; returns how many. */
+/* Up to 64 first decoded bytes, for sniffing; returns how many. A gzip
+ * stream that breaks after some bytes gives those (the break is for the
+ * reader to report); one that gives none sets err. */
 size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
 			struct trex_error *err);
 
@@ -80,6 +82,9 @@ uint64_t trex_stream_position(const struct trex_stream *st);
 /* Source bytes (compressed for gzip) consumed to produce them, so progress
  * can be shown against the file's size on disk. */
 uint64_t trex_stream_disk_position(const struct trex_stream *st);
+/* Once trex_stream_next reported a truncated end: whether the gzip input
+ * ended inside a member's header (at its last byte, trex_source_size_on_disk). */
+bool trex_stream_header_cut(const struct trex_stream *st);
 void trex_stream_close(struct trex_stream *st);
 
 /* ---- random access ------------------------------------------------------------ */
@@ -94,6 +99,13 @@ enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size
  * for error messages only). */
 enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset,
 				      int64_t *line, int64_t *col, struct trex_error *err);
+/* The same for n offsets in ascending order, in one pass over the input,
+ * and disk[i]: for gzip the compressed byte inflate was reading when it
+ * produced offset i (inflate buffers its input, so this is within a few
+ * KiB), -1 for plain input or an offset past the end. */
+enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
+				       int64_t *line, int64_t *col, int64_t *disk,
+				       struct trex_error *err);
 
 /* Bytes of memory the source holds beyond mapped file pages (access points). */
 size_t trex_source_memory(const struct trex_source *src);
