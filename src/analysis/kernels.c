@@ -1065,10 +1065,9 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 	struct grouping gr = {0};
 	struct group *g = NULL;
 	size_t ng = 0;
-	enum trex_status st = build_columns(c, t) ? TREX_OK : TREX_NOMEM;
+	/* the columns come after collecting: the bytes columns need the copies found */
+	enum trex_status st = collect(c, &sv);
 
-	if (st == TREX_OK)
-		st = collect(c, &sv);
 	if (st == TREX_OK)
 		st = find_copy_bytes(c, &sv, err);
 	if (st == TREX_OK)
