@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trex/analysis/labels.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -40,6 +41,13 @@ static const struct trex_column category_cols[] = {
 };
 static const struct trex_column track_cols[] = {
     {"rank", "Rank", TREX_COL_COUNT, false},        {"process", "Process", TREX_COL_TEXT, false},
+    {"kind", "Kind", TREX_COL_TEXT, false},         {"slices", "Slices", TREX_COL_COUNT, true},
+    {"instants", "Instants", TREX_COL_COUNT, true}, {"samples", "Samples", TREX_COL_COUNT, true},
+    {"depth", "Depth", TREX_COL_COUNT, true},       {"track", "Track", TREX_COL_TEXT, false},
+};
+/* The text report's tracks: the run and device labels in place of the numbers. */
+static const struct trex_column track_text_cols[] = {
+    {"run", "Run", TREX_COL_TEXT, false},           {"process", "Process", TREX_COL_TEXT, false},
     {"kind", "Kind", TREX_COL_TEXT, false},         {"slices", "Slices", TREX_COL_COUNT, true},
     {"instants", "Instants", TREX_COL_COUNT, true}, {"samples", "Samples", TREX_COL_COUNT, true},
     {"depth", "Depth", TREX_COL_COUNT, true},       {"track", "Track", TREX_COL_TEXT, false},
@@ -398,6 +406,30 @@ static bool fill_tracks(struct trex_table *t, const struct trex_index *idx)
 	return true;
 }
 
+/* The rows of tracks again, the rank and the process named as every view
+ * names runs and devices. */
+static bool fill_tracks_text(struct trex_table *t, const struct trex_table *tracks,
+                             const struct trex_index *idx)
+{
+	char buf[512];
+
+	for (uint32_t i = 0; i < tracks->nrows; i++) {
+		const struct trex_track *tr = trex_index_track(idx, i);
+		union trex_cell *c = trex_table_add_row(t);
+
+		if (!c)
+			return false;
+		memcpy(c, trex_table_cell(tracks, i, 0), tracks->ncols * sizeof(*c));
+		c[0].text = dup_str(
+		    t, trex_file_label(idx, trex_index_track_file(idx, i), buf, sizeof(buf)));
+		c[1].text = dup_str(t, trex_device_name(idx, tr->process, buf, sizeof(buf)));
+		c[7].text = dup_str(t, trex_table_cell(tracks, i, 7)->text);
+		if (!c[0].text || !c[1].text || !c[7].text)
+			return false;
+	}
+	return true;
+}
+
 /* ---- integrity and problems --------------------------------------------------------------- */
 
 static bool fill_integrity(struct trex_table *t, const struct trex_index *idx)
@@ -503,6 +535,7 @@ static void summary_init(struct trex_summary *s)
 	trex_table_init(&s->phases, "phases", phase_cols, ARRAY_LEN(phase_cols));
 	trex_table_init(&s->categories, "categories", category_cols, ARRAY_LEN(category_cols));
 	trex_table_init(&s->tracks, "tracks", track_cols, ARRAY_LEN(track_cols));
+	trex_table_init(&s->tracks_text, "tracks", track_text_cols, ARRAY_LEN(track_text_cols));
 	trex_table_init(&s->integrity, "integrity", integrity_cols, ARRAY_LEN(integrity_cols));
 	trex_table_init(&s->problems, "problems", problem_cols, ARRAY_LEN(problem_cols));
 	trex_table_init(&s->examples, "examples", example_cols, ARRAY_LEN(example_cols));
@@ -520,6 +553,7 @@ enum trex_status trex_summary_compute(const struct trex_index *idx, struct trex_
 	s->flows = trex_index_flow_count(idx);
 	if (fill_files(&s->files, idx) && fill_phases(&s->phases, idx) &&
 	    fill_categories(&s->categories, idx) && fill_tracks(&s->tracks, idx) &&
+	    fill_tracks_text(&s->tracks_text, &s->tracks, idx) &&
 	    fill_integrity(&s->integrity, idx) && fill_problems(&s->problems, idx) &&
 	    fill_examples(&s->examples, idx))
 		return TREX_OK;
@@ -534,6 +568,7 @@ void trex_summary_free(struct trex_summary *s)
 	trex_table_free(&s->phases);
 	trex_table_free(&s->categories);
 	trex_table_free(&s->tracks);
+	trex_table_free(&s->tracks_text);
 	trex_table_free(&s->integrity);
 	trex_table_free(&s->problems);
 	trex_table_free(&s->examples);

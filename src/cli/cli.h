@@ -38,7 +38,9 @@
 	X(OPS, "ops", cmd_ops,                                                                     \
 	  "CPU ops: calls, total, self time, avg, P95, max, GPU time launched")                  \
 	X(API, "api", cmd_api,                                                                     \
-	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")
+	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")           \
+	X(INTEGRITY, "integrity", cmd_integrity,                                                   \
+	  "what was lost or repaired: every integrity counter per run, with its first example")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/display.h"
 #include "trex/analysis/table_order.h"
@@ -645,47 +646,18 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 	return st;
 }
 
-/* Input lost, or values not taken as written (index.h: damage). */
-static bool lost_data(const struct trex_file *f)
+/* "PATH: damaged input: read N events; " and what was lost, in the words
+ * of the interface's notice (trex_loss_text), with exact byte counts
+ * (events read: those that parsed, the ones then dropped for their values
+ * included). */
+static void loss_summary(const struct trex_index *idx, uint32_t file, FILE *out)
 {
-	return f->truncated || trex_integrity_damaged(&f->integrity);
-}
+	const struct trex_file *f = trex_index_file(idx, file);
+	char lost[1024];
 
-/* Values of events dropped or changed, for the summary line. */
-static uint64_t values_not_as_written(const struct trex_integrity *in)
-{
-	uint64_t n = 0;
-
-	for (int c = TREX_INTEG_missing_fields; c < TREX_INTEG_syntax_errors; c++)
-		n += trex_integrity_get(in, (enum trex_integrity_counter)c);
-	return n;
-}
-
-/* "PATH: damaged input: read N events; lost about L events and B bytes
- * at S damaged spots; truncated: ignored I bytes after byte K; V values
- * not taken as written" (events read: those that parsed, the ones then
- * dropped for their values included) */
-static void loss_summary(const struct trex_index *idx, const struct trex_file *f, FILE *out)
-{
-	const struct trex_integrity *in = &f->integrity;
-	uint64_t values = values_not_as_written(in);
-
-	fprintf(out, "%s: damaged input: read %" PRIu64 " events", trex_index_str(idx, f->path),
-	        f->events);
-	if (in->syntax_errors)
-		fprintf(out,
-		        "; lost about %" PRIu64 " event%s and %" PRIu64 " byte%s at %" PRIu64
-		        " damaged spot%s",
-		        in->events_lost, in->events_lost == 1 ? "" : "s", in->bytes_skipped,
-		        in->bytes_skipped == 1 ? "" : "s", in->syntax_errors,
-		        in->syntax_errors == 1 ? "" : "s");
-	if (f->truncated || in->bytes_ignored)
-		fprintf(out, "; truncated: ignored %" PRIu64 " bytes after byte %" PRIu64,
-		        in->bytes_ignored, f->bytes_decoded - in->bytes_ignored);
-	if (values)
-		fprintf(out, "; %" PRIu64 " value%s not taken as written", values,
-		        values == 1 ? "" : "s");
-	fputc('\n', out);
+	trex_loss_text(idx, file, true, lost, sizeof(lost));
+	fprintf(out, "%s: damaged input: read %" PRIu64 " %s%s%s\n", trex_index_str(idx, f->path),
+	        f->events, trex_plural(f->events, "event", "events"), lost[0] ? "; " : "", lost);
 }
 
 static void loss_line(const struct trex_index *idx, uint32_t file, const struct trex_problem *p,
@@ -708,7 +680,7 @@ static void describe_loss(const struct trex_index *idx, uint32_t file, FILE *out
 	char what[200];
 
 	fputs("trex: warning: ", out);
-	loss_summary(idx, f, out);
+	loss_summary(idx, file, out);
 	if (first)
 		loss_line(idx, file, first, "first damaged spot", out);
 	if (largest && first && largest->offset != first->offset)
@@ -733,7 +705,7 @@ static enum trex_status report_loss(const struct trex_index *idx, bool strict,
 	uint32_t first_lossy = UINT32_MAX;
 
 	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
-		if (!lost_data(trex_index_file(idx, i)))
+		if (!trex_file_lost_data(trex_index_file(idx, i)))
 			continue;
 		describe_loss(idx, i, stderr);
 		if (first_lossy == UINT32_MAX)

@@ -71,6 +71,8 @@ static enum trex_status write_text(const struct trex_summary *s, FILE *out, stru
 		fprintf(out, "%s\n", sec[i].title);
 		if (sec[i].table == &s->examples)
 			text_examples(sec[i].table, out);
+		else if (sec[i].table == &s->tracks)
+			st = trex_table_write(out, &s->tracks_text, TREX_FMT_TEXT, err);
 		else
 			st = trex_table_write(out, sec[i].table, TREX_FMT_TEXT, err);
 		if (st != TREX_OK)

@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "app_config.h"
+#include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/ui/term.h"
 #include "trex/ui/text.h"
@@ -90,19 +91,30 @@ void trex_ui_push_view(struct trex_ui_ctx *ctx, struct trex_view *view)
 {
 	if (ctx->request.kind == TREX_UI_REQ_PUSH_VIEW && ctx->request.view)
 		ctx->request.view->ops->free(ctx->request.view);
-	ctx->request = (struct trex_ui_request){TREX_UI_REQ_PUSH_VIEW, view, 0, 0, 0};
+	ctx->request = (struct trex_ui_request){.kind = TREX_UI_REQ_PUSH_VIEW, .view = view};
 }
 
 void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice)
 {
 	trex_ui_push_view(ctx, NULL);
-	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_SLICE, NULL, slice, 0, 0};
+	ctx->request = (struct trex_ui_request){.kind = TREX_UI_REQ_SHOW_SLICE, .slice = slice};
 }
 
 void trex_ui_show_range(struct trex_ui_ctx *ctx, int64_t t0, int64_t t1, uint32_t slice)
 {
 	trex_ui_push_view(ctx, NULL);
-	ctx->request = (struct trex_ui_request){TREX_UI_REQ_SHOW_RANGE, NULL, slice, t0, t1};
+	ctx->request = (struct trex_ui_request){
+	    .kind = TREX_UI_REQ_SHOW_RANGE, .slice = slice, .t0 = t0, .t1 = t1};
+}
+
+void trex_ui_show_track(struct trex_ui_ctx *ctx, uint32_t track, int64_t t, bool has_time)
+{
+	trex_ui_push_view(ctx, NULL);
+	ctx->request = (struct trex_ui_request){.kind = TREX_UI_REQ_SHOW_TRACK,
+	                                        .slice = TREX_NONE,
+	                                        .t0 = t,
+	                                        .track = track,
+	                                        .has_time = has_time};
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -240,17 +252,25 @@ static void show_range(struct app *a, const struct trex_ui_request *r)
 		trex_ui_message(&a->ctx, "cannot show that time in the timeline");
 }
 
+static void show_track(struct app *a, const struct trex_ui_request *r)
+{
+	if (!trex_timeline_show_track(timeline_root(a), r->track, r->t0, r->has_time))
+		trex_ui_message(&a->ctx, "cannot show that track in the timeline");
+}
+
 static void run_request(struct app *a)
 {
 	struct trex_ui_request r = a->ctx.request;
 
-	a->ctx.request = (struct trex_ui_request){TREX_UI_REQ_NONE, NULL, 0, 0, 0};
+	a->ctx.request = (struct trex_ui_request){.kind = TREX_UI_REQ_NONE};
 	if (r.kind == TREX_UI_REQ_PUSH_VIEW && r.view)
 		push_view(a, r.view);
 	else if (r.kind == TREX_UI_REQ_SHOW_SLICE)
 		show_slice(a, r.slice);
 	else if (r.kind == TREX_UI_REQ_SHOW_RANGE)
 		show_range(a, &r);
+	else if (r.kind == TREX_UI_REQ_SHOW_TRACK)
+		show_track(a, &r);
 }
 
 /* ---- app-level actions ----------------------------------------------------------- */
@@ -552,19 +572,92 @@ static enum trex_status app_prepare(struct app *a, const struct trex_ui_opts *o,
 }
 
 /* Files that claim one rank: said on the first screen, not only on stderr
- * (printed when the interface is gone). */
-static void rank_clash_notice(struct trex_ui_ctx *ctx)
+ * (printed when the interface is gone); "" when none do. */
+static void rank_clash_notice(struct trex_ui_ctx *ctx, char *buf, size_t size)
 {
 	uint32_t n = trex_rank_clash_count(ctx->idx);
 	size_t len;
 
+	buf[0] = '\0';
 	if (n == 0)
 		return;
-	trex_rank_clash_warning(ctx->idx, 0, ctx->msg, sizeof(ctx->msg));
-	len = strlen(ctx->msg);
+	trex_rank_clash_warning(ctx->idx, 0, buf, size);
+	len = strlen(buf);
 	if (n > 1)
-		snprintf(ctx->msg + len, sizeof(ctx->msg) - len,
-		         " (and %u more ranks claimed by several files)", n - 1);
+		snprintf(buf + len, size - len, " (and %u more ranks claimed by several files)",
+		         n - 1);
+}
+
+/* Cuts the "; "-separated phrases of text to those that fit cols columns
+ * with "; ..." after them (text unchanged when it fits); when not even the
+ * first does, text becomes "damaged input". */
+static void fit_phrases(char *text, int cols)
+{
+	size_t len = strlen(text), keep = 0;
+
+	if (trex_text_cols(text, len) <= cols)
+		return;
+	for (char *p = strstr(text, "; "); p; p = strstr(p + 2, "; ")) {
+		if (trex_text_cols(text, (size_t)(p - text)) + 5 > cols)
+			break;
+		keep = (size_t)(p - text);
+	}
+	if (keep)
+		memcpy(text + keep, "; ...", 6);
+	else
+		memcpy(text, "damaged input", 14);
+}
+
+/* Damaged input: what was lost, in the words of the CLI's warning, and
+ * the key of the integrity view in the timeline's keymap (the first
+ * screen's), e.g. "1.2 MB ignored after truncation; !: integrity", fit
+ * to width columns by whole phrases; "" when every file was read whole. */
+static void damage_notice(struct trex_ui_ctx *ctx, int width, char *buf, size_t size)
+{
+	uint32_t n = trex_index_file_count(ctx->idx), damaged = 0, which = 0;
+	/* what fits the message: the run's label cut, then the loss */
+	char who[64] = "", run[60], lost[TREX_UI_MSG_MAX - 96], key[TREX_KEY_NAME_MAX], hint[64];
+	trex_key k;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (trex_file_lost_data(trex_index_file(ctx->idx, i))) {
+			damaged++;
+			which = i;
+		}
+	}
+	buf[0] = '\0';
+	if (damaged == 0)
+		return;
+	if (n > 1 && damaged == 1) {
+		trex_file_label(ctx->idx, which, run, sizeof(run));
+		snprintf(who, sizeof(who), "%s: ", run);
+	} else if (n > 1) {
+		snprintf(who, sizeof(who), "%u of %u files: ", damaged, n);
+	}
+	trex_loss_text(ctx->idx, damaged == 1 ? which : TREX_NONE, false, lost, sizeof(lost));
+	if (trex_keymap_keys(ctx->km, TREX_KEYMAP_TIMELINE, TREX_ACTION_OPEN_INTEGRITY, &k, 1)) {
+		trex_key_name(k, key, sizeof(key));
+		snprintf(hint, sizeof(hint), "; %s: integrity", key);
+	} else {
+		snprintf(hint, sizeof(hint), "; `trex integrity` lists it");
+	}
+	fit_phrases(lost,
+	            width - trex_text_cols(who, strlen(who)) - trex_text_cols(hint, strlen(hint)));
+	snprintf(buf, size, "%s%s%s", who, lost, hint);
+}
+
+/* What the first screen says: damage, then files that claim one rank. */
+static void open_notice(struct trex_ui_ctx *ctx)
+{
+	char damage[TREX_UI_MSG_MAX], clash[TREX_UI_MSG_MAX];
+
+	/* the message row starts one column in */
+	damage_notice(ctx, getmaxx(stdscr) - 1, damage, sizeof(damage));
+	rank_clash_notice(ctx, clash, sizeof(clash));
+	if (damage[0] && clash[0])
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s; %s", damage, clash);
+	else if (damage[0] || clash[0])
+		snprintf(ctx->msg, sizeof(ctx->msg), "%s", damage[0] ? damage : clash);
 }
 
 enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_opts *o,
@@ -595,7 +688,7 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {
-		rank_clash_notice(&a.ctx);
+		open_notice(&a.ctx);
 		st = loop(&a, o, err);
 	} else {
 		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");

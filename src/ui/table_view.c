@@ -1029,6 +1029,8 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 	bool cursor = pos == tv->sel;
 	unsigned long cur = trex_term_attr(term, TREX_ROLE_CURSOR);
 	bool marked = tv->marked && tv->marked[r];
+	enum trex_role row_role =
+	    tv->hooks->row_role ? tv->hooks->row_role(tv, r) : TREX_ROLE_DEFAULT;
 	char buf[CELL_BUF];
 
 	/* a marked row: a star in the gutter, and the whole row in the mark role */
@@ -1056,6 +1058,8 @@ static void draw_row(struct table_view *tv, WINDOW *win, int y, int width, size_
 				           ? TREX_ROLE_LARGE_NUMBER
 				           : TREX_ROLE_NUMBER;
 		}
+		if (row_role != TREX_ROLE_DEFAULT)
+			role = row_role;
 		wattrset(win, (int)(cursor ? cur
 		                           : trex_term_attr(term, marked ? TREX_ROLE_MARK : role)));
 		put_cell(win, term, y, tv->col_x[c], tv->col_w[c], s, (int)strlen(s),

@@ -36,6 +36,9 @@ struct table_view_hooks {
 	 * all *n rows in order; NULL hook: the shown rows of the shown table. */
 	const struct trex_table *(*export_table)(struct table_view *tv, const size_t **rows,
 	                                         size_t *n);
+	/* The role of every cell of table row r in place of the columns' own
+	 * (a counter that is zero dimmed); NULL or TREX_ROLE_DEFAULT: theirs. */
+	enum trex_role (*row_role)(const struct table_view *tv, size_t r);
 };
 
 struct table_view {

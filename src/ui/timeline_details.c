@@ -9,6 +9,7 @@
 
 #include "timeline_view.h"
 #include "trex/analysis/counter_range.h"
+#include "trex/analysis/labels.h"
 #include "trex/core/kind.h"
 #include "trex/ui/text.h"
 #include "trex/ui/timespec.h"
@@ -541,16 +542,15 @@ static void fmt_dur(int64_t ns, char *buf, size_t size)
 	snprintf(buf, size, "%s (%" PRId64 " ns)", h, ns);
 }
 
-static void track_text(const struct trex_index *idx, uint32_t track, char *buf, size_t size)
+void tl_track_path(const struct trex_index *idx, uint32_t track, char *buf, size_t size)
 {
 	const struct trex_track *t = trex_index_track(idx, track);
-	const struct trex_process *p = trex_index_process(idx, t->process);
 	const char *name = trex_index_str(idx, t->name);
-	const char *pname = trex_index_str(idx, p->name);
+	char run[256], dev[256];
 
-	snprintf(buf, size, "rank %lld / %s%s%s / %s",
-	         (long long)trex_index_file(idx, p->file)->rank, trex_index_str(idx, p->pid),
-	         pname && *pname ? " " : "", pname ? pname : "",
+	snprintf(buf, size, "%s / %s / %s",
+	         trex_file_label(idx, trex_index_track_file(idx, track), run, sizeof(run)),
+	         trex_device_name(idx, t->process, dev, sizeof(dev)),
 	         name && *name ? name : trex_index_str(idx, t->tid));
 }
 
@@ -584,7 +584,7 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 
 	row(p, "name", slice_name(idx, d->info_for), TREX_ROLE_DEFAULT);
 	row(p, "category", trex_index_str(idx, s->cat), TREX_ROLE_DEFAULT);
-	track_text(idx, s->track, buf, sizeof(buf));
+	tl_track_path(idx, s->track, buf, sizeof(buf));
 	row(p, "track", buf, TREX_ROLE_DEFAULT);
 	trex_format_duration((double)rel, h, sizeof(h));
 	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel, s->ts);

@@ -82,6 +82,10 @@ bool tl_details_follow_hint(struct timeline_view *tv, char *buf, size_t size, co
 const struct trex_slice_info *tl_details_info(struct timeline_view *tv);
 /* Is the current row a counter? Then *track is its series. */
 bool tl_counter_row(const struct timeline_view *tv, uint32_t *track);
+/* Where a track is, as the details and range panes name it: "rank 0 /
+ * GPU 0 / stream 7", the run and the device by analysis/labels.h
+ * ("rank 1 (base.json.gz) / GPU 1 / stream 7" for runs of one rank). */
+void tl_track_path(const struct trex_index *idx, uint32_t track, char *buf, size_t size);
 /* tl_goto_time, remembering the selection and cursor for zoom-back. */
 void tl_details_jump(struct timeline_view *tv, int64_t t);
 

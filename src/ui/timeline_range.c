@@ -260,7 +260,8 @@ static void out_line(struct out *o, const char *text, enum trex_role role)
 
 static void track_lines(struct out *o, const struct trex_table *t)
 {
-	char line[512], busy[32];
+	const struct trex_index *idx = o->tv->base.ctx->idx;
+	char line[1024], busy[32], where[768];
 
 	out_line(o, "busy by track:", TREX_ROLE_DETAILS_KEY);
 	if (t->nrows == 0)
@@ -268,11 +269,10 @@ static void track_lines(struct out *o, const struct trex_table *t)
 	for (size_t r = 0; r < t->nrows; r++) {
 		trex_format_duration(trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY)->number, busy,
 		                     sizeof(busy));
-		snprintf(line, sizeof(line), "  %5.1f%%  %9s  rank %lld / %s / %s",
-		         trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY_PCT)->number, busy,
-		         (long long)trex_table_cell(t, r, TREX_RANGE_TRACK_RANK)->count,
-		         trex_table_cell(t, r, TREX_RANGE_TRACK_PROCESS)->text,
-		         trex_table_cell(t, r, TREX_RANGE_TRACK_NAME)->text);
+		tl_track_path(idx, (uint32_t)trex_table_cell(t, r, TREX_RANGE_TRACK_ID)->count,
+		              where, sizeof(where));
+		snprintf(line, sizeof(line), "  %5.1f%%  %9s  %s",
+		         trex_table_cell(t, r, TREX_RANGE_TRACK_BUSY_PCT)->number, busy, where);
 		out_line(o, line, TREX_ROLE_DEFAULT);
 	}
 }

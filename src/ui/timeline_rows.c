@@ -350,10 +350,11 @@ enum tl_hidden tl_rows_slice_hidden(const struct tl_rows *r, const struct trex_i
 
 void tl_file_label(const struct trex_index *idx, uint32_t file, char *buf, size_t size)
 {
-	const struct trex_file *f = trex_index_file(idx, file);
-	const char *path = trex_index_str(idx, f->path), *base = strrchr(path, '/');
+	char name[512];
 
-	snprintf(buf, size, "rank %lld %s", (long long)f->rank, base ? base + 1 : path);
+	/* the base name, or as much of the path as tells runs of one rank apart */
+	snprintf(buf, size, "rank %lld %s", (long long)trex_index_file(idx, file)->rank,
+	         trex_file_name(idx, file, name, sizeof(name)));
 }
 
 void tl_process_label(const struct trex_index *idx, uint32_t process, char *buf, size_t size)

@@ -101,8 +101,10 @@ enum tl_hidden tl_rows_slice_hidden(const struct tl_rows *r, const struct trex_i
                                     uint32_t slice);
 
 /* Labels: text only, so that row names and the track finder agree. The
- * rank of a file ("rank 3 trace.json"), a process ("7 python3", "(no pid)
- * name") and a track ("stream 7", its thread name, else its tid). */
+ * rank of a file ("rank 3 trace.json"; its name as trex_file_name gives
+ * it, "rank 1 run1/trace.json" when another file claims rank 1), a
+ * process ("7 python3", "(no pid) name") and a track ("stream 7", its
+ * thread name, else its tid). */
 void tl_file_label(const struct trex_index *idx, uint32_t file, char *buf, size_t size);
 void tl_process_label(const struct trex_index *idx, uint32_t process, char *buf, size_t size);
 const char *tl_track_name(const struct trex_index *idx, uint32_t track);

@@ -739,6 +739,46 @@ bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint3
 	return true;
 }
 
+/* Lifts, one at a time, what keeps track from having rows (saying so):
+ * the slice filter, hidden tracks, the track filter. */
+static void unhide_track(struct timeline_view *tv, uint32_t track)
+{
+	char name[128];
+
+	tl_track_label(idx_of(tv), track, name, sizeof(name));
+	if (tv->filter && !trex_search_track_has_match(tv->filter, track)) {
+		tl_search_drop_filter(tv);
+		trex_ui_message(tv->base.ctx, "filter cleared to show %s", name);
+	}
+	if ((tv->rows.track_flags[track] & TL_TRACK_NOISE) && !tv->rows.show_hidden &&
+	    !(tv->rows.track_flags[track] & TL_TRACK_PINNED)) {
+		tv->rows.show_hidden = true;
+		trex_ui_message(tv->base.ctx, "hidden tracks shown to show %s", name);
+		tl_rebuild(tv);
+	}
+	if ((tv->rows.track_flags[track] & TL_TRACK_UNMATCHED) && tl_tracks_drop_filter(tv))
+		trex_ui_message(tv->base.ctx, "track filter cleared to show %s", name);
+}
+
+bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bool has_time)
+{
+	struct timeline_view *tv = tl_of(v);
+	size_t row;
+
+	if (v->ops != &timeline_ops || track >= trex_index_track_count(idx_of(tv)))
+		return false;
+	unhide_track(tv, track);
+	row = tl_rows_reveal(&tv->rows, idx_of(tv), (struct tl_place){2, track});
+	if (row >= tv->rows.n)
+		return false;
+	tv->cur_row = row;
+	if (has_time)
+		tl_goto_time(tv, t);
+	else
+		tl_select_at_cursor(tv);
+	return true;
+}
+
 void tl_goto_time(struct timeline_view *tv, int64_t t)
 {
 	int64_t end = sat_add(trace_start(tv), trace_len(tv) - 1);

@@ -63,7 +63,7 @@ session() {
 		capture "$dir/range"
 		keys Escape Enter
 		capture "$dir/details"
-		for view in 2 4 6; do
+		for view in 2 4 6 !; do
 			keys "$view"
 			capture "$dir/view$view"
 		done

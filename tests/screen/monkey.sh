@@ -6,7 +6,7 @@
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 
-traces=--demo
+traces="--demo $TREX_SRCDIR/tests/data/damaged.json" # damaged: the notice, every counter's examples
 if have_corpus; then
 	traces="$traces $(ls "$TREX_CORPUS"/kineto/*/* | tr '\n' ' ')"
 fi

@@ -13,6 +13,9 @@
  *  phases:     phase, events (summed over files), name
  *  categories: kind, slices, instants, total time, category (by total desc)
  *  tracks:     rank, process, kind, slices, instants, samples, depth, track
+ *  tracks_text: the same rows for the text report, with run (trex_file_label:
+ *              "rank 1 (base.json.gz)" for files that claim one rank) in
+ *              place of rank and the process as trex_device_name ("GPU 1")
  *  integrity:  check, count (summed over files), meaning: every
  *              TREX_INTEGRITY_INFO field, in its order
  *  problems:   rank, problem: each file's first_problem, formatted with
@@ -26,6 +29,7 @@
  *              -1 (ts_ns: has_ts 0), texts "" */
 struct trex_summary {
 	struct trex_table files, phases, categories, tracks, integrity, problems, examples;
+	struct trex_table tracks_text; /* tracks as the text report shows them */
 	int64_t start_ns, end_ns;
 	uint64_t slices, instants, samples, flows;
 };

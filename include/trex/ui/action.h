@@ -44,6 +44,8 @@
 	X(VIEW, OPEN_STEPS, "open-steps", "Show the time of each step on the GPUs")                \
 	X(VIEW, OPEN_OPS, "open-ops", "Show the CPU ops summary")                                  \
 	X(VIEW, OPEN_API, "open-api", "Show the runtime API summary")                              \
+	X(VIEW, OPEN_INTEGRITY, "open-integrity",                                                  \
+	  "Show the integrity counters: what was lost or repaired")                                \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
 	X(VIEW, DETAILS, "details", "Show or hide the details pane")                               \
 	X(SEARCH, SEARCH, "search", "Search forward (incremental)")                                \

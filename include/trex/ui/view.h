@@ -27,13 +27,16 @@ enum trex_ui_request_kind {
 	TREX_UI_REQ_PUSH_VIEW,  /* push request.view on top (drill-in: instances) */
 	TREX_UI_REQ_SHOW_SLICE, /* go to the timeline and select request.slice */
 	TREX_UI_REQ_SHOW_RANGE, /* go to the timeline, show [t0, t1) and select request.slice */
+	TREX_UI_REQ_SHOW_TRACK, /* go to the timeline, to request.track at t0 (if has_time) */
 };
 
 struct trex_ui_request {
 	enum trex_ui_request_kind kind;
 	struct trex_view *view; /* PUSH_VIEW: owned by the app from then on */
 	uint32_t slice;         /* SHOW_SLICE, SHOW_RANGE */
-	int64_t t0, t1;         /* SHOW_RANGE */
+	int64_t t0, t1;         /* SHOW_RANGE; SHOW_TRACK: t0 */
+	uint32_t track;         /* SHOW_TRACK */
+	bool has_time;          /* SHOW_TRACK: t0 is a time (else the time stays) */
 };
 
 /* What views share: the terminal, the model, the keys, the status message,
@@ -62,6 +65,9 @@ void trex_ui_show_slice(struct trex_ui_ctx *ctx, uint32_t slice);
 /* Asks the app to show the time range [t0, t1) in the timeline with a
  * margin around it, slice selected (its track scrolled into view). */
 void trex_ui_show_range(struct trex_ui_ctx *ctx, int64_t t0, int64_t t1, uint32_t slice);
+/* Asks the app to show track in the timeline with the cursor on it at
+ * time t (has_time), or at the time the timeline shows (no time). */
+void trex_ui_show_track(struct trex_ui_ctx *ctx, uint32_t track, int64_t t, bool has_time);
 /* Sets the one-shot status message (printf-style). */
 void trex_ui_message(struct trex_ui_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -100,6 +106,11 @@ bool trex_timeline_show_slice(struct trex_view *v, uint32_t slice);
  * columns) on each side, slice selected as trex_timeline_show_slice does
  * and the cursor at t0; false if slice is not a slice id. */
 bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint32_t slice);
+/* Puts the cursor on track (lifting what hides it, saying so) and, with
+ * has_time, goes to time t as the go-to-time prompt does (zoom kept, the
+ * slice under the cursor selected); false if track is not a track id or
+ * cannot be shown. */
+bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bool has_time);
 
 /* X(ID, OPEN_ACTION, constructor): the top-level views, each opened by its
  * action (a key in the keymap) and kept on its own stack of drilled-in
@@ -115,7 +126,8 @@ bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint3
 	X(GAPS, OPEN_GAPS, trex_gaps_view_new)                                                     \
 	X(STEPS, OPEN_STEPS, trex_steps_view_new)                                                  \
 	X(OPS, OPEN_OPS, trex_ops_view_new)                                                        \
-	X(API, OPEN_API, trex_api_view_new)
+	X(API, OPEN_API, trex_api_view_new)                                                        \
+	X(INTEGRITY, OPEN_INTEGRITY, trex_integrity_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
