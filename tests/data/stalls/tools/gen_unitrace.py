@@ -7,7 +7,11 @@ to its column title's width, except the last one, padded to the width of
 the column two before it (the writer indexes field_sizes[size - 2]).
 The counts are chosen by hand (see ../README.md).
 
-    python3 gen_unitrace.py stalls.csv stalls_xe2.csv
+    python3 gen_unitrace.py stalls.csv stalls_xe2.csv stalls_before.csv
+
+stalls_before.csv: device 0 of an earlier run of the same program, for
+comparisons (--compare): other counts, one line (22) hotter, one (30)
+only here.
 """
 import sys
 PVC = ["IP[Address]","Active[Events]","ControlStall[Events]","PipeStall[Events]","SendStall[Events]",
@@ -58,4 +62,9 @@ D = "main::{lambda(auto:1)#4}"
 out = open(sys.argv[2], "w")
 section(out, 0, XE2, [D], [(D,0x0,[1,0,0,0,4,0,0,0,0,0]),(D,0x10,[0,3,0,0,2,0,0,0,0,0]),
                            (D,0x20,[0,0,0,0,0,0,66,0,0,1]),(D,0x30,[2,5,0,0,0,0,0,0,0,0])])
+out.close()
+out = open(sys.argv[3], "w")
+section(out, 0, PVC, [A], [(A,0x38,[0,0,0,30,0,0,0,0,0]),(A,0x60,[0,0,0,0,0,90,0,0,0]),
+                           (A,0x88,[0,0,0,0,0,95,0,0,0]),(A,0xe0,[0,0,0,0,0,400,0,0,0]),
+                           (A,0x130,[0,0,0,20,0,0,0,0,0])])
 out.close()
