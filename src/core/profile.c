@@ -395,7 +395,8 @@ static bool merge_rows(struct trex_profile *p)
 {
 	size_t n = 0;
 
-	qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
+	if (p->nrows) /* qsort's base must not be NULL, even for no rows */
+		qsort(p->rows, p->nrows, sizeof(*p->rows), cmp_row);
 	p->insns = calloc(p->nrows ? p->nrows : 1, sizeof(*p->insns));
 	if (!p->insns)
 		return false;
@@ -486,7 +487,8 @@ static bool same_wait(const struct wait_row *a, const struct wait_row *b)
  * instruction is dropped: nothing shows it), each producer once. */
 static bool attach_waits(struct trex_profile *p)
 {
-	qsort(p->wait_rows, p->nwait_rows, sizeof(*p->wait_rows), cmp_wait);
+	if (p->nwait_rows)
+		qsort(p->wait_rows, p->nwait_rows, sizeof(*p->wait_rows), cmp_wait);
 	p->waits = malloc((p->nwait_rows ? p->nwait_rows : 1) * sizeof(*p->waits));
 	if (!p->waits)
 		return false;
@@ -518,7 +520,7 @@ enum trex_status trex_profile_freeze(struct trex_profile *p, struct trex_error *
 		return TREX_OK;
 	p->frozen = true; /* insn_find (attach_waits) reads the frozen layout */
 	ok = merge_rows(p) && sum_counts(p) && kernel_totals(p) && attach_waits(p);
-	if (ok)
+	if (ok && p->nsources)
 		qsort(p->sources, p->nsources, sizeof(*p->sources), cmp_source);
 	free(p->rows);
 	p->rows = NULL;

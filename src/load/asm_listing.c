@@ -196,7 +196,7 @@ static bool make_blocks(struct asm_listing *a)
 	for (uint32_t b = 0; b < a->nblocks; b++) {
 		const struct asm_block *bl = &a->blocks[b];
 
-		if (a->lines[bl->head].kind == ASM_BLOCK &&
+		if (bl->head < a->n && a->lines[bl->head].kind == ASM_BLOCK &&
 		    !block_preds(a, &a->blocks[b], &a->lines[bl->head]))
 			return false;
 		for (size_t i = bl->head; i <= bl->tail && i < a->n; i++)

@@ -162,7 +162,8 @@ static enum trex_status apply_dump(struct profile_ctx *c, const struct shader_du
 	uint64_t *sbid = malloc((c->nsbid ? c->nsbid : 1) * sizeof(*sbid));
 	enum trex_status s = sbid ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 
-	qsort(c->sbid, c->nsbid, sizeof(*c->sbid), cmp_sbid);
+	if (c->nsbid)
+		qsort(c->sbid, c->nsbid, sizeof(*c->sbid), cmp_sbid);
 	for (uint32_t k = 0; s == TREX_OK && k < trex_profile_kernel_count(c->p); k++)
 		if (wants_dump(c, trex_profile_kernel(c->p, k)->report) &&
 		    !trex_profile_kernel(c->p, k)->listing)

@@ -209,3 +209,13 @@ Test(profile, kernels_of_different_widths)
 	cr_assert_eq(trex_profile_kernel(p, kb)->stall_total, 7);
 	cr_assert_gt(trex_profile_memory(p), 0);
 }
+
+/* Found by tests/fuzz/fuzz_unitrace.c: an input without a row left the
+ * store without rows, waits or quotes, and freezing it sorted NULL arrays
+ * (undefined behaviour; UBSan stops there). */
+Test(profile, a_store_without_rows_freezes_empty)
+{
+	freeze();
+	cr_assert_eq(trex_profile_kernel_count(p), 0);
+	cr_assert_eq(trex_profile_report_count(p), 1);
+}

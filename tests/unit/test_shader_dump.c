@@ -301,3 +301,16 @@ Test(dump_dir, a_missing_directory_is_an_error)
 	cr_assert(strstr(err.message, "shader dump directory"));
 	cr_assert_str_eq(err.path, "/nonexistent/dumps");
 }
+
+/* Found by tests/fuzz/fuzz_asm.c: an empty listing has no lines, and the
+ * dummy block's first line was read from the NULL array. */
+Test(asm_listing, an_empty_listing_has_one_empty_block)
+{
+	struct asm_listing empty;
+
+	cr_assert(asm_listing_parse("", 0, &empty));
+	cr_assert_eq(empty.n, 0);
+	cr_assert_eq(empty.nblocks, 1);
+	cr_assert_eq(asm_listing_find(&empty, 0), SIZE_MAX);
+	asm_listing_free(&empty);
+}

@@ -120,7 +120,9 @@ bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint3
 	X(GAPS, OPEN_GAPS, trex_gaps_view_new)                                                     \
 	X(STEPS, OPEN_STEPS, trex_steps_view_new)                                                  \
 	X(OPS, OPEN_OPS, trex_ops_view_new)                                                        \
-	X(API, OPEN_API, trex_api_view_new)
+	X(API, OPEN_API, trex_api_view_new)                                                        \
+	X(STALLS, OPEN_STALLS, trex_stalls_view_new)                                               \
+	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
