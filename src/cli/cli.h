@@ -40,7 +40,10 @@
 	X(API, "api", cmd_api,                                                                     \
 	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")           \
 	X(INTEGRITY, "integrity", cmd_integrity,                                                   \
-	  "what was lost or repaired: every integrity counter per run, with its first example")
+	  "what was lost or repaired: every integrity counter per run, with its first example")   \
+	X(STALLS, "stalls", cmd_stalls,                                                            \
+	  "per kernel: stall samples by reason, hottest instructions and source lines, what "     \
+	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -72,7 +75,18 @@ enum cli_command {
 	  "steps (command and view): steps are the ops/annotations matching REGEX "                \
 	  "(default ^ProfilerStep#)")                                                              \
 	X(MIN, "min", 0, "TIME", "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")    \
-	X(TOP, "top", 0, "N", "gaps, ops, api: only the first N rows")                             \
+	X(TOP, "top", 0, "N", "gaps, ops, api: only the first N rows; stalls: N instructions per "  \
+	  "reason (default 10)")                                                                   \
+	X(DUMP, "dump", 0, "DIR",                                                                  \
+	  "stalls (command and view): the IGC shader dump directory (.asm files) of unitrace "     \
+	  "stall reports")                                                                         \
+	X(SOURCE_PATH, "source-path", 0, "DIR",                                                    \
+	  "stalls: look for source files under DIR too (repeatable)")                               \
+	X(SOURCE_MAP, "source-map", 0, "OLD=NEW",                                                  \
+	  "stalls: a source file recorded under directory OLD is under NEW here (repeatable)")     \
+	X(KERNEL, "kernel", 0, "REGEX", "stalls: only the kernels whose name matches REGEX")       \
+	X(COMPARE, "compare", 0, "FILE",                                                           \
+	  "stalls (command and view): the stall report the others are compared with, per line")   \
 	X(OUTPUT, "output", 'o', "FILE",                                                           \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -104,6 +118,8 @@ enum cli_option {
 	    CLI_OPT_COUNT
 };
 
+#define CLI_LIST_MAX 32 /* repeatable options: at most this many of each */
+
 struct cli_opts {
 	enum cli_command command;
 	enum trex_table_format format;
@@ -118,7 +134,14 @@ struct cli_opts {
 	bool explain;          /* categories --explain */
 	const char *step;      /* steps --step REGEX, NULL: the default */
 	int64_t min_ns;        /* gaps --min */
-	size_t top;            /* gaps, ops, api --top; 0: all */
+	size_t top;            /* gaps, ops, api --top; 0: all; stalls: per reason, 0: 10 */
+	const char *dump;      /* stalls --dump DIR */
+	const char *source_path[CLI_LIST_MAX]; /* stalls --source-path, in order */
+	size_t nsource_path;
+	const char *source_map[CLI_LIST_MAX];  /* stalls --source-map OLD=NEW, in order */
+	size_t nsource_map;
+	const char *kernel;    /* stalls --kernel REGEX */
+	const char *compare;   /* stalls --compare FILE */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
@@ -175,10 +198,15 @@ struct trex_catset;
 /* What a command reads besides its options: the loaded index and what was
  * read before the load (--schema rules; NULL: the built-in ones). */
 struct trex_ideal_log;
+struct trex_profile;
+struct trex_srcfiles;
 struct cli_model {
 	const struct trex_index *idx;
 	const struct trex_catset *catset;
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
+	const struct trex_profile *profile; /* the stall reports among the inputs, or NULL */
+	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE without */
+	struct trex_srcfiles *sources;      /* --source-path and --source-map, or NULL */
 };
 
 /* A command writes its report to out; errors are values in err. */
@@ -211,5 +239,27 @@ enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_cat
 enum trex_status cmd_categories_compiler_log(const struct cli_opts *o,
                                              struct trex_ideal_log **log,
                                              struct trex_error *err);
+
+/* ---- cli_profile.c: stall reports among the inputs ------------------------------------ */
+
+/* Reads the inputs that are stall reports (and --compare, first) into
+ * *profile (NULL when there is none), problems on stderr as warnings
+ * (under --strict the first one fails, FORMAT); *baseline is --compare's
+ * report. Sets up *sources from --source-path and --source-map. */
+enum trex_status cli_profile_load(const struct cli_opts *o, struct trex_profile **profile,
+                                  uint32_t *baseline, struct trex_srcfiles **sources,
+                                  struct trex_error *err);
+/* Takes the stall reports out of paths (they are not traces); returns
+ * whether there was any. */
+bool cli_drop_profile_inputs(struct cli_paths *paths);
+/* The value of a stalls option (--dump, --source-path, --source-map,
+ * --kernel, --compare) into o, *handled set; *handled false when id is not
+ * one. USAGE for a bad value. */
+enum trex_status cli_apply_stalls_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                        bool *handled, struct trex_error *err);
+/* Those options with the command. */
+enum trex_status cli_check_stalls_options(const struct cli_opts *o, struct trex_error *err);
+/* An index of no file, for inputs that are only stall reports. */
+enum trex_status cli_empty_index(struct trex_index **out, struct trex_error *err);
 
 #endif

@@ -159,9 +159,10 @@ static enum trex_status check_view_options(const struct cli_opts *o, struct trex
 	if (o->min_ns && o->command != CLI_CMD_GAPS)
 		return usage(err, "--min applies to 'trex gaps' only");
 	if (o->top && o->command != CLI_CMD_GAPS && o->command != CLI_CMD_OPS &&
-	    o->command != CLI_CMD_API)
-		return usage(err, "--top applies to 'trex gaps', 'trex ops' and 'trex api' only");
-	return TREX_OK;
+	    o->command != CLI_CMD_API && o->command != CLI_CMD_STALLS)
+		return usage(err, "--top applies to 'trex gaps', 'trex ops', 'trex api' and "
+		                  "'trex stalls' only");
+	return cli_check_stalls_options(o, err);
 }
 
 static enum trex_status check_classify_options(const struct cli_opts *o, struct trex_error *err)
@@ -211,7 +212,8 @@ static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, c
 static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id, const char *arg,
                                          struct trex_error *err)
 {
-	bool relative;
+	bool relative, handled;
+	enum trex_status st;
 	char *end;
 	unsigned long long n;
 	struct trex_regex *re;
@@ -239,7 +241,8 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		o->top = (size_t)n;
 		return TREX_OK;
 	default:
-		return apply_ui_value(o, id, arg, err);
+		st = cli_apply_stalls_value(o, id, arg, &handled, err);
+		return handled ? st : apply_ui_value(o, id, arg, err);
 	}
 }
 
@@ -641,7 +644,9 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 
 	if (st != TREX_OK)
 		return st;
-	st = trex_load_paths((const char *const *)paths.v, paths.n, lo, out, err);
+	st = cli_drop_profile_inputs(&paths) && paths.n == 0
+	         ? cli_empty_index(out, err)
+	         : trex_load_paths((const char *const *)paths.v, paths.n, lo, out, err);
 	cli_paths_free(&paths);
 	return st;
 }

@@ -12,6 +12,8 @@
 #include "trex/load/deeptools_log.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
+#include "trex/core/profile.h"
+#include "trex/load/source_files.h"
 #include "trex/ui/app.h"
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report it */
@@ -41,11 +43,19 @@ static bool wants_ui(const struct cli_opts *o)
 /* The title bar: "demo trace", the file's path, or the count of files
  * and their base names, "8 files: worker0.json.gz, worker1.json.gz, ..."
  * (the bar cuts what does not fit with an ellipsis). */
-static void ui_title(const struct cli_opts *o, const struct trex_index *idx, char *buf, size_t size)
+static void ui_title(const struct cli_opts *o, const struct trex_index *idx,
+                     const struct trex_profile *profile, char *buf, size_t size)
 {
 	uint32_t n = trex_index_file_count(idx);
 	size_t used;
 
+	if (n == 0 && profile) { /* stall reports only */
+		uint32_t nr = trex_profile_report_count(profile);
+
+		snprintf(buf, size, "%s%s", trex_profile_str(profile, trex_profile_report(profile, 0)->path),
+		         nr > 1 ? " and more stall reports" : "");
+		return;
+	}
 	if (o->demo || n == 1) {
 		snprintf(buf, size, "%s",
 		         o->demo ? "demo trace"
@@ -68,6 +78,7 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	char title[512];
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
+	struct trex_profile *profile = NULL;
 	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
 	                          o->dump_screen, title, o->no_mouse, .core_mhz = o->core_mhz,
 	                          .step_pattern = o->step};
@@ -76,12 +87,15 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	st = cmd_categories_schema(o, &set, err);
 	if (st == TREX_OK)
 		st = cmd_categories_compiler_log(o, &ideal, err);
+	if (st == TREX_OK)
+		st = cli_profile_load(o, &profile, &uo.baseline, &uo.sources, err);
 	uo.catset = set;
 	uo.ideal = ideal;
+	uo.profile = profile;
 	if (st == TREX_OK)
 		st = cli_load(o, &idx, err);
 	if (st == TREX_OK) {
-		ui_title(o, idx, title, sizeof(title));
+		ui_title(o, idx, profile, title, sizeof(title));
 		st = trex_ui_run(idx, &uo, err);
 	}
 	if (idx) {
@@ -90,7 +104,22 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	}
 	trex_catset_free(set);
 	trex_ideal_log_free(ideal);
+	trex_profile_free(profile);
+	trex_srcfiles_free(uo.sources);
 	return st;
+}
+
+/* The first option given that only the interface (or a command) uses. */
+static const char *ui_only_option(const struct cli_opts *o)
+{
+	return o->schema         ? "--schema"
+	       : o->compiler_log ? "--compiler-log"
+	       : o->step         ? "--step"
+	       : o->dump         ? "--dump"
+	       : o->compare      ? "--compare"
+	       : o->nsource_path ? "--source-path"
+	       : o->nsource_map  ? "--source-map"
+	                         : NULL;
 }
 
 /* The schema and the output first (a bad schema or an existing file fail
@@ -101,32 +130,42 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	struct trex_index *idx = NULL;
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
+	struct trex_profile *profile = NULL;
+	struct trex_srcfiles *sources = NULL;
+	uint32_t baseline;
 	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
+	const char *ui_only = ui_only_option(o);
 
-	if (st == TREX_OK && (o->schema || o->compiler_log || o->step) && o->command == CLI_CMD_DEFAULT)
+	if (st == TREX_OK && ui_only && o->command == CLI_CMD_DEFAULT)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
 		                    "%s without a command is for the interactive interface "
 		                    "(needs a terminal or --dump-screen)",
-		                    o->schema ? "--schema" : o->compiler_log ? "--compiler-log" : "--step");
+		                    ui_only);
 	if (st == TREX_OK)
 		st = cmd_categories_compiler_log(o, &ideal, err);
+	if (st == TREX_OK)
+		st = cli_profile_load(o, &profile, &baseline, &sources, err);
 	if (st == TREX_OK)
 		st = cli_output_open(o, &out, err);
 	if (st != TREX_OK) {
 		trex_catset_free(set);
 		trex_ideal_log_free(ideal);
+		trex_profile_free(profile);
+		trex_srcfiles_free(sources);
 		return st;
 	}
 	st = cli_load(o, &idx, err);
 	if (st == TREX_OK) {
-		struct cli_model m = {idx, set, ideal};
+		struct cli_model m = {idx, set, ideal, profile, baseline, sources};
 
 		cli_report_rank_clashes(idx);
 		st = dispatch(o, &m, out.stream, err);
 	}
 	trex_catset_free(set);
 	trex_ideal_log_free(ideal);
+	trex_profile_free(profile);
+	trex_srcfiles_free(sources);
 	st_close = cli_output_close(&out, st == TREX_OK, err);
 	if (idx)
 		trex_index_free(idx);

@@ -6,4 +6,10 @@
 
 extern const struct trex_format trex_format_chrome_json;
 
+/* Stall-sampling formats: read into a profile store beside the index, not
+ * into it (src/load/profile_load.c; the struct is in profile_text.h). */
+struct trex_profile_format;
+extern const struct trex_profile_format trex_profile_format_unitrace_stalls;
+extern const struct trex_profile_format trex_profile_format_ncu_source;
+
 #endif

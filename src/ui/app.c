@@ -685,6 +685,9 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.ideal = o->ideal;
 	a.ctx.core_mhz = o->core_mhz;
 	a.ctx.step_pattern = o->step_pattern;
+	a.ctx.profile = o->profile;
+	a.ctx.baseline = o->baseline;
+	a.ctx.sources = o->sources;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Bounded fuzz runs of tests/fuzz/fuzz_json.c and fuzz_classify.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c and the stall-report
+# parsers' fuzz_unitrace.c, fuzz_ncu.c and fuzz_asm.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -40,6 +41,8 @@ rm -rf "$work/seeds" "$work/obj"/*.o
 mkdir -p "$work/seeds"
 
 # ---- build ---------------------------------------------------------------
+# The stall-report parsers' targets (fuzz_stalls.h), each run FUZZ_STALLS_SECONDS (default 10).
+stall_targets='tests/fuzz/fuzz_unitrace.c tests/fuzz/fuzz_ncu.c tests/fuzz/fuzz_asm.c'
 # The .c files of libtrex_core_a_SOURCES, in Makefile.am order.
 sources=$(sed -n '/^libtrex_core_a_SOURCES[[:space:]]*=/,/[^\\]$/p' "$srcdir/Makefile.am" |
 	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$') || fail "no libtrex_core_a_SOURCES in Makefile.am"
@@ -57,7 +60,7 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
 : >"$work/build.log"
 objects=
 pids=
-for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c; do
+for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c $stall_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
@@ -73,7 +76,7 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify; do
+for target in fuzz_json fuzz_classify fuzz_unitrace fuzz_ncu fuzz_asm; do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -134,3 +137,13 @@ fuzz() {
 
 fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
 fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"
+
+# The stall parsers, seeded with their own fixtures (tests/data/stalls).
+for kind in unitrace:intel/*.csv ncu:nvidia/*.csv asm:intel/dumps/*.asm; do
+	target=fuzz_${kind%%:*}
+	mkdir -p "$work/seeds-$target"
+	for f in "$srcdir"/tests/data/stalls/${kind#*:}; do
+		[ -f "$f" ] && head -c "$max_len" "$f" >"$work/seeds-$target/${f##*/}"
+	done
+	fuzz "$target" "${FUZZ_STALLS_SECONDS:-10}" "" "$work/corpus-$target" "$work/seeds-$target"
+done

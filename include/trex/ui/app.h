@@ -12,6 +12,8 @@
 
 struct trex_catset;
 struct trex_ideal_log;
+struct trex_profile;
+struct trex_srcfiles;
 
 struct trex_ui_opts {
 	const char *keys;  /* --keys FILE, else the user's keys file if any */
@@ -26,6 +28,9 @@ struct trex_ui_opts {
 	const struct trex_ideal_log *ideal; /* --compiler-log: acelyzer's categories view, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
 	const char *step_pattern;         /* --step REGEX for the steps view, or NULL */
+	const struct trex_profile *profile; /* stall reports for the stalls views, or NULL */
+	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
+	struct trex_srcfiles *sources;      /* --source-path and --source-map, or NULL */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

@@ -20,6 +20,8 @@
 
 struct trex_catset; /* analysis/categories.h */
 struct trex_ideal_log; /* load/deeptools_log.h */
+struct trex_profile;   /* core/profile.h */
+struct trex_srcfiles;  /* load/source_files.h */
 
 /* What a view asks the app to do once its action returns. */
 enum trex_ui_request_kind {
@@ -51,6 +53,9 @@ struct trex_ui_ctx {
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
 	const char *step_pattern;         /* --step REGEX for the steps view, NULL: the default */
+	const struct trex_profile *profile; /* stall reports, or NULL (core/profile.h) */
+	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
+	struct trex_srcfiles *sources;      /* source files of the stalls views (load/source_files.h) */
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
@@ -127,7 +132,9 @@ bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bo
 	X(STEPS, OPEN_STEPS, trex_steps_view_new)                                                  \
 	X(OPS, OPEN_OPS, trex_ops_view_new)                                                        \
 	X(API, OPEN_API, trex_api_view_new)                                                        \
-	X(INTEGRITY, OPEN_INTEGRITY, trex_integrity_view_new)
+	X(INTEGRITY, OPEN_INTEGRITY, trex_integrity_view_new)                                      \
+	X(STALLS, OPEN_STALLS, trex_stalls_view_new)                                               \
+	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)

@@ -1,0 +1,2 @@
+; ModuleID = not an asm file
+//.kernel GEMM

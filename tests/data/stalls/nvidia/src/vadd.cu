@@ -1,0 +1,8 @@
+#include <cuda_runtime.h>
+
+__global__ void vadd(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}

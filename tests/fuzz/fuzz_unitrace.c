@@ -1,0 +1,17 @@
+/* libFuzzer target: arbitrary bytes through the unitrace --stall-sampling
+ * CSV reader (src/load/unitrace_stalls.c), as a report and as a baseline
+ * compared with it, then every stall table (fuzz_stalls.h). Built and run
+ * by tests/fuzz/run.sh (`make fuzz`). */
+#include "config.h"
+
+#include "fuzz_stalls.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_stalls_run("unitrace-stalls",
+	                       "Kernel, IP[Address], Active[Events], SbidStall[Events], "
+	                       "OtherStall[Events]\n",
+	                       data, size);
+}

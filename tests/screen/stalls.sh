@@ -1,0 +1,85 @@
+#!/bin/sh
+# Screen tests of the stall views (issue 14) on the tests/data/stalls
+# fixtures: the stalls table (3) and a kernel's report (reason bars, the
+# hottest instructions, what SBID stalls wait for), the sources table (5)
+# and the source pane (per-line samples in the margin, the assembly on
+# Enter, the jump to the instruction waited for, e opening $EDITOR at the
+# line), a compared report, a kernel without listing, no stall input.
+. "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
+. "$TREX_SRCDIR/tests/screen/lib.sh"
+require_built
+
+D=$TREX_SRCDIR/tests/data/stalls/intel
+INTEL="--dump $D/dumps --source-map /home/dev/vadd=$D/src $D/stalls.csv"
+
+# shellcheck disable=SC2086 # INTEL is a word list
+dump 110 40 "3" $INTEL
+check_dump "3 opens the stalls table, a row per kernel" \
+	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && grep -q 'GEMM' '$TEST_TMP/screen.txt'"
+
+# GEMM first (store order): Sbid 159 of 197 (80.71%), its hottest at 0x50 waits for 0x38.
+# shellcheck disable=SC2086
+dump 110 40 "3 Enter" $INTEL
+check_dump "Enter: the kernel's reasons as bars" \
+	sh -c "grep -q 'Sbid  *159  *80.71%  █' '$TEST_TMP/screen.txt'"
+check_dump "the hottest SBID stall and the instruction it waits for" \
+	sh -c "grep -q '0x50  *80  *50.31%  dpas' '$TEST_TMP/screen.txt' && grep -q 'waits for 0x38  load.ugm' '$TEST_TMP/screen.txt'"
+check_dump "Active is shown as no stall" has "(not a stall)"
+
+# The lambda: Enter on the "waits for" row of its hottest SBID stall (0xe0, line 27)
+# jumps to the producer 0xd0 in the source pane, its line's assembly shown.
+# shellcheck disable=SC2086
+dump 110 40 "3 j Enter j j j j j Enter" $INTEL
+check_dump "the jump lands on the instruction waited for (0xd0)" \
+	sh -c "grep -q '0xd0  load.ugm' '$TEST_TMP/screen.txt' && grep -q 'vadd.cpp:27' '$TEST_TMP/screen.txt'"
+
+# The sources table: the hottest line first; Enter: the file with its margin.
+# shellcheck disable=SC2086
+dump 110 30 "5" $INTEL
+check_dump "5 opens the sources table, hottest line first" \
+	sh -c "sed -n 3p '$TEST_TMP/screen.txt' | grep -q 'vadd.cpp  *27  *286'"
+# shellcheck disable=SC2086
+dump 110 30 "5 Enter" $INTEL
+check_dump "the source pane: per-line samples, share, bar and top reason" \
+	sh -c "grep -q '286  41.6% ██████████ Sbid  *27 │  *s += c\[k\] \* x;' '$TEST_TMP/screen.txt'"
+check_dump "unsampled lines have an empty margin" \
+	sh -c "grep -q '^  *25 │  *// accumulate' '$TEST_TMP/screen.txt'"
+# shellcheck disable=SC2086
+dump 110 30 "5 Enter Enter j" $INTEL
+check_dump "Enter shows the line's assembly" \
+	sh -c "grep -q '0xb8  sync.allrd (\$0,\$5)  <- waits for 0xd0, 0x70' '$TEST_TMP/screen.txt'"
+
+# e: $EDITOR +LINE FILE, the file as found through --source-map.
+cat >"$TEST_TMP/editor" <<EOS
+#!/bin/sh
+echo "\$@" >"$TEST_TMP/editor.args"
+EOS
+chmod +x "$TEST_TMP/editor"
+# shellcheck disable=SC2046,SC2086 # screen_env and INTEL are word lists
+$(screen_env LINES=30 COLUMNS=110 "EDITOR=$TEST_TMP/editor") "$TREX" -q \
+	--dump-screen "$TEST_TMP/screen.txt" --script "5 Enter e" $INTEL </dev/null >/dev/null 2>&1
+check "e runs \$EDITOR +27 on the file found through --source-map" \
+	grep -q "^+27 $D/src/vadd.cpp\$" "$TEST_TMP/editor.args"
+
+# Source not found: the sampled lines as the listing quotes them, and why.
+dump 110 30 "5 Enter" --dump "$D/dumps" "$D/stalls.csv"
+check_dump "a file not found: why, and the quoted lines" \
+	sh -c "grep -q 'vadd.cpp: not found' '$TEST_TMP/screen.txt' && grep -q '27 │  *s += c\[k\] \* x;' '$TEST_TMP/screen.txt'"
+
+# Compared with an earlier run (its line 27: 400 samples, at 0xe0; the first
+# row of the table, the run now's 286 the second): the change per line.
+# shellcheck disable=SC2086
+dump 110 30 "5 j Enter" --compare "$D/stalls_before.csv" $INTEL
+check_dump "compared: line 27 went from 400 to 286 samples" \
+	sh -c "grep -q 'compared' '$TEST_TMP/screen.txt' && grep -q '286  41.6% ██████████ Sbid  *-114  *27 │' '$TEST_TMP/screen.txt'"
+
+# No listing: the per-address histogram.
+dump 110 30 "3 Enter" "$D/stalls.csv"
+check_dump "a kernel without listing still gets its addresses" \
+	sh -c "grep -q 'no listing' '$TEST_TMP/screen.txt' && grep -q '0x50  *80' '$TEST_TMP/screen.txt'"
+
+# No stall report: a message, the previous view kept.
+dump 110 30 "3" --demo
+check_dump "without a stall report, 3 says what to give" has "no stall report loaded"
+
+done_testing
