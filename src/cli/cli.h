@@ -38,7 +38,10 @@
 	X(OPS, "ops", cmd_ops,                                                                     \
 	  "CPU ops: calls, total, self time, avg, P95, max, GPU time launched")                  \
 	X(API, "api", cmd_api,                                                                     \
-	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")
+	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")          \
+	X(METRICS, "metrics", cmd_metrics,                                                         \
+	  "per-kernel hardware metrics (unitrace -q/-k, Kineto ranges) and unitrace reports: "     \
+	  "devices, metrics, kernels; --metric: their values")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -71,6 +74,12 @@ enum cli_command {
 	  "(default ^ProfilerStep#)")                                                              \
 	X(MIN, "min", 0, "TIME", "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")    \
 	X(TOP, "top", 0, "N", "gaps, ops, api: only the first N rows")                             \
+	X(METRIC, "metric", 0, "NAME[,NAME]",                                                      \
+	  "metrics: the metrics to show; kernels and the interface: metric columns in the kernels " \
+	  "table (metric or report column names, or all)")                                         \
+	X(KERNEL, "kernel", 0, "REGEX", "metrics: only the kernels whose names match REGEX")      \
+	X(SUMMARY, "summary", 0, NULL,                                                             \
+	  "metrics --metric: min, avg, max and trend per kernel instead of one row per instance")  \
 	X(OUTPUT, "output", 'o', "FILE",                                                           \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -102,6 +111,8 @@ enum cli_option {
 	    CLI_OPT_COUNT
 };
 
+#define CLI_METRIC_ARGS_MAX 64
+
 struct cli_opts {
 	enum cli_command command;
 	enum trex_table_format format;
@@ -117,6 +128,10 @@ struct cli_opts {
 	const char *step;      /* steps --step REGEX, NULL: the default */
 	int64_t min_ns;        /* gaps --min */
 	size_t top;            /* gaps, ops, api --top; 0: all */
+	const char *metric_args[CLI_METRIC_ARGS_MAX]; /* --metric, as given (comma lists) */
+	size_t nmetric_args;
+	const char *kernel;    /* metrics --kernel REGEX */
+	bool summary;          /* metrics --summary */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
@@ -148,9 +163,13 @@ void cli_paths_free(struct cli_paths *p);
  * line on a terminal and Ctrl-C cancelling (CANCELLED); prints warning
  * lines for each file that lost data (a summary, then its first and largest
  * damaged spots and the first example of each damage counter, each with
- * its position), and fails (FORMAT) under --strict. */
+ * its position), and fails (FORMAT) under --strict. Metrics inputs go to
+ * *metrics (trex_load_inputs; metrics may be NULL only when there are
+ * none), with warnings for their problems; *out is NULL when every input
+ * was a metrics input. */
+struct trex_metrics;
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
-                          struct trex_error *err);
+                          struct trex_metrics **metrics, struct trex_error *err);
 /* One warning line on stderr per rank that several files claim (they stay
  * separate runs; analysis/labels.h). Printed after the interface exits,
  * else right after loading. */
@@ -174,9 +193,10 @@ struct trex_catset;
  * read before the load (--schema rules; NULL: the built-in ones). */
 struct trex_ideal_log;
 struct cli_model {
-	const struct trex_index *idx;
+	const struct trex_index *idx;  /* NULL only for `trex metrics` of metrics inputs alone */
 	const struct trex_catset *catset;
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
+	const struct trex_metrics *metrics; /* metrics inputs, linked to idx; or NULL */
 };
 
 /* A command writes its report to out; errors are values in err. */
@@ -200,6 +220,29 @@ static inline void cli_print_note(FILE *out, const struct trex_table *t)
  * with a line saying so when it is empty. */
 enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
                                  FILE *out, struct trex_error *err);
+
+/* ---- cli_metrics.c ---------------------------------------------------------------------- */
+
+/* The --metric names, comma lists split and blanks trimmed: *names is
+ * malloc'd (free it and every name), *n of them. */
+enum trex_status cli_metric_names(const struct cli_opts *o, char ***names, size_t *n,
+                                  struct trex_error *err);
+void cli_metric_names_free(char **names, size_t n);
+/* Warnings on stderr for every metrics input that had problems: a summary
+ * line, then each problem kept, positioned. */
+void cli_report_metrics(const struct trex_metrics *m);
+/* Links the metrics to the trace (analysis/metrics.h); unless the command
+ * is `trex metrics` (whose report says it), a warning line when some
+ * instance or report row did not match. */
+enum trex_status cli_link_metrics(const struct cli_opts *o, const struct trex_index *idx,
+                                  struct trex_metrics *m, struct trex_error *err);
+/* The metric columns --metric asks for in the kernels table, against m
+ * (*cols NULL and *n 0 without --metric). USAGE without metrics inputs, or
+ * for a name m lacks. */
+struct trex_metric_column;
+enum trex_status cli_metric_columns(const struct cli_opts *o, const struct trex_metrics *m,
+                                    struct trex_metric_column **cols, size_t *n,
+                                    struct trex_error *err);
 
 /* Reads and checks --schema before the (long) load; NULL set: built-in. */
 enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,

@@ -592,6 +592,9 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.ideal = o->ideal;
 	a.ctx.core_mhz = o->core_mhz;
 	a.ctx.step_pattern = o->step_pattern;
+	a.ctx.metrics = o->metrics;
+	a.ctx.metric_names = o->metric_names;
+	a.ctx.metric_count = o->metric_count;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

@@ -12,6 +12,7 @@
 
 struct trex_catset;
 struct trex_ideal_log;
+struct trex_metrics;
 
 struct trex_ui_opts {
 	const char *keys;  /* --keys FILE, else the user's keys file if any */
@@ -26,6 +27,9 @@ struct trex_ui_opts {
 	const struct trex_ideal_log *ideal; /* --compiler-log: acelyzer's categories view, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
 	const char *step_pattern;         /* --step REGEX for the steps view, or NULL */
+	const struct trex_metrics *metrics; /* metrics inputs linked to the index, or NULL */
+	const char *const *metric_names;    /* --metric: the kernels table's metric columns */
+	size_t metric_count;
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

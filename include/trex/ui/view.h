@@ -20,6 +20,7 @@
 
 struct trex_catset; /* analysis/categories.h */
 struct trex_ideal_log; /* load/deeptools_log.h */
+struct trex_metrics; /* core/metrics.h */
 
 /* What a view asks the app to do once its action returns. */
 enum trex_ui_request_kind {
@@ -48,6 +49,9 @@ struct trex_ui_ctx {
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
 	const char *step_pattern;         /* --step REGEX for the steps view, NULL: the default */
+	const struct trex_metrics *metrics; /* metrics inputs linked to idx, or NULL */
+	const char *const *metric_names;    /* --metric names (the kernels table's metric columns) */
+	size_t metric_count;
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
