@@ -119,7 +119,8 @@ bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint3
 	X(GAPS, OPEN_GAPS, trex_gaps_view_new)                                                     \
 	X(STEPS, OPEN_STEPS, trex_steps_view_new)                                                  \
 	X(OPS, OPEN_OPS, trex_ops_view_new)                                                        \
-	X(API, OPEN_API, trex_api_view_new)
+	X(API, OPEN_API, trex_api_view_new)                                                        \
+	X(METRICS, OPEN_METRICS, trex_metrics_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
@@ -129,6 +130,11 @@ TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
 struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const char *category);
 /* The actions the table views implement. */
 bool trex_table_view_supports(enum trex_action action);
+/* The metrics of the instances linked to slices ids[0..n) (one row of the
+ * kernels table), titled after name; NULL with ctx->msg set when there are
+ * none. */
+struct trex_view *trex_kernel_metrics_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids,
+                                               size_t n, const char *name);
 
 /* The bindings of keymap for the actions marked in supported[TREX_ACTION_COUNT]. */
 struct trex_view *trex_help_view_new(struct trex_ui_ctx *ctx, enum trex_keymap_id keymap,
