@@ -530,6 +530,8 @@ static bool instance_row(const struct trex_metrics *m, const struct trex_index *
 	row[6].number = in_trace ? (double)trex_index_slice(idx, in->slice)->dur : NAN;
 	for (size_t j = 0; j < nm; j++)
 		trex_metrics_instance_value(m, id, metrics[j], &row[nh + j].number);
+	if (t->ncols == nh + nm) /* without the kernel column */
+		return row[0].text != NULL;
 	row[nh + nm].text = text(t, trex_metrics_str(m, in->kernel));
 	return row[0].text && row[nh + nm].text;
 }
@@ -548,7 +550,7 @@ enum trex_status trex_metrics_instances_table(const struct trex_metrics *m,
 	if (shown_metrics(m, sel, g, group, &metrics, &nm) != TREX_OK)
 		return free(metrics), nomem(err);
 	ok = metric_columns(t, "metrics_instances", m, metrics, nm, inst_head, ARRAY_LEN(inst_head),
-	                    kernel_tail, ARRAY_LEN(kernel_tail));
+	                    kernel_tail, sel->no_kernel ? 0 : ARRAY_LEN(kernel_tail));
 	group_span(g, group, &lo, &hi);
 	for (size_t k = lo; ok && k < hi; k++) {
 		for (size_t j = g->first[k]; ok && j < g->first[k + 1]; j++)
@@ -626,6 +628,7 @@ static bool summary_row(const struct trex_metrics *m, const uint32_t *ids, size_
 	union trex_cell *row = trex_table_add_row(t);
 	double pts[TREX_METRICS_TREND], sum = 0, v;
 	char label[512], trend[TREX_METRICS_TREND * 3 + 1];
+	size_t npts = n < TREX_METRICS_TREND ? n : TREX_METRICS_TREND; /* one per instance at most */
 
 	if (!row)
 		return false;
@@ -642,8 +645,8 @@ static bool summary_row(const struct trex_metrics *m, const uint32_t *ids, size_
 	row[4].number = row[2].count ? sum / (double)row[2].count : NAN;
 	if (!row[2].count)
 		row[3].number = row[5].number = NAN;
-	trex_metrics_trend(m, metric, ids, n, pts, TREX_METRICS_TREND);
-	trend_text(pts, n < TREX_METRICS_TREND ? n : TREX_METRICS_TREND, trend, sizeof(trend));
+	trex_metrics_trend(m, metric, ids, n, pts, npts);
+	trend_text(pts, npts, trend, sizeof(trend));
 	row[0].text = text(t, trex_metrics_device_label(m, ids[0], label, sizeof(label)));
 	row[1].text = text(t, trex_metrics_str(m, trex_metrics_metric_get(m, metric)->unit));
 	row[6].text = text(t, trend);

@@ -159,7 +159,7 @@ static enum trex_status list(const struct cli_model *m, const struct trex_metric
 {
 	static const uint32_t none[1];
 	/* the kernels as -l lists them: no metric columns */
-	struct trex_metrics_select kernels = {none, 0, sel->kernel, true};
+	struct trex_metrics_select kernels = {none, 0, sel->kernel, true, false};
 	struct section_out so = {out, fmt, true};
 	struct trex_table t;
 	enum trex_status st = trex_metrics_sources_table(m->metrics, &t, err);

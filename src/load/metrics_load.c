@@ -27,7 +27,7 @@ const struct trex_metrics_format *trex_metrics_format_of(struct trex_source *src
 {
 	const struct trex_metrics_format *const *f = trex_metrics_formats();
 	const struct trex_metrics_format *best = NULL;
-	unsigned char head[64];
+	unsigned char head[4096]; /* room for a program's output before a report */
 	size_t n;
 	int best_score = 0, trace;
 

@@ -381,20 +381,16 @@ static int sniff_device_banner(const char *p, const char *end)
 	return ut_metrics_header(p, (size_t)(end - p)) || starts(p, end, "Kernel,") ? 90 : 30;
 }
 
-static int ut_sniff(const unsigned char *head, size_t len)
+/* The score of a report that starts at p: a banner (or the start of one
+ * where the bytes end), a device banner, a metric CSV header; 0 if none. */
+static int sniff_report_start(const char *p, const char *end)
 {
-	const char *p = (const char *)head, *end = p + len;
 	static const char *const banners[] = {
 	    "=== Device Timing Summary ===", "=== API Timing Summary ===",
 	    "=== Kernel Submission Summary ===", "=== Kernel Properties ===",
 	    "== Kernel Metrics =="};
 
-	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
-		p++;
-	if (p == end)
-		return 0;
 	for (size_t i = 0; i < sizeof(banners) / sizeof(banners[0]); i++) {
-		/* a banner, or the start of one where the bytes end */
 		if (starts(p, end, banners[i]) || (end - p < (ptrdiff_t)strlen(banners[i]) &&
 		                                   memcmp(p, banners[i], (size_t)(end - p)) == 0))
 			return 90;
@@ -402,6 +398,35 @@ static int ut_sniff(const unsigned char *head, size_t len)
 	if (starts(p, end, "=== Device #"))
 		return sniff_device_banner(p, end);
 	return ut_metrics_header(p, (size_t)(end - p)) ? 90 : 0;
+}
+
+/* A report after the program's own output (stdout and the report in one
+ * file): a banner at the start of a later line of the head, below the
+ * score of a report that starts the file. Never a JSON document's. */
+static int sniff_later_report(const char *p, const char *end)
+{
+	if (*p == '{' || *p == '[')
+		return 0;
+	for (const char *nl = memchr(p, '\n', (size_t)(end - p)); nl;
+	     nl = memchr(nl + 1, '\n', (size_t)(end - nl - 1))) {
+		/* enough of the line to tell a banner from a row of '=' */
+		if (end - nl > 12 && sniff_report_start(nl + 1, end) >= 90)
+			return 70;
+	}
+	return 0;
+}
+
+static int ut_sniff(const unsigned char *head, size_t len)
+{
+	const char *p = (const char *)head, *end = p + len;
+	int score;
+
+	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
+		p++;
+	if (p == end)
+		return 0;
+	score = sniff_report_start(p, end);
+	return score ? score : sniff_later_report(p, end);
 }
 
 static void reader_free(struct ut_reader *r)

@@ -80,6 +80,7 @@ struct trex_metrics_select {
 	size_t nmetrics;
 	const struct trex_regex *kernel;
 	bool idle;
+	bool no_kernel; /* instances table: without the kernel column (one kernel's view) */
 };
 
 /* Instances by kernel: group g is the instances ids[first[g]] ..
