@@ -25,6 +25,23 @@ static enum trex_status no_metrics(struct trex_error *err)
 	                      "events)");
 }
 
+/* Whether --metric names "all" (every metric; report columns only when
+ * named). */
+static bool metric_all(const struct cli_opts *o)
+{
+	char **names;
+	size_t n;
+	bool all = false;
+	struct trex_error err;
+
+	if (cli_metric_names(o, &names, &n, &err) != TREX_OK)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		all = all || strcmp(names[i], "all") == 0;
+	cli_metric_names_free(names, n);
+	return all;
+}
+
 /* --metric NAME... as metric ids (report columns are for the kernels table). */
 static enum trex_status chosen_metrics(const struct cli_opts *o, const struct trex_metrics *m,
                                        uint32_t **ids, size_t *n, struct trex_error *err)
@@ -32,6 +49,7 @@ static enum trex_status chosen_metrics(const struct cli_opts *o, const struct tr
 	struct trex_metric_column *cols;
 	size_t ncols, k = 0;
 	enum trex_status st = cli_metric_columns(o, m, &cols, &ncols, err);
+	bool all = metric_all(o);
 
 	*ids = NULL;
 	*n = 0;
@@ -39,6 +57,8 @@ static enum trex_status chosen_metrics(const struct cli_opts *o, const struct tr
 		return st;
 	*ids = malloc((ncols ? ncols : 1) * sizeof(**ids));
 	for (size_t i = 0; *ids && i < ncols; i++) {
+		if (cols[i].is_report && all)
+			continue;
 		if (cols[i].is_report) {
 			st = trex_error_set(
 			    err, TREX_USAGE, NULL, -1,

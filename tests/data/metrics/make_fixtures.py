@@ -194,7 +194,7 @@ def damaged_csv():
             line += ",17"  # long: one field too many
         elif line.startswith(quote(K3) + ",12,"):
             f = line.split(",")
-            f[8] = "abc"  # XVE_STALL[%] of instance 12 is no number
+            f[8] = "abc"  # AvgGpuCoreFrequencyMHz of 12 (the name holds 3 commas)
             line = ",".join(f)
         out.append(line)
     text = "\n".join(out).rstrip("\n") + "\n"
