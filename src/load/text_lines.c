@@ -67,12 +67,12 @@ static void take(struct text_lines *tl, struct text_line *line, size_t len, bool
 bool text_lines_next(struct text_lines *tl, struct text_line *line, struct trex_error *err)
 {
 	for (;;) {
-		const char *p = tl->data + tl->pos;
 		size_t rest = tl->len - tl->pos;
-		const char *nl = rest ? memchr(p, '\n', rest) : NULL;
+		/* no pointer arithmetic on the NULL data of empty input */
+		const char *nl = rest ? memchr(tl->data + tl->pos, '\n', rest) : NULL;
 
 		if (nl) {
-			take(tl, line, (size_t)(nl - p), true);
+			take(tl, line, (size_t)(nl - (tl->data + tl->pos)), true);
 			return true;
 		}
 		if (tl->ended) {

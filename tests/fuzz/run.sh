@@ -1,5 +1,6 @@
 #!/bin/sh
-# Bounded fuzz runs of tests/fuzz/fuzz_json.c and fuzz_classify.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c and
+# fuzz_metrics.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -10,7 +11,10 @@
 # maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds;
 # then fuzz_classify.c (compiler logs and traces through the device-work
 # analyses), seeded with the same files and the corpus' .txt and .log
-# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15).
+# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15); then fuzz_metrics.c
+# (unitrace metric CSVs and text reports, Kineto profiler ranges), seeded
+# with the same files and the unitrace texts of tests/data/metrics and the
+# corpus, for FUZZ_METRICS_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -57,7 +61,7 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
 : >"$work/build.log"
 objects=
 pids=
-for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c; do
+for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
@@ -73,7 +77,7 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify; do
+for target in fuzz_json fuzz_classify fuzz_metrics; do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -101,6 +105,14 @@ for dir in "$srcdir/tests/data" "$corpus"; do
 done
 [ -d "$corpus/acelyzer" ] && for f in "$corpus"/acelyzer/*.txt "$corpus"/acelyzer/*.log; do
 	[ -f "$f" ] && add_seed "$f"
+done
+for dir in "$srcdir/tests/data/metrics" "$corpus/unitrace"; do
+	[ -d "$dir" ] || continue
+	find "$dir" -type f ! -name '*.py' ! -name '*.md' ! -name '*.json' | LC_ALL=C sort \
+		>"$work/seed-files"
+	while IFS= read -r f; do
+		add_seed "$f"
+	done <"$work/seed-files"
 done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
@@ -134,3 +146,4 @@ fuzz() {
 
 fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
 fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"
+fuzz fuzz_metrics "${FUZZ_METRICS_SECONDS:-15}" "" "$work/corpus-metrics" "$work/seeds"

@@ -224,6 +224,20 @@ Test(unitrace_text, nothing_readable_is_an_error)
 	cr_assert(strstr(err.message, "expected unitrace metrics or reports"), "%s", err.message);
 }
 
+/* The reader on empty input (whatever sniffing says): an error, no
+ * arithmetic on the empty source's NULL data (the fuzz target's first find,
+ * under clang's -fsanitize=pointer-overflow). */
+Test(unitrace_text, empty_input_is_an_error)
+{
+	struct trex_source *src;
+	struct trex_error err;
+
+	cr_assert_eq(trex_source_open_memory("e.csv", "", 0, true, &src, &err), TREX_OK);
+	cr_assert_eq(trex_metrics_formats()[0]->load(src, m, NULL, &err), TREX_FORMAT);
+	trex_source_close(src);
+	cr_assert_eq(trex_metrics_instance_count(m), 0);
+}
+
 /* ---- reports -----------------------------------------------------------------------------------
  */
 
