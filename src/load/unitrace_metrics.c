@@ -144,9 +144,15 @@ static bool fast_number(const char *p, const char *end, double *out)
 			exp = exp * 10 + (*p - '0');
 		}
 	}
-	if (p != end || mant > (1ull << 53))
+	if (p != end)
 		return false;
 	exp = esign * exp + scale;
+	if (exp == 0 && mant > (1ull << 53)) { /* an integer (a timestamp): one rounding */
+		*out = neg ? -(double)mant : (double)mant;
+		return true;
+	}
+	if (mant > (1ull << 53))
+		return false;
 	if (exp < -22 || exp > 22)
 		return false;
 	*out = exp < 0 ? (double)mant / pow10_exact[-exp] : (double)mant * pow10_exact[exp];
@@ -437,6 +443,15 @@ static bool new_instance(const struct ut_csv *c, const char *name, size_t len, b
 	       c->has_id != has_id || (has_id && c->id != id) || strcmp(c->device, device) != 0;
 }
 
+/* s into buf[size], cut to fit. */
+static void copy_text(char *buf, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
 static bool open_instance(struct ut_reader *r, const struct text_line *line, const char *name,
                           size_t len, bool has_id, int64_t id, const char *device)
 {
@@ -461,7 +476,7 @@ static bool open_instance(struct ut_reader *r, const struct text_line *line, con
 		return false;
 	c->has_id = has_id;
 	c->id = id;
-	snprintf(c->device, sizeof(c->device), "%s", device);
+	copy_text(c->device, sizeof(c->device), device);
 	c->in_instance = true;
 	return true;
 }
@@ -482,7 +497,7 @@ static void row_device(const struct ut_csv *c, const struct row_read *rr, char *
 	if (c->device_col >= 0 && rr->device_len)
 		snprintf(buf, size, "Device #%.*s", (int)rr->device_len, rr->device);
 	else
-		snprintf(buf, size, "%s", c->banner_device);
+		copy_text(buf, size, c->banner_device); /* every row: no printf */
 }
 
 /* Checks a row read; false (problem counted) when it is skipped. */

@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -382,8 +383,9 @@ Test(unitrace_text, gzip_input)
 Test(unitrace_text, numbers)
 {
 	static const char text[] =
-	    "Kernel,GlobalInstanceId,SubDeviceId,a,b,c,d,e,f\n"
-	    "\"k\",1,0,6.89741e-06,-nan,1E+3,0x10,123456789012345678901,.5\n";
+	    "Kernel,GlobalInstanceId,SubDeviceId,a,b,c,d,e,f,g,h\n"
+	    "\"k\",1,0,6.89741e-06,-nan,1E+3,0x10,123456789012345678901,.5,1718111111000001001,"
+	    "9007199254740993.5\n";
 
 	load(text);
 	cr_assert_eq(value(0, "a"), 6.89741e-06);
@@ -396,5 +398,8 @@ Test(unitrace_text, numbers)
 	    "hex is not what unitrace writes");
 	cr_assert_eq(value(0, "e"), 123456789012345678901.0, "beyond 19 digits: strtod");
 	cr_assert_eq(value(0, "f"), 0.5);
+	/* above 2^53: an integer rounds once, as strtod rounds it; a fraction is strtod's */
+	cr_assert_eq(value(0, "g"), strtod("1718111111000001001", NULL));
+	cr_assert_eq(value(0, "h"), strtod("9007199254740993.5", NULL));
 	cr_assert_eq(trex_metrics_source(m, 0)->problems, 1, "0x10");
 }
