@@ -583,6 +583,20 @@ void trex_metrics_trend(const struct trex_metrics *m, uint32_t metric, const uin
 	}
 }
 
+/* The eighth block (1..8) of v between lo and hi: 4 when all are equal;
+ * infinite values at the ends, never a conversion of NaN. */
+static int trend_level(double v, double lo, double hi)
+{
+	double f;
+
+	if (!(hi > lo))
+		return 4;
+	if (v >= hi)
+		return 8;
+	f = (v - lo) / (hi - lo);
+	return 1 + (int)((f > 0 ? f : 0) * 7.999);
+}
+
 /* The trend as eighth blocks (U+2581..U+2588) between its min and max; a
  * blank where a point has no value. */
 static void trend_text(const double *pts, size_t n, char *buf, size_t size)
@@ -597,15 +611,13 @@ static void trend_text(const double *pts, size_t n, char *buf, size_t size)
 		}
 	}
 	for (size_t i = 0; i < n && used + 4 < size; i++) {
-		int level = hi > lo ? 1 + (int)((pts[i] - lo) / (hi - lo) * 7.999) : 4;
-
 		if (isnan(pts[i])) {
 			buf[used++] = ' ';
 			continue;
 		}
 		buf[used++] = '\xe2';
 		buf[used++] = '\x96';
-		buf[used++] = (char)(0x80 + level);
+		buf[used++] = (char)(0x80 + trend_level(pts[i], lo, hi));
 	}
 	buf[used] = '\0';
 }
