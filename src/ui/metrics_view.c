@@ -430,7 +430,10 @@ static void match_message(struct trex_ui_ctx *ctx)
 	char line[TREX_UI_MSG_MAX];
 
 	trex_metrics_match_count(ctx->idx, ctx->metrics, &mm);
-	if (mm.instances || mm.report_rows)
+	if (!trex_index_slice_count(ctx->idx)) /* metrics alone: nothing to match */
+		trex_ui_message(ctx, "no trace loaded: give the trace with the metrics to link "
+		                     "their instances to its kernels");
+	else if (mm.instances || mm.report_rows)
 		trex_ui_message(ctx, "%s", trex_metrics_match_line(&mm, line, sizeof(line)));
 }
 

@@ -55,6 +55,10 @@ dump 200 16 "2 M" "$TRACE" "$D/gemm.q.csv"
 check_dump "M on a kernels row: that kernel's instances" \
 	screen_has "$S" 'metrics of gemm_kernel<float, 16>.*: 2 instances, 2 in the trace'
 
+dump 120 12 "M" "$D/gemm.q.csv"
+check_dump "M over metrics alone: the kernels, and no trace to match said as such" \
+	sh -c "grep -q '^ Device #0 .* gemm_kernel' '$S' && grep -q '^ no trace loaded' '$S'"
+
 # ---- without metrics: said, never a key that does nothing ------------------------------
 dump 120 12 "2 C" "$TRACE"
 check_dump "C without metrics inputs says what to give" screen_has "$S" '^ no metrics loaded: give'
