@@ -43,7 +43,10 @@
 	  "what was lost or repaired: every integrity counter per run, with its first example")   \
 	X(STALLS, "stalls", cmd_stalls,                                                            \
 	  "per kernel: stall samples by reason, hottest instructions and source lines, what "     \
-	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")
+	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")             \
+	X(METRICS, "metrics", cmd_metrics,                                                         \
+	  "per-kernel hardware metrics (unitrace -q/-k, Kineto ranges) and unitrace reports: "     \
+	  "devices, metrics, kernels; --metric: their values")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -84,9 +87,15 @@ enum cli_command {
 	  "stalls: look for source files under DIR too (repeatable)")                               \
 	X(SOURCE_MAP, "source-map", 0, "OLD=NEW",                                                  \
 	  "stalls: a source file recorded under directory OLD is under NEW here (repeatable)")     \
-	X(KERNEL, "kernel", 0, "REGEX", "stalls: only the kernels whose name matches REGEX")       \
+	X(KERNEL, "kernel", 0, "REGEX",                                                            \
+	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE",                                                           \
 	  "stalls (command and view): the stall report the others are compared with, per line")   \
+	X(METRIC, "metric", 0, "NAME[,NAME]",                                                      \
+	  "metrics: the metrics to show; kernels and the interface: metric columns in the kernels " \
+	  "table (metric or report column names, or all)")                                         \
+	X(SUMMARY, "summary", 0, NULL,                                                             \
+	  "metrics --metric: min, avg, max and trend per kernel instead of one row per instance")  \
 	X(OUTPUT, "output", 'o', "FILE",                                                           \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -119,6 +128,7 @@ enum cli_option {
 };
 
 #define CLI_LIST_MAX 32 /* repeatable options: at most this many of each */
+#define CLI_METRIC_ARGS_MAX 64
 
 struct cli_opts {
 	enum cli_command command;
@@ -140,8 +150,11 @@ struct cli_opts {
 	size_t nsource_path;
 	const char *source_map[CLI_LIST_MAX];  /* stalls --source-map OLD=NEW, in order */
 	size_t nsource_map;
-	const char *kernel;    /* stalls --kernel REGEX */
+	const char *kernel;    /* stalls, metrics --kernel REGEX */
 	const char *compare;   /* stalls --compare FILE */
+	const char *metric_args[CLI_METRIC_ARGS_MAX]; /* --metric, as given (comma lists) */
+	size_t nmetric_args;
+	bool summary;          /* metrics --summary */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
@@ -173,9 +186,13 @@ void cli_paths_free(struct cli_paths *p);
  * line on a terminal and Ctrl-C cancelling (CANCELLED); prints warning
  * lines for each file that lost data (a summary, then its first and largest
  * damaged spots and the first example of each damage counter, each with
- * its position), and fails (FORMAT) under --strict. */
+ * its position), and fails (FORMAT) under --strict. Metrics inputs go to
+ * *metrics (trex_load_inputs; metrics may be NULL only when there are
+ * none), with warnings for their problems; *out is NULL when every input
+ * was a metrics input. */
+struct trex_metrics;
 enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
-                          struct trex_error *err);
+                          struct trex_metrics **metrics, struct trex_error *err);
 /* One warning line on stderr per rank that several files claim (they stay
  * separate runs; analysis/labels.h). Printed after the interface exits,
  * else right after loading. */
@@ -201,12 +218,13 @@ struct trex_ideal_log;
 struct trex_profile;
 struct trex_srcfiles;
 struct cli_model {
-	const struct trex_index *idx;
+	const struct trex_index *idx;  /* NULL only for `trex metrics` of metrics inputs alone */
 	const struct trex_catset *catset;
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	const struct trex_profile *profile; /* the stall reports among the inputs, or NULL */
 	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE without */
 	struct trex_srcfiles *sources;      /* --source-path and --source-map, or NULL */
+	const struct trex_metrics *metrics; /* metrics inputs, linked to idx; or NULL */
 };
 
 /* A command writes its report to out; errors are values in err. */
@@ -230,6 +248,29 @@ static inline void cli_print_note(FILE *out, const struct trex_table *t)
  * with a line saying so when it is empty. */
 enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
                                  FILE *out, struct trex_error *err);
+
+/* ---- cli_metrics.c ---------------------------------------------------------------------- */
+
+/* The --metric names, comma lists split and blanks trimmed: *names is
+ * malloc'd (free it and every name), *n of them. */
+enum trex_status cli_metric_names(const struct cli_opts *o, char ***names, size_t *n,
+                                  struct trex_error *err);
+void cli_metric_names_free(char **names, size_t n);
+/* Warnings on stderr for every metrics input that had problems: a summary
+ * line, then each problem kept, positioned. */
+void cli_report_metrics(const struct trex_metrics *m);
+/* Links the metrics to the trace (analysis/metrics.h); unless the command
+ * is `trex metrics` (whose report says it), a warning line when some
+ * instance or report row did not match. */
+enum trex_status cli_link_metrics(const struct cli_opts *o, const struct trex_index *idx,
+                                  struct trex_metrics *m, struct trex_error *err);
+/* The metric columns --metric asks for in the kernels table, against m
+ * (*cols NULL and *n 0 without --metric). USAGE without metrics inputs, or
+ * for a name m lacks. */
+struct trex_metric_column;
+enum trex_status cli_metric_columns(const struct cli_opts *o, const struct trex_metrics *m,
+                                    struct trex_metric_column **cols, size_t *n,
+                                    struct trex_error *err);
 
 /* Reads and checks --schema before the (long) load; NULL set: built-in. */
 enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_catset **set,

@@ -18,7 +18,9 @@
 #include "trex/core/display.h"
 #include "trex/analysis/table_order.h"
 #include "trex/core/grow.h"
+#include "trex/core/metrics.h"
 #include "trex/load/loader.h"
+#include "trex/load/metrics_load.h"
 #include "trex/load/source.h"
 #include "trex/load/synthetic.h"
 #include "trex/ui/timespec.h"
@@ -150,6 +152,28 @@ static enum trex_status parse_core_freq(const char *s, unsigned *out, struct tre
 	return TREX_OK;
 }
 
+/* --metric: metrics, kernels and the interface; --summary: metrics;
+ * --kernel: metrics and stalls. */
+static enum trex_status check_metrics_options(const struct cli_opts *o, struct trex_error *err)
+{
+	bool metrics = o->command == CLI_CMD_METRICS;
+
+	if (o->nmetric_args && !metrics && o->command != CLI_CMD_KERNELS &&
+	    o->command != CLI_CMD_DEFAULT)
+		return usage(err, "--metric applies to 'trex metrics', 'trex kernels' and the "
+		                  "interface only");
+	if (o->summary && !metrics)
+		return usage(err, "--summary applies to 'trex metrics' only");
+	if (o->kernel && !metrics && o->command != CLI_CMD_STALLS)
+		return usage(err, "--kernel applies to 'trex stalls' and 'trex metrics' only");
+	if (o->summary && !o->nmetric_args)
+		return usage(err, "--summary needs --metric NAME (which metrics to sum up)");
+	if (metrics && !o->nmetric_args && o->format == TREX_FMT_CSV)
+		return usage(err, "metrics: without --metric the report is several tables: text or "
+		                  "json (--metric NAME makes one table, for csv)");
+	return TREX_OK;
+}
+
 /* --compiler-log, --core-freq and --explain: categories only, one table. */
 /* The options of the steps, gaps, ops and api commands. */
 static enum trex_status check_view_options(const struct cli_opts *o, struct trex_error *err)
@@ -162,7 +186,9 @@ static enum trex_status check_view_options(const struct cli_opts *o, struct trex
 	    o->command != CLI_CMD_API && o->command != CLI_CMD_STALLS)
 		return usage(err, "--top applies to 'trex gaps', 'trex ops', 'trex api' and "
 		                  "'trex stalls' only");
-	return cli_check_stalls_options(o, err);
+	if (cli_check_stalls_options(o, err) != TREX_OK)
+		return err->status;
+	return check_metrics_options(o, err);
 }
 
 static enum trex_status check_classify_options(const struct cli_opts *o, struct trex_error *err)
@@ -208,6 +234,40 @@ static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, c
 	}
 }
 
+/* A regex option's argument, checked when parsed: a bad pattern fails
+ * before a long load. */
+static enum trex_status check_pattern(const char *option, const char *arg, struct trex_error *err)
+{
+	struct trex_regex *re;
+	char why[TREX_ERROR_MSG_MAX];
+
+	if (trex_regex_compile(arg, &re, err) != TREX_OK) {
+		snprintf(why, sizeof(why), "%s", err->message);
+		return usage(err, "%s '%s': %s", option, arg, why);
+	}
+	trex_regex_free(re);
+	return TREX_OK;
+}
+
+/* The options of metrics. */
+static enum trex_status apply_metrics_value(struct cli_opts *o, enum cli_option id,
+                                            const char *arg, struct trex_error *err)
+{
+	switch (id) {
+	case CLI_OPT_METRIC:
+		if (o->nmetric_args == CLI_METRIC_ARGS_MAX)
+			return usage(err, "--metric: at most %d times (NAME,NAME,... lists more)",
+			             CLI_METRIC_ARGS_MAX);
+		o->metric_args[o->nmetric_args++] = arg;
+		return TREX_OK;
+	case CLI_OPT_KERNEL:
+		o->kernel = arg;
+		return check_pattern("--kernel", arg, err);
+	default:
+		return apply_ui_value(o, id, arg, err);
+	}
+}
+
 /* The options of gaps, steps, ops and api. */
 static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id, const char *arg,
                                          struct trex_error *err)
@@ -216,18 +276,11 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 	enum trex_status st;
 	char *end;
 	unsigned long long n;
-	struct trex_regex *re;
-	char why[TREX_ERROR_MSG_MAX];
 
 	switch (id) {
-	case CLI_OPT_STEP: /* checked now: a bad pattern fails before a long load */
-		if (trex_regex_compile(arg, &re, err) != TREX_OK) {
-			snprintf(why, sizeof(why), "%s", err->message);
-			return usage(err, "--step '%s': %s", arg, why);
-		}
-		trex_regex_free(re);
+	case CLI_OPT_STEP:
 		o->step = arg;
-		return TREX_OK;
+		return check_pattern("--step", arg, err);
 	case CLI_OPT_MIN:
 		if (!trex_timespec_parse(arg, &o->min_ns, &relative) || relative)
 			return usage(err, "--min: expected a time like 50us or 1500 (ns), not '%s'",
@@ -242,7 +295,7 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		return TREX_OK;
 	default:
 		st = cli_apply_stalls_value(o, id, arg, &handled, err);
-		return handled ? st : apply_ui_value(o, id, arg, err);
+		return handled ? st : apply_metrics_value(o, id, arg, err);
 	}
 }
 
@@ -299,6 +352,9 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 		break;
 	case CLI_OPT_EXPLAIN:
 		o->explain = true;
+		break;
+	case CLI_OPT_SUMMARY:
+		o->summary = true;
 		break;
 	case CLI_OPT_STRICT:
 		o->strict = true;
@@ -637,17 +693,33 @@ static enum trex_status load_demo(const struct trex_load_opts *lo, struct trex_i
 }
 
 static enum trex_status load_files(const struct cli_opts *o, const struct trex_load_opts *lo,
-                                   struct trex_index **out, struct trex_error *err)
+                                   struct trex_index **out, struct trex_metrics **metrics,
+                                   struct trex_error *err)
 {
 	struct cli_paths paths;
+	struct trex_metrics *m = NULL;
+	bool dropped;
 	enum trex_status st = cli_expand_inputs(o->inputs, o->input_count, &paths, err);
 
 	if (st != TREX_OK)
 		return st;
-	st = cli_drop_profile_inputs(&paths) && paths.n == 0
-	         ? cli_empty_index(out, err)
-	         : trex_load_paths((const char *const *)paths.v, paths.n, lo, out, err);
+	/* stall reports are read apart (cli_profile_load); what is left is
+	 * traces and metrics, or nothing but reports (an empty trace then) */
+	dropped = cli_drop_profile_inputs(&paths);
+	st = trex_load_inputs((const char *const *)paths.v, paths.n, lo, out, &m, err);
+	if (st == TREX_OK && !*out && dropped)
+		st = cli_empty_index(out, err);
 	cli_paths_free(&paths);
+	if (st == TREX_OK && m && !metrics) { /* a caller that takes no metrics */
+		st = trex_error_set(err, TREX_USAGE, trex_metrics_str(m, trex_metrics_source(m, 0)->path),
+		                    -1, "metrics input: not for this command");
+		trex_index_free(*out);
+		*out = NULL;
+	}
+	if (metrics)
+		*metrics = m;
+	else
+		trex_metrics_free(m);
 	return st;
 }
 
@@ -735,7 +807,8 @@ void cli_report_rank_clashes(const struct trex_index *idx)
 		        trex_rank_clash_warning(idx, i, line, sizeof(line)));
 }
 
-enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, struct trex_error *err)
+enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
+                          struct trex_metrics **metrics, struct trex_error *err)
 {
 	struct progress pr = {.last_ns = 0, .shown = false};
 	struct trex_load_opts lo = {.threads = o->threads,
@@ -746,22 +819,30 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, str
 	enum trex_status st;
 
 	*out = NULL;
+	if (metrics)
+		*metrics = NULL;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		lo.progress = on_progress;
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	load_cancelled = 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
-	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, err);
+	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, metrics, err);
 	sigaction(SIGINT, &old, NULL);
 	progress_clear(&pr);
 	if (st == TREX_OK && load_cancelled)
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
-	if (st == TREX_OK)
+	if (st == TREX_OK && *out)
 		st = report_loss(*out, o->strict, err);
+	if (st == TREX_OK && metrics && *metrics)
+		cli_report_metrics(*metrics);
 	if (st != TREX_OK && *out) {
 		trex_index_free(*out);
 		*out = NULL;
+	}
+	if (st != TREX_OK && metrics) {
+		trex_metrics_free(*metrics);
+		*metrics = NULL;
 	}
 	return st;
 }

@@ -69,8 +69,8 @@ enum trex_status cli_check_stalls_options(const struct cli_opts *o, struct trex_
 {
 	bool stalls = o->command == CLI_CMD_STALLS, ui = o->command == CLI_CMD_DEFAULT;
 
-	if (o->kernel && !stalls)
-		return usage(err, "--kernel applies to 'trex stalls' only");
+	if (o->kernel && !stalls && o->command != CLI_CMD_METRICS)
+		return usage(err, "--kernel applies to 'trex stalls' and 'trex metrics' only");
 	if ((o->dump || o->nsource_path || o->nsource_map || o->compare) && !stalls && !ui)
 		return usage(err, "--%s applies to 'trex stalls' and the interface only",
 		             o->dump ? "dump" : o->compare ? "compare"

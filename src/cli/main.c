@@ -11,9 +11,12 @@
 #include "trex/core/display.h"
 #include "trex/load/deeptools_log.h"
 #include "trex/core/index.h"
+#include "trex/core/metrics.h"
 #include "trex/core/status.h"
 #include "trex/core/profile.h"
 #include "trex/load/source_files.h"
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
 #include "trex/ui/app.h"
 
 #define EXIT_INTERRUPTED 130 /* 128 + SIGINT, as shells report it */
@@ -72,9 +75,29 @@ static void ui_title(const struct cli_opts *o, const struct trex_index *idx,
 	}
 }
 
+/* Metrics inputs without a trace: the interface opens them over an empty
+ * trace, titled after them. */
+static enum trex_status ui_metrics_alone(const struct trex_metrics *m, struct trex_index **idx,
+                                         char *title, size_t size, struct trex_error *err)
+{
+	static const char empty[] = "{\"traceEvents\": []}";
+	struct trex_source *src;
+	enum trex_status st;
+
+	st = trex_source_open_memory("(no trace)", empty, sizeof(empty) - 1, false, &src, err);
+	if (st == TREX_OK)
+		st = trex_load_sources(&src, 1, NULL, idx, err);
+	if (st == TREX_OK)
+		snprintf(title, size, "%s (no trace)",
+		         trex_metrics_str(m, trex_metrics_source(m, 0)->path));
+	return st;
+}
+
 static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 {
 	struct trex_index *idx = NULL;
+	struct trex_metrics *metrics = NULL;
+	char **names = NULL;
 	char title[512];
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
@@ -93,15 +116,25 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	uo.ideal = ideal;
 	uo.profile = profile;
 	if (st == TREX_OK)
-		st = cli_load(o, &idx, err);
-	if (st == TREX_OK) {
+		st = cli_load(o, &idx, &metrics, err);
+	if (st == TREX_OK && !idx)
+		st = ui_metrics_alone(metrics, &idx, title, sizeof(title), err);
+	else if (st == TREX_OK)
 		ui_title(o, idx, profile, title, sizeof(title));
+	if (st == TREX_OK && metrics)
+		st = cli_link_metrics(o, idx, metrics, err);
+	uo.metrics = metrics;
+	if (st == TREX_OK)
+		st = cli_metric_names(o, &names, &uo.metric_count, err);
+	uo.metric_names = (const char *const *)names;
+	if (st == TREX_OK)
 		st = trex_ui_run(idx, &uo, err);
-	}
 	if (idx) {
 		cli_report_rank_clashes(idx); /* the interface showed it; the screen is gone now */
 		trex_index_free(idx);
 	}
+	cli_metric_names_free(names, uo.metric_count);
+	trex_metrics_free(metrics);
 	trex_catset_free(set);
 	trex_ideal_log_free(ideal);
 	trex_profile_free(profile);
@@ -128,6 +161,7 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 {
 	struct cli_output out;
 	struct trex_index *idx = NULL;
+	struct trex_metrics *metrics = NULL;
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
 	struct trex_profile *profile = NULL;
@@ -155,13 +189,21 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 		trex_srcfiles_free(sources);
 		return st;
 	}
-	st = cli_load(o, &idx, err);
+	st = cli_load(o, &idx, &metrics, err);
+	if (st == TREX_OK && !idx && o->command != CLI_CMD_METRICS)
+		st = trex_error_set(err, TREX_USAGE, NULL, -1,
+		                    "no trace among the inputs, only metrics ('trex metrics FILE' "
+		                    "reads them alone)");
+	if (st == TREX_OK && idx && metrics)
+		st = cli_link_metrics(o, idx, metrics, err);
 	if (st == TREX_OK) {
-		struct cli_model m = {idx, set, ideal, profile, baseline, sources};
+		struct cli_model m = {idx, set, ideal, profile, baseline, sources, metrics};
 
-		cli_report_rank_clashes(idx);
+		if (idx)
+			cli_report_rank_clashes(idx);
 		st = dispatch(o, &m, out.stream, err);
 	}
+	trex_metrics_free(metrics);
 	trex_catset_free(set);
 	trex_ideal_log_free(ideal);
 	trex_profile_free(profile);

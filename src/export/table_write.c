@@ -47,6 +47,25 @@ static void format_ns(double ns, char *buf, size_t size)
 		snprintf(buf, size, "0");
 }
 
+/* A REAL cell: integers whole; else 6 significant digits in text, and in
+ * CSV/JSON the shortest form that reads back as the same double. */
+static void format_real(double v, enum trex_table_format fmt, char *buf, size_t size)
+{
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, size, "%.0f", v);
+	} else if (fmt == TREX_FMT_TEXT) {
+		snprintf(buf, size, "%.6g", v);
+	} else {
+		for (int digits = 15; digits <= 17; digits++) {
+			snprintf(buf, size, "%.*g", digits, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+	}
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, size, "0");
+}
+
 /* A non-text cell as text for the given format; false when the value is not
  * finite (the caller prints its "no value" form). */
 static bool format_cell(const struct trex_column *col, const union trex_cell *c,
@@ -65,6 +84,8 @@ static bool format_cell(const struct trex_column *col, const union trex_cell *c,
 			format_ns(c->number, buf, size);
 	} else if (col->type == TREX_COL_PERCENT && fmt == TREX_FMT_TEXT) {
 		snprintf(buf, size, "%.2f", c->number);
+	} else if (col->type == TREX_COL_REAL) {
+		format_real(c->number, fmt, buf, size);
 	} else {
 		trex_format_decimal(c->number, fmt == TREX_FMT_TEXT ? 3 : 6, buf, size);
 	}

@@ -3,8 +3,11 @@
 #define TREX_LOAD_FORMATS_H
 
 #include "trex/load/loader.h"
+#include "trex/load/metrics_load.h"
 
 extern const struct trex_format trex_format_chrome_json;
+/* Metrics formats (metrics_load.h). */
+extern const struct trex_metrics_format trex_format_unitrace_text;
 
 /* Stall-sampling formats: read into a profile store beside the index, not
  * into it (src/load/profile_load.c; the struct is in profile_text.h). */

@@ -20,6 +20,16 @@ const struct trex_format *const *trex_formats(void)
 	return registry;
 }
 
+static const struct trex_metrics_format *const metrics_registry[] = {
+	&trex_format_unitrace_text,
+	NULL,
+};
+
+const struct trex_metrics_format *const *trex_metrics_formats(void)
+{
+	return metrics_registry;
+}
+
 /* What the jobs of one load share: parts per file, progress, the lock. */
 struct trex_load_shared {
 	pthread_mutex_t lock;

@@ -13,6 +13,7 @@
 #include "table_view.h"
 #include "trex/analysis/kernels.h"
 #include "trex/analysis/labels.h"
+#include "trex/analysis/metrics.h"
 
 /* The launching ops, found on a second thread while the user reads the
  * table by name, so that grouping by op later costs what a regrouping
@@ -31,6 +32,7 @@ struct kernels_view {
 	char *category; /* only this category's work (memory included), or NULL */
 	struct trex_kernel_members members;
 	struct ops_prefetch prefetch;
+	bool metric_cols; /* the metric columns are shown (metric-columns) */
 };
 
 /* ---- launching ops, in the background ----------------------------------------------- */
@@ -135,6 +137,69 @@ static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint3
 
 /* ---- kernels --------------------------------------------------------------------------- */
 
+/* ---- metrics ------------------------------------------------------------------------------ */
+
+static bool kernels_build(struct kernels_view *kv);
+
+/* The metric columns (--metric's, else every metric and report column),
+ * added to t (trex_kernels_add_metrics); t freed on failure. */
+static bool add_metric_columns(struct trex_ui_ctx *ctx, const struct trex_kernel_members *m,
+                               struct trex_table *t)
+{
+	static const char *const all[] = {"all"};
+	struct trex_metric_column *cols;
+	size_t ncols;
+	struct trex_error err;
+	enum trex_status st = trex_metrics_columns(
+	    ctx->metrics, ctx->metric_count ? ctx->metric_names : all,
+	    ctx->metric_count ? ctx->metric_count : 1, &cols, &ncols, &err);
+
+	if (st == TREX_OK) {
+		st = trex_kernels_add_metrics(ctx->idx, ctx->metrics, m, cols, ncols, t, &err);
+		free(cols);
+	}
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		trex_ui_message(ctx, "%s", err.message);
+	}
+	return st == TREX_OK;
+}
+
+static void toggle_metric_columns(struct kernels_view *kv)
+{
+	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
+
+	if (!ctx->metrics) {
+		trex_ui_message(ctx, "no metrics loaded: give unitrace -q/-k CSVs or -d reports with "
+		                     "the trace (trex TRACE METRICS.csv)");
+		return;
+	}
+	kv->metric_cols = !kv->metric_cols;
+	if (!kernels_build(kv)) {
+		kv->metric_cols = !kv->metric_cols;
+		return;
+	}
+	trex_ui_message(ctx, "metric columns %s", kv->metric_cols ? "shown (h/l scroll to them, "
+	                                                            "F2 hides some)"
+	                                                          : "hidden");
+}
+
+static void open_metrics(struct kernels_view *kv)
+{
+	size_t r = table_view_selected(&kv->tv);
+	struct trex_view *v;
+
+	if (r == (size_t)-1 || r >= kv->members.nrows) {
+		trex_ui_message(kv->tv.base.ctx, "no row selected");
+		return;
+	}
+	v = trex_kernel_metrics_view_new(kv->tv.base.ctx, kv->members.ids + kv->members.first[r],
+	                                 kv->members.first[r + 1] - kv->members.first[r],
+	                                 table_view_name(&kv->tv, r));
+	if (v)
+		trex_ui_push_view(kv->tv.base.ctx, v);
+}
+
 /* (Re)computes the table for the current grouping; per-rank columns when
  * grouped by name over several files. */
 static bool kernels_build(struct kernels_view *kv)
@@ -156,6 +221,10 @@ static bool kernels_build(struct kernels_view *kv)
 
 	if (trex_kernels_table_members(ctx->idx, &opts, &t, &m, &err) != TREX_OK) {
 		trex_ui_message(ctx, "%s", err.message);
+		return false;
+	}
+	if (kv->metric_cols && !add_metric_columns(ctx, &m, &t)) {
+		trex_kernel_members_free(&m);
 		return false;
 	}
 	if (kv->category)
@@ -219,6 +288,10 @@ static enum trex_handled kernels_action(struct table_view *tv, enum trex_action 
 		open_instances(kv);
 	else if (a == TREX_ACTION_CYCLE_GROUP)
 		cycle_group(kv);
+	else if (a == TREX_ACTION_METRIC_COLUMNS)
+		toggle_metric_columns(kv);
+	else if (a == TREX_ACTION_OPEN_METRICS)
+		open_metrics(kv);
 	else
 		return TREX_IGNORED;
 	return TREX_HANDLED;
@@ -238,7 +311,21 @@ static const struct table_view_hooks kernels_hooks = {
     .free = kernels_free,
 };
 
-static const struct trex_view_ops kernels_ops = TABLE_VIEW_OPS("kernels");
+/* The table actions, and open-metrics for the selected kernel. */
+static bool kernels_supports(enum trex_action a)
+{
+	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS;
+}
+
+static const struct trex_view_ops kernels_ops = {
+    .name = "kernels",
+    .keymap = TREX_KEYMAP_TABLE,
+    .supports = kernels_supports,
+    .dispatch = table_view_dispatch,
+    .draw = table_view_draw,
+    .free = table_view_free,
+    .mouse = table_view_mouse,
+};
 
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
 {
@@ -252,6 +339,7 @@ struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const 
 	if (!kv)
 		return NULL;
 	kv->group = TREX_KERNELS_BY_NAME;
+	kv->metric_cols = ctx->metrics && ctx->metric_count; /* --metric: shown from the start */
 	if (category && !(kv->category = strdup(category))) {
 		trex_ui_message(ctx, "out of memory");
 		table_view_free(&kv->tv.base);

@@ -764,6 +764,7 @@ bool trex_table_view_supports(enum trex_action a)
 	case TREX_ACTION_SORT_INVERT:
 	case TREX_ACTION_TOGGLE_NAMES:
 	case TREX_ACTION_CYCLE_GROUP:
+	case TREX_ACTION_METRIC_COLUMNS:
 	case TREX_ACTION_EXPORT_TABLE:
 	case TREX_ACTION_SORT_MENU:
 	case TREX_ACTION_COLUMNS:
@@ -850,6 +851,9 @@ enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
 		break;
 	case TREX_ACTION_CYCLE_GROUP:
 		trex_ui_message(v->ctx, "the %s table has no other grouping", v->ops->name);
+		break;
+	case TREX_ACTION_METRIC_COLUMNS:
+		trex_ui_message(v->ctx, "metric columns are for the kernels table (2)");
 		break;
 	default:
 		return TREX_IGNORED;
@@ -1199,7 +1203,10 @@ void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout 
 	struct table_view *tv = of(v);
 	int width = lay->header.w, y0 = lay->header.y + 1;
 
-	tv->body_h = lay->status.y - y0 - 1;
+	tv->summary_h = tv->hooks->summary_rows && tv->has_table ? tv->hooks->summary_rows(tv) : 0;
+	if (tv->summary_h > lay->status.y - y0 - 2)
+		tv->summary_h = lay->status.y - y0 - 2 > 0 ? lay->status.y - y0 - 2 : 0;
+	tv->body_h = lay->status.y - y0 - 1 - tv->summary_h;
 	if (tv->body_h < 1)
 		tv->body_h = 1;
 	follow_sel(tv);
@@ -1215,10 +1222,14 @@ void table_view_draw(struct trex_view *v, WINDOW *win, const struct trex_layout 
 	tv->header_y = y0;
 	trex_draw_fill(win, y0, 0, width, trex_term_attr(v->ctx->term, TREX_ROLE_HEADER));
 	draw_headers(tv, win, y0, 0);
+	for (int i = 0; i < tv->summary_h; i++)
+		tv->hooks->draw_summary(tv, win, y0 + 1 + i, i, width);
+	y0 += tv->summary_h;
 	for (int i = 0; i < tv->body_h && tv->top + (size_t)i < tv->nrows; i++)
 		draw_row(tv, win, y0 + 1 + i, width, tv->top + (size_t)i);
 	if (!tv->nrows)
 		draw_empty(tv, win, y0 + 1, width - 1);
+	y0 -= tv->summary_h;
 	if (tv->menu.open)
 		table_columns_draw(tv, win, lay, y0);
 	draw_status(tv, win, &lay->status);
@@ -1275,6 +1286,7 @@ enum trex_handled table_view_mouse(struct trex_view *v, int y, int x, unsigned l
 		return TREX_IGNORED;
 	if (y == tv->header_y)
 		return header_click(tv, x);
+	y -= tv->summary_h; /* the body starts under the summary rows */
 	if (y > tv->header_y && y <= tv->header_y + tv->body_h &&
 	    tv->top + (size_t)(y - tv->header_y - 1) < tv->nrows) {
 		tv->sel = tv->top + (size_t)(y - tv->header_y - 1);

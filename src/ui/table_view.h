@@ -39,6 +39,12 @@ struct table_view_hooks {
 	/* The role of every cell of table row r in place of the columns' own
 	 * (a counter that is zero dimmed); NULL or TREX_ROLE_DEFAULT: theirs. */
 	enum trex_role (*row_role)(const struct table_view *tv, size_t r);
+	/* Rows drawn between the column titles and the body, never sorted,
+	 * filtered or selected (a summary of the columns: min, max, ...); NULL:
+	 * none. draw_summary draws summary row i at screen row y, the columns
+	 * placed (col_x, col_w) as for the body. */
+	int (*summary_rows)(const struct table_view *tv);
+	void (*draw_summary)(struct table_view *tv, WINDOW *win, int y, int i, int width);
 };
 
 struct table_view {
@@ -73,6 +79,7 @@ struct table_view {
 	int name_max;       /* the longest name (bytes), title included */
 	int *col_x, *col_w; /* last draw: screen x and width per column, -1: hidden */
 	int header_y;       /* screen row of the column titles at the last draw */
+	int summary_h;      /* summary rows under them at the last draw */
 	size_t pct_col;     /* a *_pct column colours hot names; ncols: none */
 	char error[TREX_PROMPT_MAX + 64]; /* a bad pattern, shown while its prompt is open */
 

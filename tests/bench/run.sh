@@ -154,6 +154,24 @@ tables_bench() {
 	echo
 }
 
+# Metric CSV load (tests/bench/metrics.c, built by `make bench`): a 1 GiB
+# unitrace -q CSV, generated once, loaded on one thread.
+metrics_bench() {
+	if [ ! -x "$builddir/tests/bench/metrics" ]; then
+		echo "note: tests/bench/metrics not built: skipped" >&2
+		return 0
+	fi
+	csv=$data/unitrace_q_1024mb.csv
+	echo "## Metric CSV load (unitrace -q, one thread, median of $runs)"
+	echo
+	if [ -s "$csv" ]; then
+		"$builddir/tests/bench/metrics" "$csv" --runs "$runs"
+	else
+		"$builddir/tests/bench/metrics" "$csv" --generate 1024 --runs "$runs"
+	fi
+	echo
+}
+
 mkdir -p "$data"
 : > "$results"
 info=$(machine_info)
@@ -198,4 +216,5 @@ echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
 echo
 ui_bench
 tables_bench
+metrics_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c and the stall-report
-# parsers' fuzz_unitrace.c, fuzz_ncu.c and fuzz_asm.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c, fuzz_metrics.c and the
+# stall-report parsers' fuzz_unitrace.c, fuzz_ncu.c and fuzz_asm.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -11,7 +11,10 @@
 # maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds;
 # then fuzz_classify.c (compiler logs and traces through the device-work
 # analyses), seeded with the same files and the corpus' .txt and .log
-# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15).
+# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15); then fuzz_metrics.c
+# (unitrace metric CSVs and text reports, Kineto profiler ranges), seeded
+# with the same files and the unitrace texts of tests/data/metrics and the
+# corpus, for FUZZ_METRICS_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -60,7 +63,8 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
 : >"$work/build.log"
 objects=
 pids=
-for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c $stall_targets; do
+for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c \
+	$stall_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
@@ -76,7 +80,7 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify fuzz_unitrace fuzz_ncu fuzz_asm; do
+for target in fuzz_json fuzz_classify fuzz_metrics fuzz_unitrace fuzz_ncu fuzz_asm; do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -104,6 +108,14 @@ for dir in "$srcdir/tests/data" "$corpus"; do
 done
 [ -d "$corpus/acelyzer" ] && for f in "$corpus"/acelyzer/*.txt "$corpus"/acelyzer/*.log; do
 	[ -f "$f" ] && add_seed "$f"
+done
+for dir in "$srcdir/tests/data/metrics" "$corpus/unitrace"; do
+	[ -d "$dir" ] || continue
+	find "$dir" -type f ! -name '*.py' ! -name '*.md' ! -name '*.json' | LC_ALL=C sort \
+		>"$work/seed-files"
+	while IFS= read -r f; do
+		add_seed "$f"
+	done <"$work/seed-files"
 done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
@@ -137,6 +149,7 @@ fuzz() {
 
 fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
 fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"
+fuzz fuzz_metrics "${FUZZ_METRICS_SECONDS:-15}" "" "$work/corpus-metrics" "$work/seeds"
 
 # The stall parsers, seeded with their own fixtures (tests/data/stalls).
 for kind in unitrace:intel/*.csv ncu:nvidia/*.csv asm:intel/dumps/*.asm; do

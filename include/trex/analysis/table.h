@@ -15,6 +15,8 @@ enum trex_col_type {
 	TREX_COL_DURATION,  /* double, nanoseconds (text: with unit; csv/json: ns) */
 	TREX_COL_PERCENT,   /* double, 0..100 */
 	TREX_COL_NUMBER,    /* double */
+	TREX_COL_REAL,      /* double of any magnitude (hardware metrics): text 6 significant
+	                     * digits, CSV/JSON as exact as the double */
 };
 
 struct trex_column {

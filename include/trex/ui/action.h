@@ -46,6 +46,7 @@
 	X(VIEW, OPEN_API, "open-api", "Show the runtime API summary")                              \
 	X(VIEW, OPEN_INTEGRITY, "open-integrity",                                                  \
 	  "Show the integrity counters: what was lost or repaired")                                \
+	X(VIEW, OPEN_METRICS, "open-metrics", "Show the hardware metrics per kernel")              \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
 	X(VIEW, DETAILS, "details", "Show or hide the details pane")                               \
 	X(SEARCH, SEARCH, "search", "Search forward (incremental)")                                \
@@ -61,6 +62,7 @@
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
 	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
 	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
+	X(SORT, METRIC_COLUMNS, "metric-columns", "Show or hide the kernels table's metric columns") \
 	X(ZOOM, ZOOM_IN, "zoom-in", "Zoom in around the cursor time")                              \
 	X(ZOOM, ZOOM_OUT, "zoom-out", "Zoom out around the cursor time")                           \
 	X(ZOOM, PAN_LEFT, "pan-left", "Pan the timeline left")                                     \

@@ -14,6 +14,7 @@ struct trex_catset;
 struct trex_ideal_log;
 struct trex_profile;
 struct trex_srcfiles;
+struct trex_metrics;
 
 struct trex_ui_opts {
 	const char *keys;  /* --keys FILE, else the user's keys file if any */
@@ -31,6 +32,9 @@ struct trex_ui_opts {
 	const struct trex_profile *profile; /* stall reports for the stalls views, or NULL */
 	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
 	struct trex_srcfiles *sources;      /* --source-path and --source-map, or NULL */
+	const struct trex_metrics *metrics; /* metrics inputs linked to the index, or NULL */
+	const char *const *metric_names;    /* --metric: the kernels table's metric columns */
+	size_t metric_count;
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

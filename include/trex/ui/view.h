@@ -22,6 +22,7 @@ struct trex_catset; /* analysis/categories.h */
 struct trex_ideal_log; /* load/deeptools_log.h */
 struct trex_profile;   /* core/profile.h */
 struct trex_srcfiles;  /* load/source_files.h */
+struct trex_metrics; /* core/metrics.h */
 
 /* What a view asks the app to do once its action returns. */
 enum trex_ui_request_kind {
@@ -56,6 +57,9 @@ struct trex_ui_ctx {
 	const struct trex_profile *profile; /* stall reports, or NULL (core/profile.h) */
 	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
 	struct trex_srcfiles *sources;      /* source files of the stalls views (load/source_files.h) */
+	const struct trex_metrics *metrics; /* metrics inputs linked to idx, or NULL */
+	const char *const *metric_names;    /* --metric names (the kernels table's metric columns) */
+	size_t metric_count;
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
@@ -134,7 +138,8 @@ bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bo
 	X(API, OPEN_API, trex_api_view_new)                                                        \
 	X(INTEGRITY, OPEN_INTEGRITY, trex_integrity_view_new)                                      \
 	X(STALLS, OPEN_STALLS, trex_stalls_view_new)                                               \
-	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)
+	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)                                            \
+	X(METRICS, OPEN_METRICS, trex_metrics_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
@@ -144,6 +149,11 @@ TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
 struct trex_view *trex_category_kernels_view_new(struct trex_ui_ctx *ctx, const char *category);
 /* The actions the table views implement. */
 bool trex_table_view_supports(enum trex_action action);
+/* The metrics of the instances linked to slices ids[0..n) (one row of the
+ * kernels table), titled after name; NULL with ctx->msg set when there are
+ * none. */
+struct trex_view *trex_kernel_metrics_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids,
+                                               size_t n, const char *name);
 
 /* The bindings of keymap for the actions marked in supported[TREX_ACTION_COUNT]. */
 struct trex_view *trex_help_view_new(struct trex_ui_ctx *ctx, enum trex_keymap_id keymap,
