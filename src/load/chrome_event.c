@@ -550,11 +550,18 @@ static size_t name_slot(const struct tok *t)
 	return (size_t)(h >> 56) % CJ_NAME_CACHE;
 }
 
+/* Whether a token's text is its string as it is (no escapes, ASCII only):
+ * the caches below keep only such text, so that every string that needed
+ * decoding goes through intern_tok and has its repairs counted each time. */
+static bool tok_plain(const struct tok *t)
+{
+	return !(t->flags & (JSON_STR_ESCAPED | JSON_STR_NONASCII));
+}
+
 /* intern_tok for event names, through the name cache. */
 static uint32_t intern_name(struct cj_parser *ps, const struct tok *t)
 {
-	bool plain = !(t->flags & (JSON_STR_ESCAPED | JSON_STR_NONASCII));
-	if (!t->present || !plain || t->len == 0 || t->len > CJ_NAME_CACHE_MAX)
+	if (!t->present || !tok_plain(t) || t->len == 0 || t->len > CJ_NAME_CACHE_MAX)
 		return intern_tok(ps, t);
 	if (!ps->names && !(ps->names = calloc(CJ_NAME_CACHE, sizeof *ps->names)))
 		return intern_tok(ps, t);
@@ -578,7 +585,7 @@ static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, co
 	if (*hit)
 		return c->id;
 	uint32_t id = intern_tok(ps, t);
-	c->valid = t->present && t->len <= sizeof c->text;
+	c->valid = t->present && t->len <= sizeof c->text && tok_plain(t);
 	if (c->valid) {
 		if (t->len)
 			memcpy(c->text, t->p, t->len);
@@ -625,7 +632,8 @@ static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *
 	}
 	uint32_t id = intern_tok(ps, t);
 	*features = cat_features(t);
-	if (id == TREX_STR_ERROR || t->len > sizeof ps->cats[0].text)
+	/* text that needed decoding is not cached: each use counts its repairs */
+	if (id == TREX_STR_ERROR || t->len > sizeof ps->cats[0].text || !tok_plain(t))
 		return id;
 	struct cj_cat_cache *c = &ps->cats[ps->cat_next++ % CJ_CAT_CACHE];
 	if (t->len)
@@ -681,7 +689,7 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 		return TREX_NONE;
 	uint32_t track = trex_builder_track(ps->b, pid, tid);
 	if (track == TREX_NONE || ev->pid.len > sizeof ps->tracks[0].pid ||
-	    ev->tid.len > sizeof ps->tracks[0].tid)
+	    ev->tid.len > sizeof ps->tracks[0].tid || !tok_plain(&ev->pid) || !tok_plain(&ev->tid))
 		return track;
 	struct cj_track_cache *c = &ps->tracks[ps->track_next++ % CJ_TRACK_CACHE];
 	if (ev->pid.len) /* an absent pid/tid has no text pointer */
