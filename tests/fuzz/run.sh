@@ -1,5 +1,6 @@
 #!/bin/sh
-# Bounded fuzz runs of tests/fuzz/fuzz_json.c and fuzz_classify.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c and
+# fuzz_perfetto.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -10,7 +11,9 @@
 # maximum input length), and runs it for FUZZ_SECONDS (default 60) seconds;
 # then fuzz_classify.c (compiler logs and traces through the device-work
 # analyses), seeded with the same files and the corpus' .txt and .log
-# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15).
+# compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15); then fuzz_perfetto.c
+# (the Perfetto protobuf decoder), seeded with the corpus perfetto/ traces,
+# for FUZZ_PERFETTO_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -33,16 +36,23 @@ fail() {
 
 command -v "$cc" >/dev/null 2>&1 || fail "$cc not found (Debian: apt-get install clang libclang-rt-14-dev)"
 [ -f "$builddir/config.h" ] || fail "$builddir/config.h missing (run configure first)"
-pkg-config --exists zlib libpcre2-8 || fail "pkg-config cannot find zlib and libpcre2-8"
+pkg-config --exists zlib libpcre2-8 libprotobuf-c ||
+	fail "pkg-config cannot find zlib, libpcre2-8 and libprotobuf-c"
+command -v protoc-c >/dev/null 2>&1 || fail "protoc-c not found (Debian: apt-get install protobuf-c-compiler)"
 
 mkdir -p "$work/obj" "$work/corpus"
 rm -rf "$work/seeds" "$work/obj"/*.o
 mkdir -p "$work/seeds"
 
 # ---- build ---------------------------------------------------------------
-# The .c files of libtrex_core_a_SOURCES, in Makefile.am order.
-sources=$(sed -n '/^libtrex_core_a_SOURCES[[:space:]]*=/,/[^\\]$/p' "$srcdir/Makefile.am" |
+# The .c files of libtrex_core_a_SOURCES (its `=` and `+=` lines), in
+# Makefile.am order, and the protobuf-c code protoc-c generates.
+sources=$(awk '/^libtrex_core_a_SOURCES[[:space:]]*\+?=/ { on = 1 }
+	on { print; if ($0 !~ /\\$/) on = 0 }' "$srcdir/Makefile.am" |
 	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$') || fail "no libtrex_core_a_SOURCES in Makefile.am"
+mkdir -p "$work/proto"
+protoc-c --proto_path="$srcdir/src/load/proto" --c_out="$work/proto" \
+	"$srcdir/src/load/proto/perfetto_trace.proto" || fail "protoc-c failed"
 
 # ISA-L as configured for BUILDDIR (config.h's HAVE_ISAL decides the code)
 isal_cflags=$(sed -n 's/^ISAL_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
@@ -51,16 +61,19 @@ isal_libs=$(sed -n 's/^ISAL_LIBS = //p' "$builddir/Makefile" 2>/dev/null)
 set -f # cflags and libs are word lists
 cflags="-std=gnu17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
  -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -I$builddir -I$srcdir/include
- -pthread $(pkg-config --cflags zlib libpcre2-8) $isal_cflags"
-libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
+ -pthread $(pkg-config --cflags zlib libpcre2-8 libprotobuf-c) $isal_cflags
+ -I$work/proto -I$srcdir/src/load"
+libs="$isal_libs $(pkg-config --libs zlib libpcre2-8 libprotobuf-c) -lm -pthread"
 
 : >"$work/build.log"
 objects=
 pids=
-for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c; do
+for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c \
+	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c"; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
-	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
+	case $s in /*) ;; *) s=$srcdir/$s ;; esac
+	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$s" -o "$o" \
 		>>"$work/build.log" 2>&1 &
 	pids="$pids $!"
 	if [ "$(echo "$pids" | wc -w)" -ge "$jobs" ]; then
@@ -73,7 +86,7 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify; do
+for target in fuzz_json fuzz_classify fuzz_perfetto; do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -101,6 +114,16 @@ for dir in "$srcdir/tests/data" "$corpus"; do
 done
 [ -d "$corpus/acelyzer" ] && for f in "$corpus"/acelyzer/*.txt "$corpus"/acelyzer/*.log; do
 	[ -f "$f" ] && add_seed "$f"
+done
+# Perfetto traces: the corpus perfetto/ files (cut to max_len) and gzip copies.
+rm -rf "$work/seeds-perfetto"
+mkdir -p "$work/seeds-perfetto"
+n_pf=0
+for f in "$corpus"/perfetto/*; do
+	[ -f "$f" ] || continue
+	n_pf=$((n_pf + 1))
+	head -c "$max_len" "$f" >"$work/seeds-perfetto/$n_pf"
+	gzip -c "$f" | head -c "$max_len" >"$work/seeds-perfetto/$n_pf.gz"
 done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
@@ -134,3 +157,4 @@ fuzz() {
 
 fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
 fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"
+fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
