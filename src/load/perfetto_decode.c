@@ -15,9 +15,6 @@ typedef Perfetto__Protos__TrackEvent pf_track_event;
 /* Decoded bytes per stream window; a packet longer than that is carried
  * into a window that grows to hold it. */
 #define PF_WINDOW (4u << 20)
-/* compressed_packets inside compressed_packets: a well-formed trace has
- * one level; this bounds a hostile one. */
-#define PF_MAX_NESTING 4
 /* The most one compressed_packets field may inflate to. */
 #define PF_MAX_INFLATED ((size_t)1 << 30)
 
@@ -137,7 +134,7 @@ static struct pf_track_state *track_state(struct pf_decoder *d, uint64_t uuid)
 	if (i != PF_MAP_EMPTY)
 		return &d->tracks[i];
 	struct pf_track_state *v =
-		trex_grow(d->tracks, &d->cap_tracks, d->n_tracks + 1, sizeof(*v), 64);
+	    trex_grow(d->tracks, &d->cap_tracks, d->n_tracks + 1, sizeof(*v), 64);
 	if (!v)
 		return NULL;
 	d->tracks = v;
@@ -485,6 +482,65 @@ static enum trex_status on_track_event(struct pf_decoder *d, struct pf_seq *s,
 
 /* ---- packets -------------------------------------------------------------------------- */
 
+/* protobuf-c allocates every string and sub-message of a packet: they come
+ * from blocks that are kept and reused, and the whole packet is let go at
+ * once (free is a no-op), which is what a packet-at-a-time reader needs. */
+#define PF_BLOCK ((size_t)64 << 10)
+
+struct pf_block {
+	struct pf_block *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+static void *arena_alloc(void *ctx, size_t size)
+{
+	struct pf_block **head = ctx, *b = *head;
+
+	if (size > SIZE_MAX - sizeof(*b) - sizeof(max_align_t))
+		return NULL;
+	size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > PF_BLOCK ? size : PF_BLOCK;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = *head;
+		b->cap = cap;
+		b->used = 0;
+		*head = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+static void arena_free(void *ctx, void *p)
+{
+	(void)ctx;
+	(void)p;
+}
+
+/* Forgets a packet's allocations, keeping one ordinary block for the next. */
+static void arena_reset(struct pf_block **head)
+{
+	struct pf_block *keep = NULL;
+
+	for (struct pf_block *b = *head, *next; b; b = next) {
+		next = b->next;
+		if (!keep && b->cap == PF_BLOCK) {
+			keep = b;
+			continue;
+		}
+		free(b);
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	*head = keep;
+}
+
 static enum trex_status walk(struct pf_decoder *d, const unsigned char *p, size_t len,
                              uint64_t base, const struct trex_pf_where *outer, uint64_t *index,
                              size_t *consumed, struct trex_error *err);
@@ -586,11 +642,13 @@ static enum trex_status on_payload(struct pf_decoder *d, struct pf_seq *s,
 static enum trex_status on_packet(struct pf_decoder *d, const struct pf_bytes *raw,
                                   const struct trex_pf_where *w, struct trex_error *err)
 {
-	pf_packet *p = perfetto__protos__trace_packet__unpack(NULL, raw->len, raw->p);
+	ProtobufCAllocator alloc = {arena_alloc, arena_free, &d->blocks[d->depth]};
+	pf_packet *p = perfetto__protos__trace_packet__unpack(&alloc, raw->len, raw->p);
 	enum trex_status st = TREX_OK;
 
 	d->stats->packets++;
 	if (!p) {
+		arena_reset(&d->blocks[d->depth]);
 		d->stats->corrupt_packets++;
 		problem(d, w, "does not decode as a TracePacket (skipped)");
 		return TREX_OK;
@@ -614,7 +672,7 @@ static enum trex_status on_packet(struct pf_decoder *d, const struct pf_bytes *r
 		if (st == TREX_OK)
 			st = on_payload(d, s, w, p, raw, err);
 	}
-	perfetto__protos__trace_packet__free_unpacked(p, NULL);
+	arena_reset(&d->blocks[d->depth]);
 	return st;
 }
 
@@ -683,6 +741,10 @@ static void decoder_free(struct pf_decoder *d)
 	pf_seqs_free(d);
 	pf_map_free(&d->track_index);
 	free(d->tracks);
+	for (int i = 0; i <= PF_MAX_NESTING; i++) {
+		arena_reset(&d->blocks[i]);
+		free(d->blocks[i]);
+	}
 	pf_text_free(&d->scratch);
 	free(d->flows);
 	free(d->args);

@@ -19,6 +19,9 @@
 #define PF_CLOCK_SEQ_LAST 127u
 /* Clocks remembered per snapshot (the service writes about eight). */
 #define PF_SNAPSHOT_CLOCKS 16
+/* compressed_packets inside compressed_packets: a well-formed trace has
+ * one level; this bounds a hostile one. */
+#define PF_MAX_NESTING 4
 /* TracePacket.sequence_flags */
 #define PF_SEQ_INCREMENTAL_STATE_CLEARED 1u
 #define PF_SEQ_NEEDS_INCREMENTAL_STATE 2u
@@ -105,6 +108,8 @@ struct pf_track_state {
 	uint64_t open;
 };
 
+struct pf_block;
+
 /* The decoder. */
 struct pf_decoder {
 	const struct trex_pf_sink *sink;
@@ -124,6 +129,8 @@ struct pf_decoder {
 	struct trex_pf_arg *args;
 	size_t cap_args;
 	int depth; /* compressed_packets nesting */
+	/* the packet being decoded at each depth (perfetto_decode.c) */
+	struct pf_block *blocks[PF_MAX_NESTING + 1];
 };
 
 /* ---- perfetto_seq.c -------------------------------------------------------------- */
