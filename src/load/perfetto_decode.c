@@ -236,22 +236,45 @@ static enum trex_status emit_counter(struct pf_decoder *d, struct trex_pf_counte
 	return d->sink->counter ? d->sink->counter(d->sink->user, c, err) : TREX_OK;
 }
 
+/* Extra counter values: values[i] (ints, or doubles when dvalues) goes to
+ * uuids[i]; values without a track are dropped and counted. */
+static enum trex_status extra_counters(struct pf_decoder *d, const struct trex_pf_where *w,
+                                       int64_t ts, const uint64_t *uuids, size_t n_uuids,
+                                       const int64_t *values, const double *dvalues, size_t n,
+                                       struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	if (n > n_uuids) {
+		d->stats->dropped_counter_values += n - n_uuids;
+		problem(d, w, "more extra counter values than extra counter tracks (dropped)");
+	}
+	for (size_t i = 0; st == TREX_OK && i < n && i < n_uuids; i++) {
+		struct trex_pf_counter c = {.where = *w, .track_uuid = uuids[i], .ts = ts};
+		c.is_double = dvalues != NULL;
+		if (dvalues)
+			c.double_value = dvalues[i];
+		else
+			c.int_value = values[i];
+		st = emit_counter(d, &c, err);
+	}
+	return st;
+}
+
 /* The event's own counter value (TYPE_COUNTER) and its extra values, each
  * on its track (from the event, else the sequence's defaults). */
 static enum trex_status on_counters(struct pf_decoder *d, struct pf_seq *s,
                                     const struct trex_pf_where *w, const pf_track_event *te,
                                     uint64_t track, int64_t ts, struct trex_error *err)
 {
-	struct trex_pf_counter c = {.where = *w, .track_uuid = track, .ts = ts};
 	enum trex_status st = TREX_OK;
-	const uint64_t *uuids = te->n_extra_counter_track_uuids ? te->extra_counter_track_uuids
-	                                                        : s->extra_counter_uuids;
-	size_t n_uuids = te->n_extra_counter_track_uuids ? te->n_extra_counter_track_uuids
-	                                                 : s->n_extra_counter_uuids;
+	bool own_ints = te->n_extra_counter_track_uuids > 0;
+	bool own_doubles = te->n_extra_double_counter_track_uuids > 0;
 
 	if (te->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER &&
 	    te->counter_value_field_case !=
 	        PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD__NOT_SET) {
+		struct trex_pf_counter c = {.where = *w, .track_uuid = track, .ts = ts};
 		c.is_double =
 		    te->counter_value_field_case ==
 		    PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
@@ -259,33 +282,19 @@ static enum trex_status on_counters(struct pf_decoder *d, struct pf_seq *s,
 		c.double_value = te->double_counter_value;
 		st = emit_counter(d, &c, err);
 	}
-	if (te->n_extra_counter_values > n_uuids ||
-	    te->n_extra_double_counter_values > (te->n_extra_double_counter_track_uuids
-	                                             ? te->n_extra_double_counter_track_uuids
-	                                             : s->n_extra_double_counter_uuids))
-		problem(
-		    d, w,
-		    "more extra counter values than extra counter tracks (extra values dropped)");
-	for (size_t i = 0; st == TREX_OK && i < te->n_extra_counter_values && i < n_uuids; i++) {
-		c = (struct trex_pf_counter){.where = *w,
-		                             .track_uuid = uuids[i],
-		                             .ts = ts,
-		                             .int_value = te->extra_counter_values[i]};
-		st = emit_counter(d, &c, err);
-	}
-	uuids = te->n_extra_double_counter_track_uuids ? te->extra_double_counter_track_uuids
-	                                               : s->extra_double_counter_uuids;
-	n_uuids = te->n_extra_double_counter_track_uuids ? te->n_extra_double_counter_track_uuids
-	                                                 : s->n_extra_double_counter_uuids;
-	for (size_t i = 0; st == TREX_OK && i < te->n_extra_double_counter_values && i < n_uuids;
-	     i++) {
-		c = (struct trex_pf_counter){.where = *w,
-		                             .track_uuid = uuids[i],
-		                             .ts = ts,
-		                             .is_double = true,
-		                             .double_value = te->extra_double_counter_values[i]};
-		st = emit_counter(d, &c, err);
-	}
+	if (st == TREX_OK && te->n_extra_counter_values)
+		st = extra_counters(
+		    d, w, ts, own_ints ? te->extra_counter_track_uuids : s->extra_counter_uuids,
+		    own_ints ? te->n_extra_counter_track_uuids : s->n_extra_counter_uuids,
+		    te->extra_counter_values, NULL, te->n_extra_counter_values, err);
+	if (st == TREX_OK && te->n_extra_double_counter_values)
+		st = extra_counters(d, w, ts,
+		                    own_doubles ? te->extra_double_counter_track_uuids
+		                                : s->extra_double_counter_uuids,
+		                    own_doubles ? te->n_extra_double_counter_track_uuids
+		                                : s->n_extra_double_counter_uuids,
+		                    NULL, te->extra_double_counter_values,
+		                    te->n_extra_double_counter_values, err);
 	return st;
 }
 
@@ -472,6 +481,7 @@ static enum trex_status on_track_event(struct pf_decoder *d, struct pf_seq *s,
 		st = TREX_OK;
 		break;
 	default:
+		d->stats->skipped_events++;
 		problem(d, w, "track event of a type this reader does not know (skipped)");
 		return TREX_OK;
 	}
@@ -577,8 +587,10 @@ static enum trex_status on_compressed(struct pf_decoder *d, const struct trex_pf
 			break;
 	}
 	inflateEnd(&z);
-	if (st == TREX_OK && rc != Z_STREAM_END)
+	if (st == TREX_OK && rc != Z_STREAM_END) {
+		d->stats->corrupt_packets++;
 		problem(d, w, "compressed packets do not inflate completely (the rest is lost)");
+	}
 	d->stats->compressed_packets++;
 	d->depth++;
 	if (st == TREX_OK)
@@ -600,7 +612,7 @@ static enum trex_status on_compressed(struct pf_decoder *d, const struct trex_pf
 static bool packet_sequence(struct pf_decoder *d, struct pf_seq *s, const pf_packet *p)
 {
 	if (p->has_previous_packet_dropped && p->previous_packet_dropped) {
-		d->stats->sequences_with_loss++;
+		d->stats->loss_reports++;
 		s->state_valid = false;
 	}
 	if ((p->sequence_flags & PF_SEQ_INCREMENTAL_STATE_CLEARED) ||

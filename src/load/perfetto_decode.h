@@ -129,14 +129,17 @@ struct trex_pf_stats {
 	uint64_t unknown_fields;     /* fields this reader does not know, at any depth */
 	uint64_t packets_with_unknown_fields;
 	uint64_t other_top_level_fields; /* Trace fields other than packet (skipped) */
-	uint64_t corrupt_packets;        /* packets that did not decode (skipped) */
+	uint64_t corrupt_packets;        /* packets that did not decode, compressed_packets
+	                                  * that did not inflate whole (skipped) */
 	uint64_t dropped_no_state;       /* SEQ_NEEDS_INCREMENTAL_STATE without valid state */
-	uint64_t sequences_with_loss;    /* previous_packet_dropped seen */
+	uint64_t loss_reports;           /* packets saying the writer lost data before them */
 	uint64_t unresolved_iids;        /* interned ids that were never defined */
 	uint64_t unconverted_timestamps; /* on a clock no snapshot relates to the trace clock */
 	uint64_t unmatched_slice_ends;   /* an END with no open slice on its track */
 	uint64_t unfinished_slices;      /* BEGINs still open at the end */
 	uint64_t zstd_packets;           /* zstd_compressed_packets: not readable, skipped */
+	uint64_t skipped_events;         /* track events of a type not read (legacy, state) */
+	uint64_t dropped_counter_values; /* extra counter values without a track */
 	uint64_t truncated;              /* 1 when the input ends inside a packet */
 	uint32_t trace_clock; /* the clock ts is on (6 BOOTTIME unless a snapshot says) */
 };

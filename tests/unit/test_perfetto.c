@@ -540,7 +540,7 @@ Test(perfetto, interning_and_incremental_state)
 	cr_assert_str_eq(s->r[2].category, "(null)");
 	cr_assert_str_eq(s->r[2].args, "=7");
 	cr_assert_eq(s->stats.dropped_no_state, 2);
-	cr_assert_eq(s->stats.sequences_with_loss, 1);
+	cr_assert_eq(s->stats.loss_reports, 1);
 	cr_assert_eq(s->stats.unresolved_iids, 3);
 	cr_assert_eq(s->stats.interned_entries, 4);
 	free(s);
@@ -690,6 +690,82 @@ Test(perfetto, counters_scaled_summed_and_extra)
 	free(t.buf);
 }
 
+/* Extra counter tracks from the sequence's defaults; values past the
+ * tracks are dropped and counted, never silently. */
+Test(perfetto, extra_counters_from_defaults_and_dropped_ones)
+{
+	struct trace t = {0};
+	Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+	Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
+	uint64_t uuids[] = {21}, duuids[] = {22};
+	int64_t values[] = {4, 5};
+	double dvalues[] = {1.5};
+	Event e = event(INSTANT, 1, "with counters");
+	Packet p = packet(3, 50);
+
+	ted.n_extra_counter_track_uuids = 1;
+	ted.extra_counter_track_uuids = uuids;
+	ted.n_extra_double_counter_track_uuids = 1;
+	ted.extra_double_counter_track_uuids = duuids;
+	def.track_event_defaults = &ted;
+	e.n_extra_counter_values = 2;
+	e.extra_counter_values = values;
+	e.n_extra_double_counter_values = 1;
+	e.extra_double_counter_values = dvalues;
+	p.has_sequence_flags = true;
+	p.sequence_flags = 1;
+	p.trace_packet_defaults = &def;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+	p.track_event = &e;
+	add(&t, &p);
+	struct sink *s = decode(t.buf, t.len);
+
+	cr_assert_eq(s->status, TREX_OK, "%s", s->err.message);
+	cr_assert_eq(s->n, 3);
+	cr_assert_eq(s->r[0].kind, 'I');
+	cr_assert_eq(s->r[1].track, 21);
+	cr_assert_eq(s->r[1].ivalue, 4);
+	cr_assert_eq(s->r[1].ts, 50);
+	cr_assert_eq(s->r[2].track, 22);
+	cr_assert(s->r[2].is_double);
+	cr_assert_float_eq(s->r[2].dvalue, 1.5, 1e-12);
+	cr_assert_eq(s->stats.dropped_counter_values, 1);
+	cr_assert_eq(s->n_problems, 1);
+	free(s);
+	free(t.buf);
+}
+
+/* Legacy (TYPE_UNSPECIFIED) events, zstd-compressed packets and broken
+ * compressed_packets are not read: each is counted and reported. */
+Test(perfetto, unread_data_is_counted)
+{
+	struct trace t = {0};
+	Event legacy = event(0, 1, "legacy");
+	Packet p = packet(0, 0);
+	unsigned char junk[] = {0x78, 0x9c, 0x01, 0x02};
+
+	add_event(&t, 1, 5, &legacy);
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_ZSTD_COMPRESSED_PACKETS;
+	p.zstd_compressed_packets.data = junk;
+	p.zstd_compressed_packets.len = sizeof(junk);
+	add(&t, &p);
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_COMPRESSED_PACKETS;
+	p.compressed_packets.data = junk;
+	p.compressed_packets.len = sizeof(junk);
+	add(&t, &p);
+	struct sink *s = decode(t.buf, t.len);
+
+	cr_assert_eq(s->status, TREX_OK, "%s", s->err.message);
+	cr_assert_eq(s->n, 0);
+	cr_assert_eq(s->stats.skipped_events, 1);
+	cr_assert_eq(s->stats.zstd_packets, 1);
+	cr_assert_eq(s->stats.corrupt_packets, 1);
+	cr_assert_eq(s->n_problems, 3);
+	cr_assert_eq(s->problems[2].offset, (int64_t)t.offsets[2]);
+	free(s);
+	free(t.buf);
+}
+
 /* ---- flows, annotations, unknown fields, compression --------------------------------------------
  */
 
@@ -801,10 +877,9 @@ Test(perfetto, unknown_fields_are_skipped_and_counted)
 	 * 100: "zz"}}, a packet of two unknown fields, and one whose track
 	 * event's annotation (a repeated message) has field 99 */
 	static const unsigned char raw[] = {
-		0x0a, 0x10, 0xa0, 0x38, 0x01, 0x5a, 0x0b, 0x48, 0x03, 0xba, 0x01, 0x01,
-		'u',  0xa2, 0x06, 0x02, 'z',  'z',  0x0a, 0x04, 0x08, 0x01, 0x10, 0x02,
-		0x0a, 0x0c, 0x5a, 0x0a, 0x48, 0x03, 0x22, 0x06, 0x52, 0x01, 'k',  0x98,
-		0x06, 0x01,
+	    0x0a, 0x10, 0xa0, 0x38, 0x01, 0x5a, 0x0b, 0x48, 0x03, 0xba, 0x01, 0x01, 'u',
+	    0xa2, 0x06, 0x02, 'z',  'z',  0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x0a, 0x0c,
+	    0x5a, 0x0a, 0x48, 0x03, 0x22, 0x06, 0x52, 0x01, 'k',  0x98, 0x06, 0x01,
 	};
 	struct sink *s = decode(raw, sizeof(raw));
 
