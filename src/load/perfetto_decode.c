@@ -340,6 +340,15 @@ static bool event_strings(struct pf_decoder *d, struct pf_seq *s, const pf_track
 	return pf_text_append(&d->scratch, "", 1);
 }
 
+/* Copies n ids to dst (an absent repeated field is NULL with n 0, which
+ * memcpy may not be given); returns the end. */
+static uint64_t *put_ids(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n * sizeof(*dst));
+	return dst + n;
+}
+
 /* flow_ids then flow_ids_old, then the terminating ones, into d->flows. */
 static bool event_flows(struct pf_decoder *d, const pf_track_event *te, struct trex_pf_event *ev)
 {
@@ -352,13 +361,10 @@ static bool event_flows(struct pf_decoder *d, const pf_track_event *te, struct t
 	if (!v)
 		return false;
 	d->flows = v;
-	uint64_t *f = d->flows;
-	memcpy(f, te->flow_ids, te->n_flow_ids * sizeof(*f));
-	memcpy(f + te->n_flow_ids, te->flow_ids_old, te->n_flow_ids_old * sizeof(*f));
-	f += n_flow;
-	memcpy(f, te->terminating_flow_ids, te->n_terminating_flow_ids * sizeof(*f));
-	memcpy(f + te->n_terminating_flow_ids, te->terminating_flow_ids_old,
-	       te->n_terminating_flow_ids_old * sizeof(*f));
+	v = put_ids(v, te->flow_ids, te->n_flow_ids);
+	v = put_ids(v, te->flow_ids_old, te->n_flow_ids_old);
+	v = put_ids(v, te->terminating_flow_ids, te->n_terminating_flow_ids);
+	put_ids(v, te->terminating_flow_ids_old, te->n_terminating_flow_ids_old);
 	ev->flow_ids = d->flows;
 	ev->n_flow_ids = n_flow;
 	ev->terminating_flow_ids = d->flows + n_flow;
@@ -839,5 +845,37 @@ enum trex_status trex_pf_decode_buffer(const char *name, const void *data, size_
 	}
 	st = trex_pf_decode(src, sink, stats, err);
 	trex_source_close(src);
+	return st;
+}
+
+enum trex_status trex_pf_event_args(const char *name, uint64_t offset, const void *bytes,
+                                    size_t len, trex_pf_args_fn *fn, void *user,
+                                    struct trex_error *err)
+{
+	struct trex_pf_stats stats = {0};
+	struct pf_decoder d = {.stats = &stats, .path = name};
+	ProtobufCAllocator alloc = {arena_alloc, arena_free, &d.blocks[0]};
+	pf_track_event *te = perfetto__protos__track_event__unpack(&alloc, len, bytes);
+	struct pf_seq *s = te ? pf_seq_get(&d, 0) : NULL; /* empty dictionaries */
+	enum trex_status st;
+	bool interned;
+
+	if (!te)
+		st = trex_error_set(err, TREX_FORMAT, name, (int64_t)offset,
+		                    "expected a TrackEvent's %zu bytes, found corrupt ones", len);
+	else if (!s)
+		st = trex_error_set(err, TREX_NOMEM, name, (int64_t)offset, "out of memory");
+	else {
+		int64_t n = pf_args_collect(&d, s, te->debug_annotations, te->n_debug_annotations,
+		                            &interned);
+		if (n < 0) {
+			st =
+			    trex_error_set(err, TREX_NOMEM, name, (int64_t)offset, "out of memory");
+		} else {
+			pf_args_finish(&d, (size_t)n);
+			st = fn(user, d.args, (size_t)n, err);
+		}
+	}
+	decoder_free(&d);
 	return st;
 }

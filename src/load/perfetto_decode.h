@@ -158,4 +158,17 @@ enum trex_status trex_pf_decode_buffer(const char *name, const void *data, size_
                                        const struct trex_pf_sink *sink, struct trex_pf_stats *stats,
                                        struct trex_error *err);
 
+/* The debug annotations of one TrackEvent again, from the bytes an event
+ * record pointed at (event_offset, event_length), for an args codec that
+ * reads them lazily: fn gets the same (key, value) text the record had,
+ * as long as the record's args_interned was false (interned names and
+ * strings are per-sequence state that is gone by then: they come back
+ * empty). Bytes that are not a TrackEvent are TREX_FORMAT; name and
+ * offset position the error. */
+typedef enum trex_status trex_pf_args_fn(void *user, const struct trex_pf_arg *args, size_t n,
+                                         struct trex_error *err);
+enum trex_status trex_pf_event_args(const char *name, uint64_t offset, const void *bytes,
+                                    size_t len, trex_pf_args_fn *fn, void *user,
+                                    struct trex_error *err);
+
 #endif

@@ -103,9 +103,11 @@ static enum trex_status on_event(void *user, const struct trex_pf_event *ev, str
 		len += (size_t)snprintf(r->args + len, sizeof(r->args) - len, "%s%s=%s",
 		                        i ? ";" : "", ev->args[i].key, ev->args[i].value);
 	r->n_flows = ev->n_flow_ids < 4 ? ev->n_flow_ids : 4;
-	memcpy(r->flows, ev->flow_ids, r->n_flows * sizeof(uint64_t));
+	for (size_t i = 0; i < r->n_flows; i++)
+		r->flows[i] = ev->flow_ids[i];
 	r->n_terms = ev->n_terminating_flow_ids < 4 ? ev->n_terminating_flow_ids : 4;
-	memcpy(r->terms, ev->terminating_flow_ids, r->n_terms * sizeof(uint64_t));
+	for (size_t i = 0; i < r->n_terms; i++)
+		r->terms[i] = ev->terminating_flow_ids[i];
 	r->event_offset = ev->event_offset;
 	r->event_length = ev->event_length;
 	r->interned = ev->args_interned;
@@ -256,6 +258,15 @@ static Track track(uint64_t uuid, uint64_t parent, const char *name)
 		td.name = S(name);
 	}
 	return td;
+}
+
+static Ann named(const char *name)
+{
+	Ann a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
+
+	a.name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+	a.name = S(name);
+	return a;
 }
 
 #define BEGIN PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
@@ -431,12 +442,37 @@ Test(perfetto, tracks_slices_and_instants)
 	free(t.buf);
 }
 
-/* The recorded byte range is the TrackEvent itself: it unpacks again. */
-Test(perfetto, event_byte_range_is_the_track_event)
+static enum trex_status args_text(void *user, const struct trex_pf_arg *args, size_t n,
+                                  struct trex_error *err)
+{
+	char *out = user;
+	size_t len = 0;
+
+	(void)err;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(out + len, 512 - len, "%s%s=%s", i ? ";" : "", args[i].key,
+		                        args[i].value);
+	return TREX_OK;
+}
+
+/* The recorded byte range is the TrackEvent itself: it unpacks again, and
+ * its annotations read back as the record had them. */
+Test(perfetto, event_byte_range_gives_the_args_again)
 {
 	struct trace t = {0};
 	Event e = event(INSTANT, 9, "again");
+	Ann a = named("k"), b = named("list"), x = named(""), *anns[] = {&a, &b}, *xs[] = {&x};
+	char text[512] = "";
+	struct trex_error err;
 
+	a.value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
+	a.string_value = S("v");
+	x.value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
+	x.double_value = 2.5;
+	b.n_array_values = 1;
+	b.array_values = xs;
+	e.n_debug_annotations = 2;
+	e.debug_annotations = anns;
 	add_event(&t, 3, 77, &e);
 	add_event(&t, 3, 78, &e);
 	struct sink *s = decode(t.buf, t.len);
@@ -449,6 +485,15 @@ Test(perfetto, event_byte_range_is_the_track_event)
 	cr_assert_not_null(back);
 	cr_assert_str_eq(back->name, "again");
 	perfetto__protos__track_event__free_unpacked(back, NULL);
+	cr_assert_str_eq(r->args, "k=v;list=[2.5]");
+	cr_assert_eq(trex_pf_event_args("t.pftrace", r->event_offset, t.buf + r->event_offset,
+	                                r->event_length, args_text, text, &err),
+	             TREX_OK, "%s", err.message);
+	cr_assert_str_eq(text, r->args);
+	/* bytes that are not a TrackEvent: a positioned error */
+	cr_assert_eq(trex_pf_event_args("t.pftrace", 5, "\x5a\x09", 2, args_text, text, &err),
+	             TREX_FORMAT);
+	cr_assert_eq(err.offset, 5);
 	free(s);
 	free(t.buf);
 }
@@ -792,15 +837,6 @@ Test(perfetto, flows_new_and_old)
 	cr_assert_eq(s->r[0].terms[0], 6);
 	free(s);
 	free(t.buf);
-}
-
-static Ann named(const char *name)
-{
-	Ann a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
-
-	a.name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
-	a.name = S(name);
-	return a;
 }
 
 Test(perfetto, debug_annotation_values_as_text)
