@@ -157,4 +157,5 @@ fuzz() {
 
 fuzz fuzz_json "$seconds" "$srcdir/tests/fuzz/json.dict" "$work/corpus" "$work/seeds"
 fuzz fuzz_classify "${FUZZ_CLASSIFY_SECONDS:-15}" "" "$work/corpus-classify" "$work/seeds"
+n=$((n_pf * 2)) # the perfetto seeds, for fuzz's message
 fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
