@@ -7,6 +7,8 @@
 #   build:  build-essential autoconf automake pkg-config zlib1g-dev
 #           libpcre2-dev libncurses-dev libisal-dev (ISA-L: gzip inflate about
 #           3x zlib's speed; optional, configure falls back to zlib without it)
+#           libprotobuf-c-dev protobuf-c-compiler (Perfetto protobuf traces:
+#           protoc-c compiles src/load/proto/*.proto at build time)
 #   test:   libcriterion-dev (unit tests), python3 (expected numbers),
 #           groff-base (man page lint), gzip
 #   fuzz:   clang libclang-rt-14-dev (libFuzzer + ASan/UBSan runtimes)
@@ -14,8 +16,8 @@
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config zlib1g-dev libpcre2-dev
-libncurses-dev libisal-dev libcriterion-dev python3 groff-base clang libclang-rt-14-dev tmux
-gzip time"
+libncurses-dev libisal-dev libprotobuf-c-dev protobuf-c-compiler libcriterion-dev python3
+groff-base clang libclang-rt-14-dev tmux gzip time"
 
 missing=
 for pkg in $PACKAGES; do

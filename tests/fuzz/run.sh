@@ -1,6 +1,7 @@
 #!/bin/sh
-# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c, fuzz_metrics.c and the
-# stall-report parsers' fuzz_unitrace.c, fuzz_ncu.c and fuzz_asm.c (`make fuzz`).
+# Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c, fuzz_metrics.c,
+# fuzz_perfetto.c and the stall-report parsers' fuzz_unitrace.c, fuzz_ncu.c and
+# fuzz_asm.c (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -14,7 +15,9 @@
 # compiler logs, for FUZZ_CLASSIFY_SECONDS (default 15); then fuzz_metrics.c
 # (unitrace metric CSVs and text reports, Kineto profiler ranges), seeded
 # with the same files and the unitrace texts of tests/data/metrics and the
-# corpus, for FUZZ_METRICS_SECONDS (default 15).
+# corpus, for FUZZ_METRICS_SECONDS (default 15); then fuzz_perfetto.c
+# (the Perfetto protobuf decoder), seeded with the corpus perfetto/ traces,
+# for FUZZ_PERFETTO_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -37,7 +40,9 @@ fail() {
 
 command -v "$cc" >/dev/null 2>&1 || fail "$cc not found (Debian: apt-get install clang libclang-rt-14-dev)"
 [ -f "$builddir/config.h" ] || fail "$builddir/config.h missing (run configure first)"
-pkg-config --exists zlib libpcre2-8 || fail "pkg-config cannot find zlib and libpcre2-8"
+pkg-config --exists zlib libpcre2-8 libprotobuf-c ||
+	fail "pkg-config cannot find zlib, libpcre2-8 and libprotobuf-c"
+command -v protoc-c >/dev/null 2>&1 || fail "protoc-c not found (Debian: apt-get install protobuf-c-compiler)"
 
 mkdir -p "$work/obj" "$work/corpus"
 rm -rf "$work/seeds" "$work/obj"/*.o
@@ -46,9 +51,14 @@ mkdir -p "$work/seeds"
 # ---- build ---------------------------------------------------------------
 # The stall-report parsers' targets (fuzz_stalls.h), each run FUZZ_STALLS_SECONDS (default 10).
 stall_targets='tests/fuzz/fuzz_unitrace.c tests/fuzz/fuzz_ncu.c tests/fuzz/fuzz_asm.c'
-# The .c files of libtrex_core_a_SOURCES, in Makefile.am order.
-sources=$(sed -n '/^libtrex_core_a_SOURCES[[:space:]]*=/,/[^\\]$/p' "$srcdir/Makefile.am" |
+# The .c files of libtrex_core_a_SOURCES (its `=` and `+=` lines), in
+# Makefile.am order, and the protobuf-c code protoc-c generates.
+sources=$(awk '/^libtrex_core_a_SOURCES[[:space:]]*\+?=/ { on = 1 }
+	on { print; if ($0 !~ /\\$/) on = 0 }' "$srcdir/Makefile.am" |
 	tr -d '\\' | tr ' \t' '\n\n' | grep '\.c$') || fail "no libtrex_core_a_SOURCES in Makefile.am"
+mkdir -p "$work/proto"
+protoc-c --proto_path="$srcdir/src/load/proto" --c_out="$work/proto" \
+	"$srcdir/src/load/proto/perfetto_trace.proto" || fail "protoc-c failed"
 
 # ISA-L as configured for BUILDDIR (config.h's HAVE_ISAL decides the code)
 isal_cflags=$(sed -n 's/^ISAL_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
@@ -57,17 +67,19 @@ isal_libs=$(sed -n 's/^ISAL_LIBS = //p' "$builddir/Makefile" 2>/dev/null)
 set -f # cflags and libs are word lists
 cflags="-std=gnu17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
  -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -I$builddir -I$srcdir/include
- -pthread $(pkg-config --cflags zlib libpcre2-8) $isal_cflags"
-libs="$isal_libs $(pkg-config --libs zlib libpcre2-8) -lm -pthread"
+ -pthread $(pkg-config --cflags zlib libpcre2-8 libprotobuf-c) $isal_cflags
+ -I$work/proto -I$srcdir/src/load"
+libs="$isal_libs $(pkg-config --libs zlib libpcre2-8 libprotobuf-c) -lm -pthread"
 
 : >"$work/build.log"
 objects=
 pids=
 for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c \
-	$stall_targets; do
+	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" $stall_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
-	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$srcdir/$s" -o "$o" \
+	case $s in /*) ;; *) s=$srcdir/$s ;; esac
+	"$cc" $cflags -DTREX_PKGDATADIR='"/nonexistent"' -c "$s" -o "$o" \
 		>>"$work/build.log" 2>&1 &
 	pids="$pids $!"
 	if [ "$(echo "$pids" | wc -w)" -ge "$jobs" ]; then
@@ -80,7 +92,7 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify fuzz_metrics fuzz_unitrace fuzz_ncu fuzz_asm; do
+for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_unitrace fuzz_ncu fuzz_asm; do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -116,6 +128,16 @@ for dir in "$srcdir/tests/data/metrics" "$corpus/unitrace"; do
 	while IFS= read -r f; do
 		add_seed "$f"
 	done <"$work/seed-files"
+done
+# Perfetto traces: the corpus perfetto/ files (cut to max_len) and gzip copies.
+rm -rf "$work/seeds-perfetto"
+mkdir -p "$work/seeds-perfetto"
+n_pf=0
+for f in "$corpus"/perfetto/*; do
+	[ -f "$f" ] || continue
+	n_pf=$((n_pf + 1))
+	head -c "$max_len" "$f" >"$work/seeds-perfetto/$n_pf"
+	gzip -c "$f" | head -c "$max_len" >"$work/seeds-perfetto/$n_pf.gz"
 done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
@@ -160,3 +182,6 @@ for kind in unitrace:intel/*.csv ncu:nvidia/*.csv asm:intel/dumps/*.asm; do
 	done
 	fuzz "$target" "${FUZZ_STALLS_SECONDS:-10}" "" "$work/corpus-$target" "$work/seeds-$target"
 done
+
+n=$((n_pf * 2)) # the perfetto seeds, for fuzz's message
+fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
