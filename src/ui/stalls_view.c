@@ -174,16 +174,17 @@ static bool kernel_build(struct stall_kernel_view *kv)
 
 	snprintf(kv->title, sizeof(kv->title), " stalls of %s (device %" PRId64 ")",
 	         kstr(p, kk->name), kk->device);
-	ok = stall_list_add(&kv->list, &note, NULL, "  report %s; %" PRIu64 " stall samples%s%s",
-	                    kstr(p, trex_profile_report(p, kk->report)->path), kk->stall_total,
-	                    kk->listing ? "; listing " : "; no listing (addresses only)",
-	                    kstr(p, kk->listing));
+	/* what the report holds first, paths last: a narrow screen cuts paths */
+	ok = stall_list_add(&kv->list, &note, NULL, "  %" PRIu64 " stall samples; %s%s; report %s",
+	                    kk->stall_total, kk->listing ? "listing " : "no listing (addresses only)",
+	                    kstr(p, kk->listing), kstr(p, trex_profile_report(p, kk->report)->path));
 	if (ok && base != TREX_PROFILE_NONE) {
 		const struct trex_profile_kernel *bk = trex_profile_kernel(p, base);
 
-		ok = stall_list_add(&kv->list, &note, NULL, "  compared with %s: %" PRIu64 " (%+" PRId64 ")",
-		                    kstr(p, trex_profile_report(p, bk->report)->path), bk->stall_total,
-		                    (int64_t)kk->stall_total - (int64_t)bk->stall_total);
+		ok = stall_list_add(&kv->list, &note, NULL,
+		                    "  compared: %" PRIu64 " stall samples before (%+" PRId64 "); report %s",
+		                    bk->stall_total, (int64_t)kk->stall_total - (int64_t)bk->stall_total,
+		                    kstr(p, trex_profile_report(p, bk->report)->path));
 	}
 	note.role = TREX_ROLE_HEADER;
 	ok = ok && stall_list_add(&kv->list, &note, NULL, "%s", "") &&
