@@ -3,7 +3,6 @@
 #include "trex/core/builder.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "integrity_internal.h"
 #include "outliers.h"
 #include "trex/core/kind.h"
+#include "trex/core/task.h"
 #include "trex/load/source.h"
 
 /* trex_index_build() in stages:
@@ -261,29 +261,6 @@ static void build_problem(struct bld *c, uint32_t file, enum trex_integrity_coun
 	trex_earliest_offer(cand_of(c, file, k), &cand);
 }
 
-/* ---- running tasks on the build's threads ------------------------------------------------
- * Tasks are numbered 0..n-1 and taken in order by up to in->threads
- * threads (the caller's included). Each task writes only its own outputs,
- * which the caller combines in task order afterwards, so results never
- * depend on how many threads ran or which took what. */
-
-struct par {
-	void (*fn)(void *arg, size_t task);
-	void *arg;
-	size_t ntasks;
-	atomic_size_t next;
-};
-
-static void *par_main(void *arg)
-{
-	struct par *p = arg;
-	size_t k;
-
-	while ((k = atomic_fetch_add(&p->next, 1)) < p->ntasks)
-		p->fn(p->arg, k);
-	return NULL;
-}
-
 /* Threads only pay off on large inputs (as for the slice sort). */
 #define PAR_MIN_RECORDS ((size_t)1 << 16)
 
@@ -293,24 +270,7 @@ static unsigned par_threads(const struct bld *c, size_t records)
 
 	if (n <= 1 || records < PAR_MIN_RECORDS)
 		return 1;
-	return n > 64 ? 64 : n;
-}
-
-static void par_run(unsigned threads, size_t ntasks, void (*fn)(void *, size_t), void *arg)
-{
-	struct par p = {fn, arg, ntasks, 0};
-	pthread_t tid[64];
-	unsigned started = 0;
-
-	atomic_init(&p.next, 0);
-	if (threads > ntasks)
-		threads = (unsigned)ntasks;
-	/* A thread that cannot start leaves its share to the others. */
-	while (started + 1 < threads && pthread_create(&tid[started], NULL, par_main, &p) == 0)
-		started++;
-	par_main(&p);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	return n > TREX_TASK_THREADS_MAX ? TREX_TASK_THREADS_MAX : n;
 }
 
 /* ---- global processes and tracks ---------------------------------------------------- */
@@ -946,7 +906,7 @@ static inline size_t tail_first(const struct trex_builder *b)
 
 /* Pass 1: X slices remapped, the partial last block copied to its place
  * in rest; flow keys counted per partition. */
-static void prep_task(void *arg, size_t k)
+static void prep_task(void *arg, size_t k, unsigned worker)
 {
 	struct prep_job *j = arg;
 	struct bld *c = j->c;
@@ -954,6 +914,7 @@ static void prep_task(void *arg, size_t k)
 	struct pmerge *p = &c->pm[k];
 	struct trex_vec *v = &b->slices;
 
+	(void)worker;
 	if (!b->be.count) {
 		size_t t = tail_first(b);
 
@@ -975,13 +936,14 @@ static void prep_task(void *arg, size_t k)
 /* Pass 2: flow points and keys written where pass 1 made room. A flow
  * point goes to the file's point list and its key to a partition; chains
  * are matched when the file is complete (match_flows). */
-static void flow_task(void *arg, size_t k)
+static void flow_task(void *arg, size_t k, unsigned worker)
 {
 	struct prep_job *j = arg;
 	struct bld *c = j->c;
 	struct trex_builder *b = c->in->parts[j->first + k];
 	struct pmerge *p = &c->pm[k];
 
+	(void)worker;
 	for (size_t i = 0; i < b->flows.count; i++) {
 		const struct trex_bflow *f = TREX_VEC_AT(&b->flows, struct trex_bflow, i);
 		uint32_t cat = pstr(p, f->cat), id_str = pstr(p, f->id_str);
@@ -1137,22 +1099,24 @@ struct emit_job {
 	size_t *at; /* per task: hops, then where its flows start */
 };
 
-static void emit_count(void *arg, size_t k)
+static void emit_count(void *arg, size_t k, unsigned worker)
 {
 	struct emit_job *j = arg;
 	size_t n = 0, np = j->c->nfpts;
 
+	(void)worker;
 	for (size_t i = np * k / j->ntasks; i < np * (k + 1) / j->ntasks; i++)
 		n += j->c->prev[i] != TREX_NONE;
 	j->at[k] = n;
 }
 
-static void emit_fill(void *arg, size_t k)
+static void emit_fill(void *arg, size_t k, unsigned worker)
 {
 	struct emit_job *j = arg;
 	struct bld *c = j->c;
 	size_t out = j->at[k], np = c->nfpts;
 
+	(void)worker;
 	for (size_t i = np * k / j->ntasks; i < np * (k + 1) / j->ntasks; i++) {
 		const struct fpoint *to = &c->fpts[i], *from;
 
@@ -1174,7 +1138,7 @@ static enum trex_status emit_flows(struct bld *c)
 
 	if (!j.at)
 		return nomem(c);
-	par_run(threads, j.ntasks, emit_count, &j);
+	trex_task_run(threads, j.ntasks, emit_count, &j);
 	for (size_t k = 0; k < j.ntasks; k++) {
 		size_t n = j.at[k];
 
@@ -1187,7 +1151,7 @@ static enum trex_status emit_flows(struct bld *c)
 			return nomem(c);
 		}
 	}
-	par_run(threads, j.ntasks, emit_fill, &j);
+	trex_task_run(threads, j.ntasks, emit_fill, &j);
 	free(j.at);
 	return TREX_OK;
 }
@@ -1213,13 +1177,14 @@ struct match_job {
 };
 
 /* Task k matches a contiguous range of partitions. */
-static void match_task_main(void *arg, size_t k)
+static void match_task_main(void *arg, size_t k, unsigned worker)
 {
 	struct match_job *j = arg;
 	struct match_task *t = &j->tasks[k];
 	uint32_t np = j->c->nfparts, lo = (uint32_t)(np * k / j->ntasks),
 	         hi = (uint32_t)(np * (k + 1) / j->ntasks);
 
+	(void)worker;
 	for (uint32_t p = lo; p < hi && !t->failed; p++) {
 		size_t first = j->c->fpart_first[p], n = j->c->fpart_first[p + 1] - first;
 
@@ -1243,7 +1208,7 @@ static enum trex_status match_flows(struct bld *c)
 		j.tasks[k].fpts = c->fpts;
 	}
 	if (st == TREX_OK)
-		par_run(threads, j.ntasks, match_task_main, &j);
+		trex_task_run(threads, j.ntasks, match_task_main, &j);
 	for (size_t k = 0; st == TREX_OK && k < j.ntasks; k++) {
 		if (j.tasks[k].failed)
 			st = nomem(c);
@@ -1475,7 +1440,7 @@ static enum trex_status prepare_parts(struct bld *c, size_t first)
 		}
 	}
 	threads = par_threads(c, records + c->nfpts);
-	par_run(threads, c->npm, prep_task, &j);
+	trex_task_run(threads, c->npm, prep_task, &j);
 	for (uint32_t h = 0; h < c->nfparts; h++) {
 		c->fpart_first[h] = pos;
 		for (size_t k = 0; k < c->npm; k++) {
@@ -1486,7 +1451,7 @@ static enum trex_status prepare_parts(struct bld *c, size_t first)
 		}
 	}
 	c->fpart_first[c->nfparts] = pos;
-	par_run(threads, c->npm, flow_task, &j);
+	trex_task_run(threads, c->npm, flow_task, &j);
 	return TREX_OK;
 }
 
@@ -1897,7 +1862,7 @@ struct slice_sort {
 	uint32_t *track_file;  /* per track: its file */
 	uint32_t nfiles;
 	uint32_t ntracks;
-	atomic_uint next;
+	struct sort_worker *workers; /* per worker of the task run */
 	atomic_int status;
 	atomic_uint bad_track;
 };
@@ -1912,7 +1877,6 @@ struct sort_worker {
 	int64_t *stack;   /* ends of the open slices, DEPTH_LIMIT entries */
 	struct run_head *heads; /* KWAY_MAX entries */
 	uint32_t *counts; /* slices per depth, DEPTH_LIMIT entries */
-	pthread_t thread;
 };
 
 /* Per-track order: ts ascending, longer first at equal ts (a parent before
@@ -2184,26 +2148,19 @@ static enum trex_status sort_track(struct sort_worker *w, uint32_t t)
 	return assign_depths(w, ids, n, &ss->res[t], &w->ex[2 * (size_t)ss->track_file[t]]);
 }
 
-static void *sort_worker_main(void *arg)
+/* Task k: the k-th track in ss->order (largest first), on its worker's scratch. */
+static void sort_task(void *arg, size_t k, unsigned worker)
 {
-	struct sort_worker *w = arg;
-	struct slice_sort *ss = w->ss;
+	struct slice_sort *ss = arg;
+	uint32_t t = ss->order ? ss->order[k] : (uint32_t)k;
+	int expected = TREX_OK;
+	enum trex_status st;
 
-	while (atomic_load(&ss->status) == TREX_OK) {
-		unsigned k = atomic_fetch_add(&ss->next, 1);
-		uint32_t t;
-		int expected = TREX_OK;
-		enum trex_status st;
-
-		if (k >= ss->ntracks)
-			break;
-		t = ss->order ? ss->order[k] : k;
-		st = sort_track(w, t);
-		if (st != TREX_OK &&
-		    atomic_compare_exchange_strong(&ss->status, &expected, (int)st))
-			atomic_store(&ss->bad_track, t);
-	}
-	return NULL;
+	if (atomic_load(&ss->status) != TREX_OK)
+		return;
+	st = sort_track(&ss->workers[worker], t);
+	if (st != TREX_OK && atomic_compare_exchange_strong(&ss->status, &expected, (int)st))
+		atomic_store(&ss->bad_track, t);
 }
 
 static int cmp_track_size(const void *pa, const void *pb)
@@ -2234,14 +2191,7 @@ static bool order_by_size(struct slice_sort *ss)
 
 static unsigned worker_count(const struct bld *c, const struct slice_sort *ss)
 {
-	unsigned n = c->in->threads;
-
-	/* Threads only pay off on large inputs. */
-	if (n <= 1 || c->idx->slices.count < ((size_t)1 << 16))
-		return 1;
-	if (n > 64)
-		n = 64;
-	return n < ss->ntracks ? n : (ss->ntracks ? ss->ntracks : 1);
+	return trex_task_workers(par_threads(c, c->idx->slices.count), ss->ntracks);
 }
 
 static bool worker_init(struct sort_worker *w, struct slice_sort *ss)
@@ -2268,7 +2218,7 @@ static void worker_free(struct sort_worker *w)
  * independent, so the result does not depend on the thread count. */
 static enum trex_status run_workers(struct bld *c, struct slice_sort *ss)
 {
-	unsigned n = worker_count(c, ss), started = 1;
+	unsigned n = worker_count(c, ss);
 	struct sort_worker *w = calloc(n, sizeof(*w));
 	bool ok = w && (n == 1 || order_by_size(ss));
 
@@ -2280,13 +2230,9 @@ static enum trex_status run_workers(struct bld *c, struct slice_sort *ss)
 		free(w);
 		return nomem(c);
 	}
-	/* A thread that cannot start leaves its share to the others. */
-	while (started < n &&
-	       pthread_create(&w[started].thread, NULL, sort_worker_main, &w[started]) == 0)
-		started++;
-	sort_worker_main(&w[0]);
-	for (unsigned i = 1; i < started; i++)
-		pthread_join(w[i].thread, NULL);
+	ss->workers = w;
+	trex_task_run(n, ss->ntracks, sort_task, ss);
+	ss->workers = NULL;
 	for (unsigned i = 0; i < n; i++) {
 		for (uint32_t f = 0; f < ss->nfiles; f++) {
 			trex_earliest_merge(cand_of(c, f, TREX_INTEG_overlaps), &w[i].ex[2 * f]);
@@ -2310,12 +2256,13 @@ struct bucket_job {
 	size_t ntasks;
 };
 
-static void bucket_count(void *arg, size_t k)
+static void bucket_count(void *arg, size_t k, unsigned worker)
 {
 	struct bucket_job *j = arg;
 	struct trex_vec *v = &j->c->idx->slices;
 	uint32_t *cnt = j->next + k * j->ss->ntracks;
 
+	(void)worker;
 	for (size_t i = v->count * k / j->ntasks; i < v->count * (k + 1) / j->ntasks; i++) {
 		struct trex_slice *s = SL(v, i);
 
@@ -2324,12 +2271,13 @@ static void bucket_count(void *arg, size_t k)
 	}
 }
 
-static void bucket_fill(void *arg, size_t k)
+static void bucket_fill(void *arg, size_t k, unsigned worker)
 {
 	struct bucket_job *j = arg;
 	struct trex_vec *v = &j->c->idx->slices;
 	uint32_t *next = j->next + k * j->ss->ntracks;
 
+	(void)worker;
 	for (size_t i = v->count * k / j->ntasks; i < v->count * (k + 1) / j->ntasks; i++)
 		j->ss->perm[next[SL(v, i)->track]++] = (uint32_t)i;
 }
@@ -2349,7 +2297,7 @@ static enum trex_status bucket_slices(struct bld *c, struct slice_sort *ss)
 		free(j.next);
 		return nomem(c);
 	}
-	par_run(threads, j.ntasks, bucket_count, &j);
+	trex_task_run(threads, j.ntasks, bucket_count, &j);
 	for (uint32_t t = 0; t < ss->ntracks; t++) {
 		ss->first[t] = pos;
 		for (size_t k = 0; k < j.ntasks; k++) {
@@ -2360,7 +2308,7 @@ static enum trex_status bucket_slices(struct bld *c, struct slice_sort *ss)
 		}
 	}
 	ss->first[ss->ntracks] = pos;
-	par_run(threads, j.ntasks, bucket_fill, &j);
+	trex_task_run(threads, j.ntasks, bucket_fill, &j);
 	free(j.next);
 	return TREX_OK;
 }
@@ -2530,12 +2478,13 @@ static inline size_t chunk_at(const struct split_job *j, size_t k)
 	return j->lo + (j->hi - j->lo) * k / j->threads;
 }
 
-static void split_partition(void *arg, size_t k)
+static void split_partition(void *arg, size_t k, unsigned worker)
 {
 	struct split_job *j = arg;
 	size_t a = chunk_at(j, k), i = a, e = chunk_at(j, k + 1);
 	struct trex_slice t;
 
+	(void)worker;
 	for (;;) {
 		while (i < e && slice_dest(j->idx, SL(j->v, i)) < j->mid)
 			i++;
@@ -2562,11 +2511,12 @@ static size_t seg_pos(const size_t *lo, const size_t *len, size_t n)
 	return lo[s] + n;
 }
 
-static void split_swap(void *arg, size_t k)
+static void split_swap(void *arg, size_t k, unsigned worker)
 {
 	struct split_job *j = arg;
 	size_t from = j->swaps * k / j->threads, to = j->swaps * (k + 1) / j->threads;
 
+	(void)worker;
 	for (size_t n = from; n < to; n++) {
 		struct trex_slice *x = SL(j->v, seg_pos(j->a_lo, j->a_n, n));
 		struct trex_slice *y = SL(j->v, seg_pos(j->b_lo, j->b_n, n));
@@ -2610,10 +2560,11 @@ struct split_side {
 	atomic_bool failed;
 };
 
-static void split_side_task(void *arg, size_t k)
+static void split_side_task(void *arg, size_t k, unsigned worker)
 {
 	struct split_side *s = arg;
 
+	(void)worker;
 	if (!place_split(s->idx, s->v, s->lo[k], s->hi[k], s->threads[k]))
 		atomic_store(&s->failed, true);
 }
@@ -2641,14 +2592,14 @@ static bool place_split(const struct trex_index *idx, struct trex_vec *v, size_t
 	left = threads / 2;
 	*j = (struct split_job){.idx = idx, .v = v, .lo = lo, .hi = hi, .threads = threads};
 	j->mid = lo + (hi - lo) * left / threads;
-	par_run(threads, threads, split_partition, j);
+	trex_task_run(threads, threads, split_partition, j);
 	split_segments(j);
-	par_run(threads, threads, split_swap, j);
+	trex_task_run(threads, threads, split_swap, j);
 	side =
 	    (struct split_side){idx, v, {lo, j->mid}, {j->mid, hi}, {left, threads - left}, false};
 	free(j);
 	atomic_init(&side.failed, false);
-	par_run(2, 2, split_side_task, &side);
+	trex_task_run(2, 2, split_side_task, &side);
 	return !atomic_load(&side.failed);
 }
 
@@ -2689,7 +2640,6 @@ static enum trex_status sort_slices(struct bld *c)
 		return nomem(c);
 	for (uint32_t t = 0; t < ss.ntracks; t++)
 		ss.track_file[t] = c->idx->procs[c->idx->tracks[t].process].file;
-	atomic_init(&ss.next, 0);
 	atomic_init(&ss.status, TREX_OK);
 	atomic_init(&ss.bad_track, 0);
 	st = bucket_slices(c, &ss);
@@ -3014,11 +2964,12 @@ static void bind_range(struct bld *c, struct bind_task *t, size_t lo, size_t hi)
 	}
 }
 
-static void bind_task_main(void *arg, size_t k)
+static void bind_task_main(void *arg, size_t k, unsigned worker)
 {
 	struct bind_job *j = arg;
 	size_t n = j->c->idx->flows.count;
 
+	(void)worker;
 	bind_range(j->c, &j->tasks[k], n * k / j->ntasks, n * (k + 1) / j->ntasks);
 }
 
@@ -3084,10 +3035,11 @@ static void link_task(struct link_job *j, size_t k)
 }
 
 /* Task 0 / 1: flows by their from / to slice. */
-static void flow_link_task(void *arg, size_t k)
+static void flow_link_task(void *arg, size_t k, unsigned worker)
 {
 	struct link_job *j = arg;
 
+	(void)worker;
 	if (!flow_order(j->idx, k == 1, k == 1 ? j->idx->flows_in : j->idx->flows_out))
 		atomic_store(&j->failed, true);
 }
@@ -3100,14 +3052,15 @@ struct bind_link_job {
 	size_t nfile; /* 2 per file */
 };
 
-static void bind_link_task(void *arg, size_t k)
+static void bind_link_task(void *arg, size_t k, unsigned worker)
 {
 	struct bind_link_job *j = arg;
 
+	(void)worker;
 	if (k < j->nfile)
 		link_task(j->link, k);
 	else
-		bind_task_main(j->bind, k - j->nfile);
+		bind_task_main(j->bind, k - j->nfile, worker);
 }
 
 /* Binds both ends of every flow to slices, counting points on none, and
@@ -3146,7 +3099,7 @@ static enum trex_status index_flows(struct bld *c)
 		ok = b.tasks[k].hints && b.tasks[k].integ && b.tasks[k].unbound_ex;
 	}
 	if (ok)
-		par_run(threads, j.nfile + b.ntasks, bind_link_task, &j);
+		trex_task_run(threads, j.nfile + b.ntasks, bind_link_task, &j);
 	for (size_t k = 0; b.tasks && k < b.ntasks; k++) {
 		if (ok && b.tasks[k].start <= b.tasks[k].end) {
 			note_span(c, b.tasks[k].start, b.tasks[k].start);
@@ -3172,7 +3125,7 @@ static enum trex_status build_links(struct bld *c)
 	struct link_job l = {idx, false};
 
 	atomic_init(&l.failed, false);
-	par_run(par_threads(c, idx->flows.count), 2, flow_link_task, &l);
+	trex_task_run(par_threads(c, idx->flows.count), 2, flow_link_task, &l);
 	return atomic_load(&l.failed) ? nomem(c) : TREX_OK;
 }
 

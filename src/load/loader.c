@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "formats.h"
+#include "trex/core/task.h"
 
 static const struct trex_format *const registry[] = {
 	&trex_format_chrome_json,
@@ -110,10 +111,9 @@ struct job_run {
 	struct trex_error err;
 };
 
+/* Runs stop taking jobs once one has failed. */
 struct job_pool {
 	struct job_run *runs;
-	size_t count;
-	atomic_size_t next;
 	atomic_bool failed;
 };
 
@@ -123,17 +123,16 @@ static void run_job(struct job_run *r)
 	r->status = r->format->load(&r->job, &r->err);
 }
 
-static void *job_worker(void *arg)
+static void job_task(void *arg, size_t i, unsigned worker)
 {
 	struct job_pool *pool = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&pool->next, 1);
-		if (i >= pool->count || atomic_load(&pool->failed))
-			return NULL;
-		run_job(&pool->runs[i]);
-		if (pool->runs[i].status != TREX_OK)
-			atomic_store(&pool->failed, true);
-	}
+
+	(void)worker;
+	if (atomic_load(&pool->failed))
+		return;
+	run_job(&pool->runs[i]);
+	if (pool->runs[i].status != TREX_OK)
+		atomic_store(&pool->failed, true);
 }
 
 /* Many files: one file per thread. Few files: each file gets every thread. */
@@ -148,17 +147,11 @@ static void run_jobs(struct job_run *runs, size_t count, unsigned threads)
 		}
 		return;
 	}
-	struct job_pool pool = {runs, count, 0, false};
-	pthread_t tids[64];
-	unsigned started = 0;
+	struct job_pool pool = {runs, false};
+	atomic_init(&pool.failed, false);
 	for (size_t i = 0; i < count; i++)
 		runs[i].job.threads = 1;
-	for (unsigned t = 1; t < threads && t < 64; t++)
-		if (pthread_create(&tids[started], NULL, job_worker, &pool) == 0)
-			started++;
-	job_worker(&pool);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	trex_task_run(threads, count, job_task, &pool);
 }
 
 /* ---- after parsing -------------------------------------------------------------------------- */
