@@ -8,6 +8,7 @@
 
 #include "chrome_parse.h"
 #include "json_scan.h"
+#include "trex/load/json_args.h"
 #include "trex/core/task.h"
 
 #define CJ_STREAM_CHUNK (4u << 20)
@@ -229,7 +230,7 @@ static void cj_merge_stats(struct trex_build_file *file, const struct cj_stats *
 			   struct trex_error *first, const char *path)
 {
 	for (int ph = 0; ph < TREX_PH_COUNT; ph++)
-		file->phase_counts[ph] += st->phase_counts[ph];
+		file->event_types[ph].events += st->phase_counts[ph];
 	file->events += st->events;
 	trex_integrity_add(&file->integrity, &st->integrity);
 	if (st->has_rank) {
@@ -846,6 +847,7 @@ static enum trex_status cj_load(struct trex_load_job *job, struct trex_error *er
 	size_t len;
 	const char *map = trex_source_map(job->source, &len);
 	job->file->format = "chrome-json";
+	trex_phase_event_types(job->file);
 	if (map) {
 		job->file->bytes_decoded = len;
 		return cj_load_mapped(job, map, len, err);
@@ -873,4 +875,5 @@ const struct trex_format trex_format_chrome_json = {
 	.name = "chrome-json",
 	.sniff = cj_sniff,
 	.load = cj_load,
+	.codec = &trex_json_args_codec,
 };
