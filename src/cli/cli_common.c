@@ -272,6 +272,15 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	case CLI_OPT_OUTPUT:
 		o->output = arg;
 		return TREX_OK;
+	case CLI_OPT_INPUT_FORMAT:
+		o->input_format = arg;
+		if (!trex_format_named(arg)) {
+			char names[256];
+
+			trex_format_names(names, sizeof(names));
+			return usage(err, "--input-format: no format '%s' (formats: %s)", arg, names);
+		}
+		return TREX_OK;
 	case CLI_OPT_THREADS:
 		ps->threads_set = true;
 		return parse_threads(arg, "--threads", &o->threads, err);
@@ -763,6 +772,7 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out, str
 	struct progress pr = {.last_ns = 0, .shown = false};
 	struct trex_load_opts lo = {.threads = o->threads,
 	                            .strict = o->strict,
+	                            .format = o->input_format,
 	                            .cancel = &load_cancelled,
 	                            .progress_user = &pr};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;

@@ -32,8 +32,7 @@ const struct trex_format *trex_format_named(const char *name)
 	return NULL;
 }
 
-/* "chrome-json, perfetto": the names --input-format takes. */
-static void format_names(char *buf, size_t size)
+void trex_format_names(char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -112,7 +111,7 @@ static const struct trex_format *pick_format(struct trex_source *src, const char
 		char names[256];
 		if (f)
 			return f;
-		format_names(names, sizeof names);
+		trex_format_names(names, sizeof names);
 		trex_error_set(err, TREX_USAGE, NULL, -1, "unknown input format '%s' (formats: %s)",
 			       name, names);
 		return NULL;

@@ -91,5 +91,7 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 const struct trex_format *const *trex_formats(void);
 /* The registered format called name, NULL if none. */
 const struct trex_format *trex_format_named(const char *name);
+/* Their names, "chrome-json, ...", for messages (cut to size). */
+void trex_format_names(char *buf, size_t size);
 
 #endif
