@@ -19,7 +19,7 @@
 #include "trex/core/grow.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
-#include "trex/load/synthetic.h"
+#include "trex/demo/synthetic.h"
 #include "trex/ui/timespec.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -2,7 +2,8 @@
 # The core is format-neutral (issue 11): src/core holds no Chrome phase
 # letter handling, no trace dialect's category spelling and no JSON
 # scanning, and no object of src/core refers to a symbol that an object of
-# src/load defines (the loaders build on the core, never the reverse).
+# src/load defines (the loaders build on the core, never the reverse); the
+# demo generator is not in the core library.
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 
@@ -75,6 +76,18 @@ else
 		diag_file "$TEST_TMP/crossing" 20
 	else
 		ok "no src/core object refers to any of $(wc -l <"$TEST_TMP/load_syms") src/load symbols"
+	fi
+fi
+
+# The demo and benchmark generator (src/demo) is beside the core library.
+if command -v nm >/dev/null 2>&1; then
+	nm -g --defined-only "$builddir/libtrex_core.a" 2>/dev/null | grep -E ' T trex_synth_' \
+		>"$TEST_TMP/synth"
+	if [ -s "$TEST_TMP/synth" ]; then
+		not_ok "libtrex_core.a holds no synthetic trace generator"
+		diag_file "$TEST_TMP/synth"
+	else
+		ok "libtrex_core.a holds no synthetic trace generator"
 	fi
 fi
 

@@ -12,7 +12,7 @@
  * bounded by one iteration whatever the target size. */
 #include "config.h"
 
-#include "trex/load/synthetic.h"
+#include "trex/demo/synthetic.h"
 
 #include <errno.h>
 #include <inttypes.h>

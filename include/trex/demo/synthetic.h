@@ -3,8 +3,8 @@
  * with correlation ids and ac2g flows, kernels on several streams,
  * memcpy/memset, NCCL kernels. Deterministic for a given seed. Used for the
  * built-in demo trace and by the benchmarks. */
-#ifndef TREX_LOAD_SYNTHETIC_H
-#define TREX_LOAD_SYNTHETIC_H
+#ifndef TREX_DEMO_SYNTHETIC_H
+#define TREX_DEMO_SYNTHETIC_H
 
 #include <stdint.h>
 #include <stdio.h>
