@@ -255,26 +255,6 @@ static void run_request(struct app *a)
 
 /* ---- app-level actions ----------------------------------------------------------- */
 
-/* Keys bound to what this trex does not have yet: they say so in the
- * status line instead of doing nothing. A line goes when its view lands. */
-static const struct {
-	enum trex_action action;
-	const char *what;
-} not_built[] = {
-	{TREX_ACTION_OPEN_STALLS, "the stalls view"},
-	{TREX_ACTION_OPEN_SOURCES, "the sources view"},
-	{TREX_ACTION_OPEN_SOURCE, "opening a source line in $EDITOR"},
-};
-
-static const char *not_built_yet(enum trex_action act)
-{
-	for (size_t i = 0; i < sizeof(not_built) / sizeof(not_built[0]); i++) {
-		if (not_built[i].action == act)
-			return not_built[i].what;
-	}
-	return NULL;
-}
-
 static bool app_supports(enum trex_action act)
 {
 	switch (act) {
@@ -413,12 +393,9 @@ static void handle_key(struct app *a, trex_key key, bool too_small)
 			a->quit = true;
 		return;
 	}
-	if (!v->ops->supports(act) || v->ops->dispatch(v, act) == TREX_IGNORED) {
-		if (app_supports(act))
-			app_dispatch(a, act);
-		else if (not_built_yet(act))
-			trex_ui_message(&a->ctx, "%s is not in this trex yet", not_built_yet(act));
-	}
+	if ((!v->ops->supports(act) || v->ops->dispatch(v, act) == TREX_IGNORED) &&
+	    app_supports(act))
+		app_dispatch(a, act);
 	run_request(a);
 }
 
