@@ -7,16 +7,20 @@
 #      make distcheck (its own make check runs with TREX_E2E_QUICK=1);
 #   3. build/asan: configure --enable-werror --enable-sanitizers, make check
 #      (ASan + UBSan, leaks detected, any report aborts);
-#   4. make fuzz: the libFuzzer target for FUZZ_SECONDS (default 60) seconds.
+#   4. build/noisal: configure --enable-werror --without-isal (gzip through
+#      zlib alone), make check of a fast subset: the source, loader and
+#      Chrome-parser unit tests and every command's golden output;
+#   5. make fuzz: the libFuzzer target for FUZZ_SECONDS (default 60) seconds.
 #
 # Prints the failing logs, and ends with exactly one line "N passed, N failed":
-# the tests of both make check runs (PASS vs FAIL + ERROR + XPASS of each
+# the tests of the make check runs (PASS vs FAIL + ERROR + XPASS of each
 # test-suite.log), plus distcheck and the fuzz run as one test each. Exits
 # non-zero when anything failed. Needs no terminal and no stdin.
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (60), TREX_CORPUS (the
 # shared trace corpus; default ../shared/corpus beside this checkout or beside
-# the repository it was cloned from), SKIP_DISTCHECK=1, SKIP_ASAN=1, SKIP_FUZZ=1.
+# the repository it was cloned from), SKIP_DISTCHECK=1, SKIP_ASAN=1, SKIP_NOISAL=1,
+# SKIP_FUZZ=1.
 set -u
 exec </dev/null
 
@@ -125,12 +129,14 @@ configure_build() {
 	make -C "build/$dir" -j"$jobs"
 }
 
-# check DIR NAME: make check in build/DIR; counts its tests.
+# check DIR [MAKE-ARGS...]: make check in build/DIR (TESTS='...' for a
+# subset); counts its tests.
 check() {
 	local dir=$1 log=build/$1/test-suite.log
-	say "make check ($dir)"
+	shift
+	say "make check ($dir) $*"
 	rm -f "$log"
-	if ! make -C "build/$dir" -j"$jobs" check; then
+	if ! make -C "build/$dir" -j"$jobs" check "$@"; then
 		[ -f "$log" ] && cat "$log"
 	fi
 	if [ -f "$log" ]; then
@@ -168,7 +174,17 @@ if [ -z "${SKIP_ASAN:-}" ]; then
 	fi
 fi
 
-# ---- 4. fuzzing ------------------------------------------------------------------------------
+# ---- 4. zlib only -------------------------------------------------------------------------
+if [ -z "${SKIP_NOISAL:-}" ]; then
+	if configure_build noisal --enable-werror --without-isal; then
+		check noisal TESTS="tests/unit/test_source tests/unit/test_loader \
+tests/unit/test_chrome_json tests/e2e/golden.sh"
+	else
+		one_test "build (noisal)" 1
+	fi
+fi
+
+# ---- 5. fuzzing ------------------------------------------------------------------------------
 if [ -z "${SKIP_FUZZ:-}" ]; then
 	say "make fuzz (${FUZZ_SECONDS}s)"
 	if [ -f build/normal/Makefile ] && make -C build/normal fuzz; then

@@ -1021,8 +1021,7 @@ static enum trex_status with_rules(const struct trex_index *idx,
 		st = trex_catset_builtin(&builtin, err);
 		c.cs = builtin;
 	}
-	if (st == TREX_OK)
-		st = trex_work_classify(idx, true, &own, err);
+	trex_work_count(idx, &own);
 	if (st == TREX_OK)
 		st = gather(&c);
 	if (st == TREX_OK)
@@ -1030,7 +1029,6 @@ static enum trex_status with_rules(const struct trex_index *idx,
 	if (st == TREX_NOMEM)
 		trex_error_set(err, st, NULL, -1, "categories: out of memory");
 	cat_ctx_free(&c);
-	trex_work_free(&own);
 	trex_catset_free(builtin);
 	if (st != TREX_OK)
 		trex_table_free(t);

@@ -7,18 +7,13 @@
 #include <string.h>
 
 #include "trex/analysis/slice_info.h"
-#include "trex/load/source.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-/* Decoded bytes read at once: args close together share one read (a gzip
- * read costs up to one access-point span of inflate however short it is). */
-#define WINDOW ((size_t)4 << 20)
 
-/* An args object to read: where it is and whose it is. */
+/* An args object to read: its file, its reference and whose it is. */
 struct ref {
 	uint32_t file;
-	uint64_t off;
-	uint32_t len;
+	trex_args_ref args;
 	size_t i; /* index into ids / out */
 };
 
@@ -26,9 +21,7 @@ static int cmp_ref(const void *a, const void *b)
 {
 	const struct ref *x = a, *y = b;
 
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return (x->off > y->off) - (x->off < y->off);
+	return (x->file > y->file) - (x->file < y->file);
 }
 
 /* A non-negative decimal integer, all of text; false otherwise. */
@@ -47,63 +40,40 @@ static bool parse_count(const char *text, int64_t *out)
 	return true;
 }
 
-/* The first of keys that args json[0..len) holds as a count, into *out. */
-static enum trex_status count_arg(const char *json, size_t len, const char *const *keys,
-                                  size_t nkeys, int64_t *out, struct trex_error *err)
-{
-	struct trex_args a;
-	enum trex_status st = trex_args_decode(json, len, &a, NULL, err);
+/* One file's batch: the refs read and where their counts go. */
+struct batch {
+	const struct ref *v;
+	const char *const *keys;
+	size_t nkeys;
+	int64_t *out;
+};
 
-	for (size_t k = 0; st == TREX_OK && k < nkeys; k++) {
-		for (size_t i = 0; i < a.n; i++) {
-			if (strcmp(a.v[i].key, keys[k]) == 0 && parse_count(a.v[i].value, out)) {
-				trex_args_free(&a);
+/* The first of the batch's keys that args holds as a count. */
+static enum trex_status count_arg(void *user, size_t i, const struct trex_args *args,
+                                  struct trex_error *err)
+{
+	const struct batch *b = user;
+
+	(void)err;
+	for (size_t k = 0; k < b->nkeys; k++)
+		for (size_t j = 0; j < args->n; j++)
+			if (strcmp(args->v[j].key, b->keys[k]) == 0 &&
+			    parse_count(args->v[j].value, &b->out[b->v[i].i]))
 				return TREX_OK;
-			}
-		}
-	}
-	if (st == TREX_OK)
-		trex_args_free(&a);
-	return st;
+	return TREX_OK;
 }
 
-/* Reads refs v[0..n) (sorted) window by window; args longer than a window
- * (or than a reference can say) are read on their own. */
+/* Reads refs v[0..n) (sorted by file) file by file through its codec. */
 static enum trex_status read_refs(const struct trex_index *idx, const struct ref *v, size_t n,
-                                  const char *const *keys, size_t nkeys, int64_t *out,
-                                  char *buf, struct trex_error *err)
+                                  struct batch *b, trex_args_ref *refs, struct trex_error *err)
 {
 	enum trex_status st = TREX_OK;
 
-	for (size_t a = 0, b; st == TREX_OK && a < n; a = b) {
-		struct trex_source *src = trex_index_file(idx, v[a].file)->source;
-		size_t got = 0;
-
-		for (b = a + 1;
-		     b < n && v[b].file == v[a].file && v[b].off + v[b].len - v[a].off <= WINDOW; b++)
-			;
-		if (v[a].len > WINDOW || !src) {
-			char *text = NULL;
-			size_t len = 0;
-
-			st = trex_index_args_text(idx, v[a].file,
-			                          trex_args_ref_make(v[a].off, v[a].len), &text, &len,
-			                          err);
-			if (st == TREX_OK)
-				st = count_arg(text, len, keys, nkeys, &out[v[a].i], err);
-			free(text);
-			b = a + 1;
-			continue;
-		}
-		st = trex_source_read(src, v[a].off, (size_t)(v[b - 1].off + v[b - 1].len - v[a].off),
-		                      buf, &got, err);
-		for (size_t k = a; st == TREX_OK && k < b; k++) {
-			if (v[k].off + v[k].len - v[a].off > got)
-				return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
-				                      (int64_t)v[k].off, "args run past the end of input");
-			st = count_arg(buf + (v[k].off - v[a].off), v[k].len, keys, nkeys,
-			               &out[v[k].i], err);
-		}
+	for (size_t a = 0, e; st == TREX_OK && a < n; a = e) {
+		for (e = a; e < n && v[e].file == v[a].file; e++)
+			refs[e - a] = v[e].args;
+		b->v = v + a;
+		st = trex_index_args_each(idx, v[a].file, refs, e - a, count_arg, b, err);
 	}
 	return st;
 }
@@ -115,11 +85,12 @@ static enum trex_status read_counts(const struct trex_index *idx, const uint32_t
                                     struct trex_error *err)
 {
 	struct ref *v = malloc((n ? n : 1) * sizeof(*v));
-	char *buf = malloc(WINDOW);
+	trex_args_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
+	struct batch b = {NULL, keys, nkeys, out};
 	size_t m = 0;
 	enum trex_status st = TREX_OK;
 
-	if (!v || !buf)
+	if (!v || !refs)
 		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "copy bytes: out of memory");
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s;
@@ -127,16 +98,15 @@ static enum trex_status read_counts(const struct trex_index *idx, const uint32_t
 		if (at[i] == TREX_NONE || out[i] >= 0)
 			continue;
 		s = trex_index_slice(idx, at[i]);
-		if (trex_args_ref_len(s->args))
-			v[m++] = (struct ref){trex_index_track_file(idx, s->track),
-			                      trex_args_ref_offset(s->args), trex_args_ref_len(s->args), i};
+		if (s->args != TREX_ARGS_NONE)
+			v[m++] = (struct ref){trex_index_track_file(idx, s->track), s->args, i};
 	}
 	if (st == TREX_OK && m > 1)
 		qsort(v, m, sizeof(*v), cmp_ref);
 	if (st == TREX_OK)
-		st = read_refs(idx, v, m, keys, nkeys, out, buf, err);
+		st = read_refs(idx, v, m, &b, refs, err);
 	free(v);
-	free(buf);
+	free(refs);
 	return st;
 }
 

@@ -39,7 +39,6 @@ struct work {
 struct ctx {
 	const struct trex_index *idx;
 	const struct trex_gap_opts *opts;
-	struct views_kinds kinds;
 	struct work *w;
 	size_t nw, cap_w;
 	struct trex_gap *g;
@@ -59,18 +58,17 @@ static int cmp_work(const void *a, const void *b)
 	return (x->slice > y->slice) - (x->slice < y->slice);
 }
 
-static enum trex_status collect_work(struct ctx *c, struct trex_error *err)
+static enum trex_status collect_work(struct ctx *c)
 {
-	struct trex_gpu_classifier *cls;
 	uint32_t n = trex_index_slice_count(c->idx);
-	enum trex_status st = trex_gpu_classifier_new(c->idx, &cls, err);
+	enum trex_status st = TREX_OK;
 
 	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
 		struct work *v;
 		uint32_t rt;
 
-		if (trex_gpu_classify(cls, i) == TREX_GPU_NOT_WORK)
+		if (trex_gpu_class_of(c->idx, i) == TREX_GPU_NOT_WORK)
 			continue;
 		v = trex_grow(c->w, &c->cap_w, c->nw + 1, sizeof(*v), 1024);
 		if (!v) {
@@ -83,7 +81,6 @@ static enum trex_status collect_work(struct ctx *c, struct trex_error *err)
 		                              s->ts, s->ts + s->dur,
 		                              rt == TREX_NONE ? 0 : trex_index_slice(c->idx, rt)->ts};
 	}
-	trex_gpu_classifier_free(cls);
 	if (st == TREX_OK && c->nw > 1)
 		qsort(c->w, c->nw, sizeof(*c->w), cmp_work);
 	return st;
@@ -98,7 +95,7 @@ static void cpu_at(struct ctx *c, uint32_t track, int64_t t, struct trex_gap *g)
 	uint32_t s = trex_index_slice_at(c->idx, track, t);
 
 	for (; s != TREX_NONE; s = trex_index_parent(c->idx, s)) {
-		enum trex_kind k = views_kind(&c->kinds, s);
+		enum trex_kind k = views_kind(c->idx, s);
 
 		if (k == TREX_KIND_RUNTIME && g->call == TREX_NONE)
 			g->call = s;
@@ -234,18 +231,17 @@ enum trex_status trex_gaps_table(const struct trex_index *idx, const struct trex
 {
 	static const struct trex_gap_opts all = {0, 0};
 	struct ctx c = {.idx = idx, .opts = opts ? opts : &all};
-	enum trex_status st = views_kinds_init(&c.kinds, idx);
+	enum trex_status st = TREX_OK;
 
 	trex_table_init(t, "gaps", cols, ARRAY_LEN(cols));
 	if (list)
 		*list = (struct trex_gap_list){NULL, 0};
 	if (st == TREX_OK)
-		st = collect_work(&c, err);
+		st = collect_work(&c);
 	if (st == TREX_OK)
 		st = find_gaps(&c);
 	for (size_t i = 0; st == TREX_OK && i < c.ng; i++)
 		st = gap_row(&c, t, &c.g[i]) ? TREX_OK : TREX_NOMEM;
-	views_kinds_free(&c.kinds);
 	free(c.w);
 	if (st == TREX_OK && list) {
 		*list = (struct trex_gap_list){c.g, c.ng};

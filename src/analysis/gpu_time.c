@@ -435,25 +435,21 @@ static enum trex_status empty_note(struct ctx *c, struct trex_table *t)
 	return TREX_OK;
 }
 
-enum trex_status trex_gpu_time_table_of(const struct trex_index *idx, const struct trex_work *w,
-                                        struct trex_table *t, struct trex_error *err)
+enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
+                                     struct trex_error *err)
 {
-	struct trex_work own = {0};
-	struct ctx c = {.idx = idx, .work = w};
-	enum trex_status st = TREX_OK;
+	struct trex_work work;
+	struct ctx c = {.idx = idx, .work = &work};
+	enum trex_status st;
 
 	trex_table_init(t, "gpu_time", cols, ARRAY_LEN(cols));
-	if (!w && (st = trex_work_classify(idx, true, &own, err)) != TREX_OK)
-		return st;
-	if (!w)
-		c.work = &own;
+	trex_work_count(idx, &work);
 	st = collect(&c) ? compute_rows(&c, t) : TREX_NOMEM;
 	if (st == TREX_OK)
 		st = empty_note(&c, t);
 	free(c.v);
 	free(c.gpu_sync.v);
 	free(c.call_sync.v);
-	trex_work_free(&own);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		return trex_error_set(err, st, NULL, -1, "gpu time: out of memory");
@@ -461,53 +457,18 @@ enum trex_status trex_gpu_time_table_of(const struct trex_index *idx, const stru
 	return TREX_OK;
 }
 
-enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
-                                     struct trex_error *err)
-{
-	return trex_gpu_time_table_of(idx, NULL, t, err);
-}
-
 /* ---- the classes, for other analyses ------------------------------------------------------ */
-
-struct trex_gpu_classifier {
-	struct trex_work work; /* kinds and communication rules of every slice */
-};
-
-enum trex_status trex_gpu_classifier_new(const struct trex_index *idx,
-                                         struct trex_gpu_classifier **out, struct trex_error *err)
-{
-	struct trex_gpu_classifier *g = calloc(1, sizeof(*g));
-	enum trex_status st;
-
-	*out = NULL;
-	if (!g)
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "GPU classes: out of memory");
-	st = trex_work_classify(idx, true, &g->work, err);
-	if (st != TREX_OK) {
-		free(g);
-		return st;
-	}
-	*out = g;
-	return TREX_OK;
-}
 
 /* As work_class() decides for gpu-time: communication whatever the kind,
  * then memory for copies and sets, else compute. */
-enum trex_gpu_class trex_gpu_classify(struct trex_gpu_classifier *g, uint32_t slice)
+enum trex_gpu_class trex_gpu_class_of(const struct trex_index *idx, uint32_t slice)
 {
-	enum trex_kind k = trex_work_kind(&g->work, slice);
+	const struct trex_slice *s = trex_index_slice(idx, slice);
+	enum trex_kind k = (enum trex_kind)s->kind;
 
-	if (!trex_work_is_device(&g->work, slice))
+	if (!trex_kind_is_device_work(k))
 		return TREX_GPU_NOT_WORK;
-	if (trex_work_comm(&g->work, slice) != TREX_COMM_NONE)
+	if (s->comm != TREX_COMM_NONE)
 		return TREX_GPU_COMM;
 	return k == TREX_KIND_KERNEL ? TREX_GPU_COMPUTE : TREX_GPU_MEMORY;
-}
-
-void trex_gpu_classifier_free(struct trex_gpu_classifier *g)
-{
-	if (!g)
-		return;
-	trex_work_free(&g->work);
-	free(g);
 }

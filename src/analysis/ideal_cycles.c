@@ -257,14 +257,13 @@ static enum trex_status all_rows(struct ctx *c, struct trex_table *t)
 	return ok ? TREX_OK : TREX_NOMEM;
 }
 
-static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex_error *err)
+static enum trex_status compute(struct ctx *c, struct trex_table *t)
 {
-	enum trex_status st = trex_work_classify(c->idx, false, &c->work, err);
+	enum trex_status st = TREX_OK;
 	char why[512];
 	const char *note;
 
-	if (st != TREX_OK)
-		return st;
+	trex_work_count(c->idx, &c->work);
 	c->entry = calloc(c->log->ntables ? c->log->ntables : 1, sizeof(*c->entry));
 	c->known = calloc(c->log->ntables ? c->log->ntables : 1, sizeof(*c->known));
 	for (size_t i = 0; c->entry && c->known && i < c->log->ntables; i++) {
@@ -293,14 +292,13 @@ enum trex_status trex_ideal_categories_table(const struct trex_index *idx,
 	trex_table_init(t, "ideal_categories", cols, ARRAY_LEN(cols));
 	if (!log || !log->ntables)
 		return trex_error_set(err, TREX_USAGE, NULL, -1, "ideal cycles: no compiler log table");
-	st = compute(&c, t, err);
+	st = compute(&c, t);
 	for (size_t i = 0; i < log->ntables; i++) {
 		free(c.entry ? c.entry[i] : NULL);
 		free(c.known ? c.known[i] : NULL);
 	}
 	free(c.entry);
 	free(c.known);
-	trex_work_free(&c.work);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		if (st == TREX_NOMEM)

@@ -129,20 +129,15 @@ static bool push_sample(struct sample_vec *sv, const struct sample *s)
 	return true;
 }
 
-/* Kinds cached per category string id: 0 = not yet known, 0xff = decided
- * per event name (unitrace gpu_op), else kind + 1. */
-#define KIND_BY_NAME 0xff
-
 struct ctx {
 	const struct trex_index *idx;
 	const struct trex_kernel_opts *opts;
-	uint8_t *cat_kind;
 	struct trex_kernel_members *members; /* NULL: not wanted */
 	const struct trex_catset *catset; /* with opts->category */
 	uint8_t *name_in_cat;             /* per name id: 0 unknown, 1 in the category, 2 not */
 	struct trex_work work;            /* kinds; communication with a category */
 	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
-	uint32_t *track_file; /* by op: file of each track (correlation ids are per file) */
+	uint32_t *track_file; /* by op: file of each track (launch links are per file) */
 	/* with opts->memory: the copies and sets (ascending slice ids) and their
 	 * bytes (-1: unknown); bytes columns when any is known */
 	uint32_t *copy_ids;
@@ -151,26 +146,9 @@ struct ctx {
 	bool copy_sized;
 };
 
-static enum trex_kind kind_slow(struct ctx *c, const struct trex_slice *s)
+static inline enum trex_kind kind_of(const struct trex_slice *s)
 {
-	uint8_t *k = &c->cat_kind[s->cat];
-	const char *cat;
-
-	if (*k == 0) {
-		cat = trex_index_str(c->idx, s->cat);
-		*k = trex_kind_needs_name(cat) ? KIND_BY_NAME : (uint8_t)(trex_kind_of(cat, NULL) + 1);
-	}
-	if (*k == KIND_BY_NAME)
-		return trex_kind_of(trex_index_str(c->idx, s->cat), trex_index_str(c->idx, s->name));
-	return (enum trex_kind)(*k - 1);
-}
-
-/* Called for every slice by some groupings: the cached case stays inline. */
-static inline enum trex_kind kind_of(struct ctx *c, const struct trex_slice *s)
-{
-	uint8_t k = c->cat_kind[s->cat];
-
-	return k != 0 && k != KIND_BY_NAME ? (enum trex_kind)(k - 1) : kind_slow(c, s);
+	return (enum trex_kind)s->kind;
 }
 
 /* With opts->category: the rules (the built-in ones made into *builtin
@@ -219,33 +197,33 @@ static bool counted(struct ctx *c, uint32_t id, const struct trex_slice *s)
 	return !c->opts->category || in_category(c, id, s);
 }
 
-static uint32_t cpu_op_by_ext_id(struct ctx *c, uint32_t slice)
+static uint32_t cpu_op_by_op_link(struct ctx *c, uint32_t slice)
 {
 	uint32_t links[LINKS_MAX];
 	size_t n;
 
-	if (slice == TREX_NONE || !(trex_index_slice(c->idx, slice)->flags & TREX_SLICE_HAS_EXT_ID))
+	if (slice == TREX_NONE || !(trex_index_slice(c->idx, slice)->flags & TREX_SLICE_HAS_OP_LINK))
 		return TREX_NONE;
-	n = trex_index_same_ext_id(c->idx, slice, links, LINKS_MAX);
+	n = trex_index_same_op_link(c->idx, slice, links, LINKS_MAX);
 	for (size_t i = 0; i < n && i < LINKS_MAX; i++) {
-		if (kind_of(c, trex_index_slice(c->idx, links[i])) == TREX_KIND_CPU_OP)
+		if (kind_of(trex_index_slice(c->idx, links[i])) == TREX_KIND_CPU_OP)
 			return links[i];
 	}
 	return TREX_NONE;
 }
 
 
-/* (file, correlation id) + 1 (0: none) and a slice or sample index. */
+/* (file, launch link) + 1 (0: none) and a slice or sample index. */
 struct link_kv {
 	uint64_t key;
 	uint32_t val;
 };
 
-static uint64_t corr_key(struct ctx *c, const struct trex_slice *s)
+static uint64_t launch_key(struct ctx *c, const struct trex_slice *s)
 {
-	if (!(s->flags & TREX_SLICE_HAS_CORR))
+	if (!(s->flags & TREX_SLICE_HAS_LAUNCH_LINK))
 		return 0;
-	return ((uint64_t)c->track_file[s->track] << 32 | s->corr) + 1;
+	return ((uint64_t)c->track_file[s->track] << 32 | s->launch_link) + 1;
 }
 
 struct link_vec {
@@ -263,7 +241,7 @@ static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane,
 
 	for (uint32_t i = lane->first; i < lane->first + lane->count; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
-		enum trex_kind k = kind_of(c, s);
+		enum trex_kind k = kind_of(s);
 		uint32_t parent = TREX_NONE;
 
 		while (j + 1 < end && trex_index_slice(c->idx, j + 1)->ts <= s->ts)
@@ -273,20 +251,20 @@ static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane,
 		c->anc_op[i] = k == TREX_KIND_CPU_OP  ? i
 		               : parent == TREX_NONE ? TREX_NONE
 		                                     : c->anc_op[parent];
-		if (k == TREX_KIND_RUNTIME && (s->flags & TREX_SLICE_HAS_CORR)) {
+		if (k == TREX_KIND_RUNTIME && (s->flags & TREX_SLICE_HAS_LAUNCH_LINK)) {
 			struct link_kv *v = trex_grow(rt->v, &rt->cap, rt->n + 1, sizeof(*v), 1024);
 
 			if (!v)
 				return false;
 			rt->v = v;
-			rt->v[rt->n++] = (struct link_kv){corr_key(c, s), i};
+			rt->v[rt->n++] = (struct link_kv){launch_key(c, s), i};
 		}
 	}
 	return true;
 }
 
 /* The innermost CPU op over every slice of the CPU threads (c->anc_op)
- * and their runtime launches with a correlation id, in slice id order
+ * and their runtime launches with a launch link, in slice id order
  * (lanes hold consecutive ids, track by track). GPU and counter tracks hold
  * neither and are skipped. */
 static enum trex_status ancestor_ops(struct ctx *c, struct link_vec *rt)
@@ -319,15 +297,15 @@ static enum trex_status ancestor_ops(struct ctx *c, struct link_vec *rt)
 
 /* Name id of the CPU op that launched a kernel (its runtime launch rt,
  * TREX_NONE if none), TREX_NONE if unknown: the innermost CPU op enclosing
- * rt, else one sharing rt's or the kernel's External id. */
+ * rt, else one sharing rt's or the kernel's op link. */
 static uint32_t launching_op(struct ctx *c, uint32_t slice, uint32_t rt)
 {
 	uint32_t op = rt == TREX_NONE ? TREX_NONE : c->anc_op[rt];
 
 	if (op == TREX_NONE)
-		op = cpu_op_by_ext_id(c, rt);
+		op = cpu_op_by_op_link(c, rt);
 	if (op == TREX_NONE)
-		op = cpu_op_by_ext_id(c, slice);
+		op = cpu_op_by_op_link(c, slice);
 	return op == TREX_NONE ? TREX_NONE : trex_index_slice(c->idx, op)->name;
 }
 
@@ -458,7 +436,7 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	/* stable: among launches sharing a key, the lowest slice id stays first */
 	sort_links(rt, tmp, nrt);
 	for (size_t i = 0; i < sv->n; i++)
-		k[i] = (struct link_kv){corr_key(c, trex_index_slice(c->idx, sv->v[i].slice)),
+		k[i] = (struct link_kv){launch_key(c, trex_index_slice(c->idx, sv->v[i].slice)),
 		                        (uint32_t)i};
 	sort_links(k, tmp, sv->n);
 	free(tmp);
@@ -477,7 +455,6 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	return TREX_OK;
 }
 
-static enum trex_status device_work(struct ctx *c, struct trex_error *err);
 
 /* Launching ops found earlier (trex_kernel_ops_compute). */
 static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sample_vec *sv)
@@ -498,8 +475,8 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 	enum trex_status st;
 
 	*out = (struct trex_kernel_ops){malloc((n ? n : 1) * sizeof(uint32_t)), n};
-	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-	st = out->op_name && c.cat_kind ? device_work(&c, err) : TREX_NOMEM;
+	trex_work_count(idx, &c.work);
+	st = out->op_name ? TREX_OK : TREX_NOMEM;
 	if (st == TREX_OK)
 		st = collect(&c, &sv);
 	if (st == TREX_OK)
@@ -511,8 +488,6 @@ enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
 			out->op_name[sv.v[i].slice] = sv.v[i].key[0];
 	}
 	free(sv.v);
-	free(c.cat_kind);
-	trex_work_free(&c.work);
 	free(c.anc_op);
 	free(c.track_file);
 	if (st != TREX_OK) {
@@ -838,7 +813,7 @@ static enum trex_status find_copy_bytes(struct ctx *c, const struct sample_vec *
 	if (!c->copy_ids)
 		return TREX_NOMEM;
 	for (size_t i = 0; i < sv->n; i++) { /* samples come in slice id order */
-		enum trex_kind k = kind_of(c, trex_index_slice(c->idx, sv->v[i].slice));
+		enum trex_kind k = kind_of(trex_index_slice(c->idx, sv->v[i].slice));
 
 		if (k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET)
 			c->copy_ids[c->ncopies++] = sv->v[i].slice;
@@ -930,7 +905,7 @@ static enum trex_status first_args(struct ctx *c, const struct group *g, struct 
 			first = &g->v[i];
 	}
 	s = trex_index_slice(c->idx, first->slice);
-	st = trex_index_args_text(c->idx, trex_index_track_file(c->idx, s->track), s->args, &text,
+	st = trex_index_args_json(c->idx, trex_index_track_file(c->idx, s->track), s->args, &text,
 	                          &len, err);
 	if (st != TREX_OK)
 		return st;
@@ -1086,13 +1061,6 @@ static enum trex_status compute(struct ctx *c, struct trex_table *t, struct trex
 	return st;
 }
 
-/* The index's device work, with the communication rules only when a
- * category is asked for (they decide the built-in collective one). */
-static enum trex_status device_work(struct ctx *c, struct trex_error *err)
-{
-	return trex_work_classify(c->idx, c->opts->category != NULL, &c->work, err);
-}
-
 /* Nothing counted: the table says why. */
 static enum trex_status empty_note(struct ctx *c, struct trex_table *t)
 {
@@ -1146,17 +1114,13 @@ enum trex_status trex_kernels_table_members(const struct trex_index *idx,
 	trex_table_init(t, "kernels", stat_cols, NSTAT);
 	if ((size_t)c.opts->group >= TREX_KERNELS_BY_COUNT)
 		return trex_error_set(err, TREX_USAGE, NULL, -1, "kernel summary: bad grouping");
-	c.cat_kind = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-	st = c.cat_kind ? category_filter(&c, &builtin, err) : TREX_NOMEM;
-	if (st == TREX_OK)
-		st = device_work(&c, err);
+	trex_work_count(idx, &c.work);
+	st = category_filter(&c, &builtin, err);
 	if (st == TREX_OK)
 		st = compute(&c, t, err);
 	if (st == TREX_OK)
 		st = empty_note(&c, t);
-	free(c.cat_kind);
 	free(c.name_in_cat);
-	trex_work_free(&c.work);
 	trex_catset_free(builtin);
 	free(c.anc_op);
 	free(c.track_file);

@@ -147,12 +147,10 @@ static enum trex_status collect_trace(const struct trex_index *idx, bool ids,
 {
 	struct trex_work w;
 	uint32_t n = trex_index_slice_count(idx);
-	enum trex_status s = trex_work_classify(idx, false, &w, err);
+	enum trex_status s = TREX_OK;
 
+	trex_work_count(idx, &w);
 	out->n = 0;
-	out->v = NULL;
-	if (s != TREX_OK)
-		return s;
 	out->v = malloc((w.kernels + w.memcpys + w.memsets + 1) * sizeof(*out->v));
 	if (!out->v)
 		s = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
@@ -166,7 +164,6 @@ static enum trex_status collect_trace(const struct trex_index *idx, bool ids,
 		if (ids && unitrace_file(idx, i))
 			s = slice_id(idx, i, &k->id, &k->has_id, err);
 	}
-	trex_work_free(&w);
 	return s;
 }
 

@@ -55,7 +55,6 @@ enum { I_START, I_DUR, I_SELF, I_GPU, I_RANK, I_THREAD, I_NAME };
 
 struct costs {
 	const struct trex_index *idx;
-	struct views_kinds kinds;
 	uint32_t *up; /* per slice: the innermost CPU op strictly above it, TREX_NONE; NULL: not
 	               * needed (no op among the slices asked for) */
 };
@@ -75,7 +74,7 @@ static void lane_up(struct costs *c, const struct trex_lane *lane, const struct 
 		if (j < end && trex_index_slice(c->idx, j)->ts <= ts)
 			parent = j;
 		c->up[i] = parent == TREX_NONE                                     ? TREX_NONE
-		           : views_kind(&c->kinds, parent) == TREX_KIND_CPU_OP ? parent
+		           : views_kind(c->idx, parent) == TREX_KIND_CPU_OP ? parent
 		                                                                   : c->up[parent];
 	}
 }
@@ -118,17 +117,14 @@ static size_t find_id(const uint32_t *ids, size_t n, uint32_t id)
 
 /* Adds each GPU work's duration to gpu[] of its launching call and of the
  * ops enclosing that call, where they are among ids. */
-static enum trex_status add_gpu(struct costs *c, const uint32_t *ids, size_t n, int64_t *gpu,
-                                struct trex_error *err)
+static void add_gpu(struct costs *c, const uint32_t *ids, size_t n, int64_t *gpu)
 {
-	struct trex_gpu_classifier *cls;
 	uint32_t nslices = trex_index_slice_count(c->idx);
-	enum trex_status st = trex_gpu_classifier_new(c->idx, &cls, err);
 
-	for (uint32_t g = 0; st == TREX_OK && g < nslices; g++) {
+	for (uint32_t g = 0; g < nslices; g++) {
 		int64_t dur = trex_index_slice(c->idx, g)->dur;
 
-		if (trex_gpu_classify(cls, g) == TREX_GPU_NOT_WORK)
+		if (trex_gpu_class_of(c->idx, g) == TREX_GPU_NOT_WORK)
 			continue;
 		for (uint32_t x = trex_index_launch_of(c->idx, g); x != TREX_NONE;
 		     x = c->up ? c->up[x] : TREX_NONE) {
@@ -138,17 +134,15 @@ static enum trex_status add_gpu(struct costs *c, const uint32_t *ids, size_t n, 
 				gpu[pos] = INT64_MAX; /* saturated durations */
 		}
 	}
-	trex_gpu_classifier_free(cls);
-	return st;
 }
 
 /* self[] and gpu[] of ids[0..n), ascending. */
 static enum trex_status costs_of(const struct trex_index *idx, const uint32_t *ids, size_t n,
-                                 int64_t *self, int64_t *gpu, struct trex_error *err)
+                                 int64_t *self, int64_t *gpu)
 {
 	struct costs c = {.idx = idx};
 	bool ops = false;
-	enum trex_status st = views_kinds_init(&c.kinds, idx);
+	enum trex_status st = TREX_OK;
 
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		int64_t busy;
@@ -156,14 +150,13 @@ static enum trex_status costs_of(const struct trex_index *idx, const uint32_t *i
 		trex_slice_children(idx, ids[i], NULL, 0, &busy);
 		self[i] = trex_index_slice(idx, ids[i])->dur - busy;
 		gpu[i] = 0;
-		ops = ops || views_kind(&c.kinds, ids[i]) == TREX_KIND_CPU_OP;
+		ops = ops || views_kind(idx, ids[i]) == TREX_KIND_CPU_OP;
 	}
 	if (st == TREX_OK && ops)
 		st = build_up(&c);
 	if (st == TREX_OK)
-		st = add_gpu(&c, ids, n, gpu, err);
+		add_gpu(&c, ids, n, gpu);
 	free(c.up);
-	views_kinds_free(&c.kinds);
 	return st;
 }
 
@@ -191,20 +184,18 @@ struct table_ctx {
 static enum trex_status instances(const struct trex_index *idx, bool api, uint32_t **out,
                                   size_t *count)
 {
-	struct views_kinds k;
 	enum trex_kind want = api ? TREX_KIND_RUNTIME : TREX_KIND_CPU_OP;
 	uint32_t n = trex_index_slice_count(idx), m = 0;
 	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
 
-	if (!ids || views_kinds_init(&k, idx) != TREX_OK) {
+	if (!ids) {
 		free(ids);
 		return TREX_NOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (views_kind(&k, i) == want)
+		if (views_kind(idx, i) == want)
 			ids[m++] = i;
 	}
-	views_kinds_free(&k);
 	*out = ids;
 	*count = m;
 	return TREX_OK;
@@ -393,7 +384,7 @@ enum trex_status trex_ops_table(const struct trex_index *idx, const struct trex_
 	if (st == TREX_OK) {
 		self = malloc((n ? n : 1) * sizeof(*self));
 		gpu = malloc((n ? n : 1) * sizeof(*gpu));
-		st = self && gpu ? costs_of(idx, ids, n, self, gpu, err) : TREX_NOMEM;
+		st = self && gpu ? costs_of(idx, ids, n, self, gpu) : TREX_NOMEM;
 	}
 	if (st == TREX_OK)
 		st = group_by_name(&c, ids, n, self, gpu);
@@ -474,7 +465,7 @@ enum trex_status trex_ops_instances_table(const struct trex_index *idx, uint32_t
 	if (st == TREX_OK && n > 1)
 		qsort(ids, n, sizeof(*ids), cmp_u32);
 	if (st == TREX_OK)
-		st = costs_of(idx, ids, n, self, gpu, err);
+		st = costs_of(idx, ids, n, self, gpu);
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, ids[i]);
 

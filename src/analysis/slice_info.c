@@ -24,7 +24,8 @@ const char *trex_link_label(enum trex_link_kind kind)
 
 static enum trex_kind kind_of(const struct trex_index *idx, const struct trex_slice *s)
 {
-	return trex_kind_of(trex_index_str(idx, s->cat), trex_index_str(idx, s->name));
+	(void)idx;
+	return (enum trex_kind)s->kind;
 }
 
 /* ---- children and self time ------------------------------------------------------------- */
@@ -120,7 +121,7 @@ static void add_link(struct trex_slice_info *info, enum trex_link_kind kind, uin
 static void add_launched(const struct trex_index *idx, struct trex_slice_info *info)
 {
 	uint32_t ids[LINK_BATCH];
-	size_t n = trex_index_correlated(idx, info->slice, ids, LINK_BATCH);
+	size_t n = trex_index_same_launch_link(idx, info->slice, ids, LINK_BATCH);
 
 	for (size_t i = 0; i < n && i < LINK_BATCH; i++)
 		if (trex_kind_is_gpu(kind_of(idx, trex_index_slice(idx, ids[i]))))
@@ -149,7 +150,7 @@ static void add_flows(const struct trex_index *idx, struct trex_slice_info *info
 static void add_ext_id(const struct trex_index *idx, struct trex_slice_info *info)
 {
 	uint32_t ids[LINK_BATCH];
-	size_t n = trex_index_same_ext_id(idx, info->slice, ids, LINK_BATCH);
+	size_t n = trex_index_same_op_link(idx, info->slice, ids, LINK_BATCH);
 
 	for (size_t i = 0; i < n && i < LINK_BATCH; i++)
 		add_link(info, TREX_LINK_EXT_ID, ids[i]);
@@ -192,295 +193,10 @@ void trex_slice_info_compute(const struct trex_index *idx, uint32_t id,
 
 /* ---- args ------------------------------------------------------------------------------- */
 
-/* A cursor over the JSON text and the output buffer, which is big enough
- * for everything: unescaping and compacting never grow the text beyond
- * one NUL per key and value. */
-struct scan {
-	const char *p, *end;
-	char *o;
-};
-
-static void skip_ws(struct scan *s)
-{
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
-}
-
-static int hex4(const char *p, const char *end)
-{
-	int v = 0;
-
-	if (end - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-		        : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		        : c >= 'A' && c <= 'F' ? c - 'A' + 10
-		                               : -1;
-
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-static void put_utf8(struct scan *s, unsigned cp)
-{
-	if (cp < 0x80) {
-		*s->o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*s->o++ = (char)(0xc0 | cp >> 6);
-		*s->o++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*s->o++ = (char)(0xe0 | cp >> 12);
-		*s->o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-		*s->o++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*s->o++ = (char)(0xf0 | cp >> 18);
-		*s->o++ = (char)(0x80 | (cp >> 12 & 0x3f));
-		*s->o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-		*s->o++ = (char)(0x80 | (cp & 0x3f));
-	}
-}
-
-/* \uXXXX (s->p after the 'u'), surrogate pairs joined; U+FFFD for a lone
- * surrogate; NUL as C0 80, as the string table keeps it (strtab.h), so the
- * value stays one C string that is shown with its \0. The output (<= 4
- * bytes) never outgrows the 6 or 12 input bytes. */
-static bool unescape_u(struct scan *s)
-{
-	int hi = hex4(s->p, s->end), lo;
-
-	if (hi < 0)
-		return false;
-	s->p += 4;
-	if (hi >= 0xd800 && hi < 0xdc00 && s->end - s->p >= 6 && s->p[0] == '\\' &&
-	    s->p[1] == 'u' && (lo = hex4(s->p + 2, s->end)) >= 0xdc00 && lo < 0xe000) {
-		s->p += 6;
-		put_utf8(s, 0x10000 + ((unsigned)(hi - 0xd800) << 10) + (unsigned)(lo - 0xdc00));
-		return true;
-	}
-	if (hi == 0) {
-		*s->o++ = (char)0xc0;
-		*s->o++ = (char)0x80;
-		return true;
-	}
-	put_utf8(s, hi >= 0xd800 && hi < 0xe000 ? 0xfffd : (unsigned)hi);
-	return true;
-}
-
-static bool unescape(struct scan *s)
-{
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *k;
-
-	if (s->p >= s->end)
-		return false;
-	if (*s->p == 'u') {
-		s->p++;
-		return unescape_u(s);
-	}
-	k = strchr(from, *s->p);
-	if (!k || !*s->p)
-		return false;
-	*s->o++ = to[k - from];
-	s->p++;
-	return true;
-}
-
-/* A string (s->p on its opening quote), unescaped and NUL-terminated. */
-static const char *scan_string(struct scan *s)
-{
-	char *start = s->o;
-
-	s->p++;
-	while (s->p < s->end && *s->p != '"') {
-		if (*s->p == '\\') {
-			s->p++;
-			if (!unescape(s))
-				return NULL;
-		} else {
-			*s->o++ = *s->p++;
-		}
-	}
-	if (s->p >= s->end)
-		return NULL;
-	s->p++;
-	*s->o++ = '\0';
-	return start;
-}
-
-/* An object or array copied without the blanks between tokens. */
-static const char *scan_compact(struct scan *s)
-{
-	char *start = s->o;
-	int depth = 0;
-	bool in_str = false;
-
-	for (; s->p < s->end; s->p++) {
-		char c = *s->p;
-
-		if (in_str) {
-			*s->o++ = c;
-			if (c == '\\' && s->p + 1 < s->end)
-				*s->o++ = *++s->p;
-			else if (c == '"')
-				in_str = false;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-			continue;
-		*s->o++ = c;
-		if (c == '"')
-			in_str = true;
-		else if (c == '{' || c == '[')
-			depth++;
-		else if ((c == '}' || c == ']') && --depth == 0) {
-			s->p++;
-			*s->o++ = '\0';
-			return start;
-		}
-	}
-	return NULL;
-}
-
-/* A number, true, false or null: the bytes up to the next delimiter. */
-static const char *scan_scalar(struct scan *s)
-{
-	char *start = s->o;
-
-	while (s->p < s->end && !strchr(",}] \t\r\n", *s->p))
-		*s->o++ = *s->p++;
-	if (s->o == start)
-		return NULL;
-	*s->o++ = '\0';
-	return start;
-}
-
-static const char *scan_value(struct scan *s)
-{
-	skip_ws(s);
-	if (s->p >= s->end)
-		return NULL;
-	if (*s->p == '"')
-		return scan_string(s);
-	if (*s->p == '{' || *s->p == '[')
-		return scan_compact(s);
-	return scan_scalar(s);
-}
-
-/* One "key": value member; false when it does not parse. */
-static bool scan_member(struct scan *s, struct trex_arg *a)
-{
-	skip_ws(s);
-	if (s->p >= s->end || *s->p != '"' || !(a->key = scan_string(s)))
-		return false;
-	skip_ws(s);
-	if (s->p >= s->end || *s->p != ':')
-		return false;
-	s->p++;
-	return (a->value = scan_value(s)) != NULL;
-}
-
-static enum trex_status push_arg(struct trex_args *out, size_t *cap, const struct trex_arg *a,
-                                 struct trex_error *err)
-{
-	struct trex_arg *v = trex_grow(out->v, cap, out->n + 1, sizeof(*v), 8);
-
-	if (!v)
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	out->v = v;
-	out->v[out->n++] = *a;
-	return TREX_OK;
-}
-
-/* After a member: true with s->p past a ',', false at the closing '}'
- * (*done) or at junk. */
-static bool next_member(struct scan *s, bool *done)
-{
-	skip_ws(s);
-	*done = s->p < s->end && *s->p == '}';
-	if (s->p < s->end && *s->p == ',') {
-		s->p++;
-		return true;
-	}
-	return false;
-}
-
-static enum trex_status decode_members(struct scan *s, struct trex_args *out, bool *complete,
-                                       struct trex_error *err)
-{
-	size_t cap = 0;
-	struct trex_arg a;
-
-	skip_ws(s);
-	if (s->p < s->end && *s->p == '}') {
-		*complete = true;
-		return TREX_OK;
-	}
-	for (;;) {
-		enum trex_status st;
-		bool more;
-
-		if (!scan_member(s, &a))
-			return TREX_OK;
-		if ((st = push_arg(out, &cap, &a, err)) != TREX_OK)
-			return st;
-		more = next_member(s, complete);
-		if (!more)
-			return TREX_OK;
-	}
-}
-
-enum trex_status trex_args_decode(const char *json, size_t len, struct trex_args *out,
-                                  bool *truncated, struct trex_error *err)
-{
-	struct scan s = {json, json + len, NULL};
-	bool complete = false;
-	enum trex_status st;
-
-	memset(out, 0, sizeof(*out));
-	if (truncated)
-		*truncated = false;
-	if (!(out->buf = malloc(len + len + 2)))
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	s.o = out->buf;
-	skip_ws(&s);
-	if (s.p < s.end && *s.p == '{') {
-		s.p++;
-		st = decode_members(&s, out, &complete, err);
-		if (st != TREX_OK) {
-			trex_args_free(out);
-			return st;
-		}
-	}
-	if (truncated)
-		*truncated = !complete;
-	return TREX_OK;
-}
-
 enum trex_status trex_slice_args(const struct trex_index *idx, uint32_t id, struct trex_args *out,
                                  struct trex_error *err)
 {
 	const struct trex_slice *s = trex_index_slice(idx, id);
-	char *text = NULL;
-	size_t len = 0;
-	enum trex_status st;
 
-	memset(out, 0, sizeof(*out));
-	st = trex_index_args_text(idx, trex_index_track_file(idx, s->track), s->args, &text, &len,
-	                          err);
-	if (st == TREX_OK && text)
-		st = trex_args_decode(text, len, out, NULL, err);
-	free(text);
-	return st;
-}
-
-void trex_args_free(struct trex_args *a)
-{
-	free(a->v);
-	free(a->buf);
-	memset(a, 0, sizeof(*a));
+	return trex_index_args(idx, trex_index_track_file(idx, s->track), s->args, out, NULL, err);
 }

@@ -73,7 +73,6 @@ struct ctx {
 	const struct trex_index *idx;
 	struct trex_regex *re;
 	uint8_t *name_match; /* per name string id: 0 unknown, 1 a step, 2 not */
-	struct views_kinds kinds;
 	struct item_vec work, steps;
 	struct views_span *span[4]; /* scratch per class: all, compute, comm, memory */
 };
@@ -81,7 +80,7 @@ struct ctx {
 static bool is_step(struct ctx *c, uint32_t slice)
 {
 	const struct trex_slice *s = trex_index_slice(c->idx, slice);
-	enum trex_kind k = views_kind(&c->kinds, slice);
+	enum trex_kind k = views_kind(c->idx, slice);
 
 	if (k != TREX_KIND_CPU_OP && k != TREX_KIND_ANNOTATION)
 		return false;
@@ -91,23 +90,21 @@ static bool is_step(struct ctx *c, uint32_t slice)
 	return c->name_match[s->name] == 1;
 }
 
-static enum trex_status collect(struct ctx *c, struct trex_error *err)
+static enum trex_status collect(struct ctx *c)
 {
-	struct trex_gpu_classifier *cls;
 	uint32_t n = trex_index_slice_count(c->idx);
-	enum trex_status st = trex_gpu_classifier_new(c->idx, &cls, err);
+	enum trex_status st = TREX_OK;
 
 	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
 		struct item it = {trex_index_track_file(c->idx, s->track), i, s->ts, s->ts + s->dur,
-		                  (uint8_t)trex_gpu_classify(cls, i)};
+		                  (uint8_t)trex_gpu_class_of(c->idx, i)};
 
 		if (it.cls != TREX_GPU_NOT_WORK && !push(&c->work, &it))
 			st = TREX_NOMEM;
 		else if (it.cls == TREX_GPU_NOT_WORK && is_step(c, i) && !push(&c->steps, &it))
 			st = TREX_NOMEM;
 	}
-	trex_gpu_classifier_free(cls);
 	if (st != TREX_OK)
 		return st;
 	if (c->work.n > 1)
@@ -251,11 +248,9 @@ enum trex_status trex_steps_table(const struct trex_index *idx, const struct tre
 		snprintf(why, sizeof(why), "%s", err->message);
 		return trex_error_set(err, st, NULL, -1, "step pattern '%s': %s", pattern, why);
 	}
-	if (st == TREX_OK)
-		st = views_kinds_init(&c.kinds, idx);
 	if (st == TREX_OK) {
 		c.name_match = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-		st = c.name_match ? collect(&c, err) : TREX_NOMEM;
+		st = c.name_match ? collect(&c) : TREX_NOMEM;
 	}
 	if (st == TREX_OK)
 		st = rows(&c, t);
@@ -263,7 +258,6 @@ enum trex_status trex_steps_table(const struct trex_index *idx, const struct tre
 		st = step_ids(&c, ids);
 	trex_regex_free(c.re);
 	free(c.name_match);
-	views_kinds_free(&c.kinds);
 	free(c.work.v);
 	free(c.steps.v);
 	for (int k = 0; k < 4; k++)

@@ -218,38 +218,32 @@ static bool fill_files(struct trex_table *t, const struct trex_index *idx)
 
 /* ---- phases ----------------------------------------------------------------------- */
 
-/* "FLOW_START" -> "flow start" */
-static const char *phase_name(struct trex_table *t, const char *upper)
-{
-	char buf[32];
-	size_t n = 0;
-
-	for (; upper[n] && n + 1 < sizeof(buf); n++)
-		buf[n] = upper[n] == '_' ? ' ' : (char)tolower((unsigned char)upper[n]);
-	return trex_table_strdup(t, buf, n);
-}
-
+/* One row per event type the loaders counted (by label, in the order the
+ * files list them), with the events of every file. */
 static bool fill_phases(struct trex_table *t, const struct trex_index *idx)
 {
-	static const char *const names[] = {
-#define TREX_PHASE_NAME(name, letters) #name,
-	    TREX_PHASE_INFO(TREX_PHASE_NAME)
-#undef TREX_PHASE_NAME
-	};
+	for (uint32_t f = 0; f < trex_index_file_count(idx); f++) {
+		const struct trex_file *file = trex_index_file(idx, f);
 
-	for (int ph = 0; ph < TREX_PH_COUNT; ph++) {
-		union trex_cell *c = trex_table_add_row(t);
-		uint64_t n = 0;
+		for (uint32_t k = 0; k < file->event_type_count; k++) {
+			const struct trex_event_type *et = &file->event_types[k];
+			const char *label = trex_index_str(idx, et->label);
+			union trex_cell *c = NULL;
 
-		if (!c)
-			return false;
-		for (uint32_t f = 0; f < trex_index_file_count(idx); f++)
-			n += trex_index_file(idx, f)->phase_counts[ph];
-		c[0].text = trex_phase_letters((enum trex_phase)ph);
-		c[1].count = (int64_t)n;
-		c[2].text = phase_name(t, names[ph]);
-		if (!c[2].text)
-			return false;
+			for (size_t r = 0; r < t->nrows && !c; r++) {
+				if (strcmp(trex_table_cell(t, r, 0)->text, label) == 0)
+					c = trex_table_cell(t, r, 0);
+			}
+			if (!c) {
+				if (!(c = trex_table_add_row(t)))
+					return false;
+				c[0].text = dup_str(t, label);
+				c[2].text = dup_str(t, trex_index_str(idx, et->name));
+				if (!c[0].text || !c[2].text)
+					return false;
+			}
+			c[1].count += (int64_t)et->events;
+		}
 	}
 	return true;
 }
@@ -282,14 +276,8 @@ static struct cat_acc *cat_get(const struct trex_index *idx, struct cat_map *m, 
 	return &m->acc[m->slot[cat] - 1];
 }
 
-static void cat_kind(const struct trex_index *idx, struct cat_acc *a, uint32_t name)
+static void cat_kind(struct cat_acc *a, int kind)
 {
-	const char *cat = trex_index_str(idx, a->cat);
-	int kind;
-
-	if (a->kind == KIND_MIXED || (a->kind >= 0 && !trex_kind_needs_name(cat)))
-		return;
-	kind = (int)trex_kind_of(cat, trex_index_str(idx, name));
 	a->kind = a->kind < 0 || a->kind == kind ? kind : KIND_MIXED;
 }
 
@@ -301,14 +289,14 @@ static void cat_collect(const struct trex_index *idx, struct cat_map *m)
 
 		a->slices++;
 		a->total += s->dur;
-		cat_kind(idx, a, s->name);
+		cat_kind(a, s->kind);
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {
 		const struct trex_instant *in = trex_index_instant(idx, i);
 		struct cat_acc *a = cat_get(idx, m, in->cat);
 
 		a->instants++;
-		cat_kind(idx, a, in->name);
+		cat_kind(a, in->kind);
 	}
 }
 

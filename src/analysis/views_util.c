@@ -27,25 +27,6 @@ const char *views_text(struct trex_table *t, const char *s)
 	return trex_table_strdup(t, s, strlen(s));
 }
 
-/* ---- kinds -------------------------------------------------------------------------------- */
-
-enum trex_status views_kinds_init(struct views_kinds *k, const struct trex_index *idx)
-{
-	struct trex_error err;
-
-	return trex_work_classify(idx, false, &k->work, &err);
-}
-
-enum trex_kind views_kind(struct views_kinds *k, uint32_t slice)
-{
-	return trex_work_kind(&k->work, slice);
-}
-
-void views_kinds_free(struct views_kinds *k)
-{
-	trex_work_free(&k->work);
-}
-
 /* ---- statistics --------------------------------------------------------------------------- */
 
 static int cmp_i64(const void *a, const void *b)

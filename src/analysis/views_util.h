@@ -24,14 +24,11 @@ double views_from_start(const struct trex_index *idx, int64_t t);
 /* Copies s into t's arena: NULL when out of memory. */
 const char *views_text(struct trex_table *t, const char *s);
 
-/* Kinds of slices as every analysis sees them (trex_work_classify, device
- * tracks applied; no communication rules). */
-struct views_kinds {
-	struct trex_work work;
-};
-enum trex_status views_kinds_init(struct views_kinds *k, const struct trex_index *idx);
-enum trex_kind views_kind(struct views_kinds *k, uint32_t slice);
-void views_kinds_free(struct views_kinds *k);
+/* A slice's kind, as the build stored it. */
+static inline enum trex_kind views_kind(const struct trex_index *idx, uint32_t slice)
+{
+	return (enum trex_kind)trex_index_slice(idx, slice)->kind;
+}
 
 /* Statistics of n >= 1 durations sorted ascending: med is the mean of the
  * two middle values for even n, p95 the nearest rank (the ceil(95 n /

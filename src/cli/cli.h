@@ -102,6 +102,8 @@ enum cli_command {
 	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
 	X(THREADS, "threads", 'j', "N",                                                            \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
+	X(INPUT_FORMAT, "input-format", 0, "NAME",                                                 \
+	  "read every input as format NAME (chrome-json) instead of telling it by its first bytes") \
 	X(STRICT, "strict", 0, NULL,                                                               \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \
@@ -155,6 +157,7 @@ struct cli_opts {
 	const char *metric_args[CLI_METRIC_ARGS_MAX]; /* --metric, as given (comma lists) */
 	size_t nmetric_args;
 	bool summary;          /* metrics --summary */
+	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;

@@ -22,7 +22,7 @@
 #include "trex/load/loader.h"
 #include "trex/load/metrics_load.h"
 #include "trex/load/source.h"
-#include "trex/load/synthetic.h"
+#include "trex/demo/synthetic.h"
 #include "trex/ui/timespec.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -328,6 +328,15 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 		return TREX_OK;
 	case CLI_OPT_OUTPUT:
 		o->output = arg;
+		return TREX_OK;
+	case CLI_OPT_INPUT_FORMAT:
+		o->input_format = arg;
+		if (!trex_format_named(arg)) {
+			char names[256];
+
+			trex_format_names(names, sizeof(names));
+			return usage(err, "--input-format: no format '%s' (formats: %s)", arg, names);
+		}
 		return TREX_OK;
 	case CLI_OPT_THREADS:
 		ps->threads_set = true;
@@ -813,6 +822,7 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 	struct progress pr = {.last_ns = 0, .shown = false};
 	struct trex_load_opts lo = {.threads = o->threads,
 	                            .strict = o->strict,
+	                            .format = o->input_format,
 	                            .cancel = &load_cancelled,
 	                            .progress_user = &pr};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;

@@ -99,7 +99,7 @@ bool cli_drop_profile_inputs(struct cli_paths *paths)
 
 enum trex_status cli_empty_index(struct trex_index **out, struct trex_error *err)
 {
-	struct trex_build_input in = {NULL, 0, NULL, 0, 1};
+	struct trex_build_input in = {.threads = 1};
 
 	return trex_index_build(&in, out, err);
 }

@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 #include "trex/analysis/ideal_cycles.h"
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
+#include "trex/export/unitrace_summary.h"
 #include "trex/load/deeptools_log.h"
 
 #define SCHEMA_MAX (64u << 20) /* a category file is small; refuse anything huge */
@@ -107,48 +107,6 @@ enum trex_status cmd_categories_compiler_log(const struct cli_opts *o,
 	return st;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			putc(*p, out);
-	}
-	putc('"', out);
-}
-
-/* unitrace summary.py's flat object: "<cat>_time" (ns) and "<cat>_calls";
- * uncategorized work counts as summary.py's default category, "device". */
-static void write_unitrace_json(const struct trex_table *t, FILE *out)
-{
-	size_t cat_col = t->ncols - 1;
-
-	fputc('{', out);
-	for (size_t r = 0; r < t->nrows; r++) {
-		const char *cat = trex_table_cell(t, r, cat_col)->text;
-		static const char *const suffix[] = {"_time", "_calls"};
-
-		if (strcmp(cat, TREX_CATEGORY_NONE) == 0)
-			cat = "device";
-		for (int k = 0; k < 2; k++) {
-			char key[TREX_ERROR_MSG_MAX];
-
-			snprintf(key, sizeof(key), "%s%s", cat, suffix[k]);
-			fputs(r || k ? ", " : "", out);
-			json_string(out, key);
-			if (k == 0)
-				fprintf(out, ": %.0f", trex_table_cell(t, r, 0)->number);
-			else
-				fprintf(out, ": %" PRId64, trex_table_cell(t, r, 2)->count);
-		}
-	}
-	fputs("}\n", out);
-}
-
 /* `trex categories`: GPU time per kernel category. */
 enum trex_status cmd_categories(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                                 struct trex_error *err)
@@ -163,7 +121,7 @@ enum trex_status cmd_categories(const struct cli_opts *o, const struct cli_model
 	if (st != TREX_OK)
 		return st;
 	if (o->unitrace_json)
-		write_unitrace_json(&t, out);
+		st = trex_unitrace_summary_write(out, &t, err);
 	else
 		st = trex_table_write(out, &t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT)

@@ -330,11 +330,13 @@ struct trex_builder *trex_builder_new(uint32_t file)
 		return NULL;
 	}
 	trex_vec_init(&b->slices, sizeof(struct trex_slice));
-	trex_vec_init(&b->be, sizeof(struct trex_slice));
-	trex_vec_init(&b->asyncs, sizeof(struct trex_basync));
+	trex_vec_init(&b->begins, sizeof(uint32_t));
+	trex_vec_init(&b->ends, sizeof(struct trex_bend));
+	trex_vec_init(&b->keyed, sizeof(struct trex_bkeyed));
 	trex_vec_init(&b->instants, sizeof(struct trex_instant));
 	trex_vec_init(&b->samples, sizeof(struct trex_bsample));
 	trex_vec_init(&b->flows, sizeof(struct trex_bflow));
+	trex_vec_init(&b->edges, sizeof(struct trex_bedge));
 	return b;
 }
 
@@ -347,11 +349,9 @@ static void vec_trim(struct trex_vec *v)
 		trex_vec_shrink(v);
 }
 
-/* Every record vector of a builder, for what applies to all of them. */
 static void builder_each_vec(struct trex_builder *b, void (*fn)(struct trex_vec *))
 {
-	struct trex_vec *vecs[] = {&b->slices,    &b->be,      &b->asyncs,
-				   &b->instants, &b->samples, &b->flows};
+	struct trex_vec *vecs[] = TREX_BUILDER_VECS(b);
 
 	for (size_t i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		fn(vecs[i]);
@@ -390,6 +390,12 @@ static int fail(struct trex_builder *b)
 	return -1;
 }
 
+static trex_handle fail_handle(struct trex_builder *b)
+{
+	b->failed = true;
+	return TREX_HANDLE_NONE;
+}
+
 uint32_t trex_builder_intern(struct trex_builder *b, const char *s, size_t len)
 {
 	uint32_t id = trex_strtab_intern(b->strs, s, len);
@@ -397,6 +403,11 @@ uint32_t trex_builder_intern(struct trex_builder *b, const char *s, size_t len)
 	if (id == TREX_STR_ERROR)
 		b->failed = true;
 	return id;
+}
+
+const char *trex_builder_str(const struct trex_builder *b, uint32_t id)
+{
+	return id < trex_strtab_count(b->strs) ? trex_strtab_get(b->strs, id, NULL) : NULL;
 }
 
 static void note_time(struct trex_builder *b, int64_t ts, int64_t dur)
@@ -481,6 +492,7 @@ static uint32_t add_track(struct trex_builder *b, uint32_t *slot, uint32_t proc,
 	t->key = key;
 	t->proc = proc;
 	t->cls = cls;
+	t->parent = TREX_NONE;
 	*slot = b->ntracks;
 	return b->ntracks++;
 }
@@ -522,62 +534,112 @@ uint32_t trex_builder_track(struct trex_builder *b, uint32_t pid, uint32_t tid)
 	return t;
 }
 
-static struct trex_slice *push_slice(struct trex_builder *b, struct trex_vec *v, uint32_t track,
+/* A parent must be an earlier slice track of the same process. */
+static bool parent_ok(const struct trex_builder *b, uint32_t parent, uint32_t pid)
+{
+	return parent == TREX_NONE ||
+	       (parent < b->ntracks && b->tracks[parent].pid == pid &&
+	        b->tracks[parent].cls != TREX_BT_COUNTER);
+}
+
+uint32_t trex_builder_named_track(struct trex_builder *b, uint32_t pid, uint32_t key,
+                                  uint32_t parent)
+{
+	uint32_t before = b->ntracks, t;
+
+	if (b->failed || !parent_ok(b, parent, pid))
+		return fail_handle(b);
+	t = find_track(b, pid, key, TREX_BT_NAMED);
+	if (t == TREX_NONE)
+		return fail_handle(b);
+	/* the first call places the track; a later one may not move it */
+	if (b->ntracks > before)
+		b->tracks[t].parent = parent;
+	else if (b->tracks[t].parent != parent)
+		return fail_handle(b);
+	return t;
+}
+
+/* Tracks that take slices and instants: threads and named tracks. */
+static bool slice_track(const struct trex_builder *b, uint32_t track)
+{
+	return track < b->ntracks &&
+	       (b->tracks[track].cls == TREX_BT_THREAD || b->tracks[track].cls == TREX_BT_NAMED);
+}
+
+/* A new slice record for ev, or NULL (the builder failed) when there is
+ * no room or no more handles. */
+static struct trex_slice *push_slice(struct trex_builder *b, uint32_t track,
                                      const struct trex_ev *ev)
 {
 	struct trex_slice *s;
 
-	if (b->failed || track >= b->ntracks || b->tracks[track].cls != TREX_BT_THREAD)
+	if (b->failed || b->slices.count >= TREX_HANDLE_NONE - 1)
 		return NULL;
-	s = trex_vec_push(v);
+	s = trex_vec_push(&b->slices);
 	if (!s)
 		return NULL;
+	memset(s, 0, sizeof(*s));
 	s->ts = ev->ts;
-	s->dur = 0;
 	s->name = ev->name;
 	s->cat = ev->cat;
 	s->track = track;
-	s->depth = 0;
 	s->flags = ev->flags;
 	s->args = ev->args;
-	s->corr = ev->corr;
-	s->ext_id = ev->ext_id;
+	s->launch_link = ev->launch_link;
+	s->op_link = ev->op_link;
 	s->shape = ev->shape;
-	s->reserved = b->seq++;
+	s->kind = ev->kind;
+	s->comm = TREX_COMM_NONE;
 	b->events++;
 	return s;
 }
 
-int trex_builder_complete(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
+static trex_handle last_handle(const struct trex_builder *b)
 {
-	struct trex_slice *s = push_slice(b, &b->slices, track, ev);
+	return (trex_handle)(b->slices.count - 1);
+}
+
+trex_handle trex_builder_complete(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
+{
+	struct trex_slice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
 
 	if (!s)
-		return fail(b);
+		return fail_handle(b);
 	s->dur = ev->dur;
 	note_time(b, ev->ts, ev->dur);
-	return 0;
+	return last_handle(b);
 }
 
-static int push_be(struct trex_builder *b, uint32_t track, const struct trex_ev *ev, char tag)
+trex_handle trex_builder_begin(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
 {
-	struct trex_slice *s = push_slice(b, &b->be, track, ev);
+	struct trex_slice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
+	uint32_t *at;
 
 	if (!s)
-		return fail(b);
-	s->depth = (uint16_t)tag;
+		return fail_handle(b);
+	s->flags |= TREX_SLICE_PAIRED;
+	at = trex_vec_push(&b->begins);
+	if (!at)
+		return fail_handle(b);
+	*at = last_handle(b);
 	note_time(b, ev->ts, 0);
-	return 0;
-}
-
-int trex_builder_begin(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
-{
-	return push_be(b, track, ev, TREX_BE_BEGIN);
+	return last_handle(b);
 }
 
 int trex_builder_end(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
 {
-	return push_be(b, track, ev, TREX_BE_END);
+	struct trex_bend *e;
+
+	if (b->failed || !slice_track(b, track))
+		return fail(b);
+	e = trex_vec_push(&b->ends);
+	if (!e)
+		return fail(b);
+	*e = (struct trex_bend){ev->ts, track, ev->name, (uint32_t)b->slices.count};
+	b->events++;
+	note_time(b, ev->ts, 0);
+	return 0;
 }
 
 int trex_builder_instant(struct trex_builder *b, uint32_t track, const struct trex_ev *ev,
@@ -585,7 +647,7 @@ int trex_builder_instant(struct trex_builder *b, uint32_t track, const struct tr
 {
 	struct trex_instant *in;
 
-	if (b->failed || track >= b->ntracks || b->tracks[track].cls != TREX_BT_THREAD)
+	if (b->failed || !slice_track(b, track))
 		return fail(b);
 	in = trex_vec_push(&b->instants);
 	if (!in)
@@ -596,6 +658,7 @@ int trex_builder_instant(struct trex_builder *b, uint32_t track, const struct tr
 	in->cat = ev->cat;
 	in->track = track;
 	in->scope = (uint8_t)scope;
+	in->kind = ev->kind;
 	in->args = ev->args;
 	b->events++;
 	note_time(b, ev->ts, 0);
@@ -631,62 +694,119 @@ int trex_builder_counter(struct trex_builder *b, uint32_t pid, uint32_t series, 
 	return 0;
 }
 
-int trex_builder_flow(struct trex_builder *b, uint32_t track, int64_t ts, uint32_t cat,
-                      uint32_t name, uint64_t id, uint32_t id_str, char phase, bool bind_enclosing)
+/* ---- keyed slices ----------------------------------------------------------------------- */
+
+static bool key_ok(const struct trex_builder *b, const struct trex_key *key)
+{
+	return valid_str(b, key->space) && valid_str(b, key->str);
+}
+
+static struct trex_bkeyed *push_keyed(struct trex_builder *b, uint32_t pid,
+                                      const struct trex_key *key, const struct trex_ev *ev,
+                                      enum trex_keyed_op op)
+{
+	uint32_t proc = key_ok(b, key) ? builder_proc(b, pid) : TREX_NONE;
+	struct trex_bkeyed *k = proc != TREX_NONE ? trex_vec_push(&b->keyed) : NULL;
+
+	if (!k)
+		return NULL;
+	*k = (struct trex_bkeyed){.ts = ev->ts,
+	                          .num = key->num,
+	                          .args = ev->args,
+	                          .proc = proc,
+	                          .space = key->space,
+	                          .str = key->str,
+	                          .name = ev->name,
+	                          .cat = ev->cat,
+	                          .at = (uint32_t)b->slices.count,
+	                          .op = (uint8_t)op,
+	                          .kind = ev->kind};
+	return k;
+}
+
+trex_handle trex_builder_keyed_begin(struct trex_builder *b, uint32_t pid,
+                                     const struct trex_key *key, const struct trex_ev *ev)
+{
+	struct trex_bkeyed *k = push_keyed(b, pid, key, ev, TREX_KEYED_BEGIN);
+	struct trex_slice *s = k ? push_slice(b, TREX_NONE, ev) : NULL;
+
+	if (!s)
+		return fail_handle(b);
+	s->flags |= TREX_SLICE_ASYNC;
+	note_time(b, ev->ts, 0);
+	return last_handle(b);
+}
+
+static int keyed_point(struct trex_builder *b, uint32_t pid, const struct trex_key *key,
+                       const struct trex_ev *ev, enum trex_keyed_op op)
+{
+	if (b->failed || !push_keyed(b, pid, key, ev, op))
+		return fail(b);
+	b->events++;
+	note_time(b, ev->ts, 0);
+	return 0;
+}
+
+int trex_builder_keyed_end(struct trex_builder *b, uint32_t pid, const struct trex_key *key,
+                           const struct trex_ev *ev)
+{
+	return keyed_point(b, pid, key, ev, TREX_KEYED_END);
+}
+
+int trex_builder_keyed_instant(struct trex_builder *b, uint32_t pid, const struct trex_key *key,
+                               const struct trex_ev *ev)
+{
+	return keyed_point(b, pid, key, ev, TREX_KEYED_INSTANT);
+}
+
+/* ---- flows and edges ---------------------------------------------------------------------- */
+
+static bool handle_ok(const struct trex_builder *b, trex_handle h)
+{
+	return h < b->slices.count;
+}
+
+int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p)
 {
 	struct trex_bflow *f;
+	bool on_slice = p->slice != TREX_HANDLE_NONE;
+	int64_t ts = p->ts;
 
-	if (b->failed || track >= b->ntracks || b->tracks[track].cls != TREX_BT_THREAD)
-		return fail(b);
-	if (phase != 's' && phase != 't' && phase != 'f')
+	if (b->failed || !key_ok(b, &p->key) || !valid_str(b, p->name) ||
+	    p->role > TREX_FLOW_END || p->bind > TREX_BIND_NEXT ||
+	    (on_slice ? !handle_ok(b, p->slice) : !slice_track(b, p->track)))
 		return fail(b);
 	f = trex_vec_push(&b->flows);
 	if (!f)
 		return fail(b);
-	memset(f, 0, sizeof(*f));
-	f->ts = ts;
-	f->id = id;
-	f->track = track;
-	f->cat = cat;
-	f->name = name;
-	f->id_str = id_str;
-	f->phase = phase;
-	f->enclosing = phase != 'f' || bind_enclosing;
+	if (on_slice)
+		ts = TREX_VEC_AT(&b->slices, struct trex_slice, p->slice)->ts;
+	*f = (struct trex_bflow){.ts = ts,
+	                         .num = p->key.num,
+	                         .track = on_slice ? TREX_NONE : p->track,
+	                         .space = p->key.space,
+	                         .str = p->key.str,
+	                         .name = p->name,
+	                         .slice = p->slice,
+	                         .role = (uint8_t)p->role,
+	                         .bind = (uint8_t)p->bind};
 	b->events++;
 	note_time(b, ts, 0);
 	return 0;
 }
 
-int trex_builder_async(struct trex_builder *b, uint32_t pid, char phase, uint64_t id,
-                       uint32_t id_str, const struct trex_ev *ev)
+int trex_builder_edge(struct trex_builder *b, trex_handle from, trex_handle to,
+                      enum trex_edge_kind kind)
 {
-	struct trex_basync *a;
-	uint32_t proc;
+	struct trex_bedge *e;
 
-	if (b->failed || (phase != 'b' && phase != 'e' && phase != 'n'))
+	if (b->failed || !handle_ok(b, from) || !handle_ok(b, to) || from == to ||
+	    kind > TREX_EDGE_LAUNCH)
 		return fail(b);
-	proc = builder_proc(b, pid);
-	if (proc == TREX_NONE)
+	e = trex_vec_push(&b->edges);
+	if (!e)
 		return fail(b);
-	a = trex_vec_push(&b->asyncs);
-	if (!a)
-		return fail(b);
-	memset(a, 0, sizeof(*a));
-	a->ts = ev->ts;
-	a->id = id;
-	a->args = ev->args;
-	a->proc = proc;
-	a->name = ev->name;
-	a->cat = ev->cat;
-	a->id_str = id_str;
-	a->corr = ev->corr;
-	a->ext_id = ev->ext_id;
-	a->shape = ev->shape;
-	a->seq = b->seq++;
-	a->flags = ev->flags;
-	a->phase = phase;
-	b->events++;
-	note_time(b, ev->ts, 0);
+	*e = (struct trex_bedge){from, to, (uint8_t)kind};
 	return 0;
 }
 
@@ -737,9 +857,43 @@ int trex_builder_process_sort_index(struct trex_builder *b, uint32_t pid, int64_
 	return 0;
 }
 
+/* Rank and device come with other metadata, so they count no event. */
+static struct trex_bproc *quiet_proc(struct trex_builder *b, uint32_t pid)
+{
+	uint32_t p = builder_proc(b, pid);
+
+	if (p == TREX_NONE) {
+		b->failed = true;
+		return NULL;
+	}
+	return &b->procs[p];
+}
+
+int trex_builder_process_rank(struct trex_builder *b, uint32_t pid, int64_t rank)
+{
+	struct trex_bproc *p = quiet_proc(b, pid);
+
+	if (!p)
+		return -1;
+	p->rank = rank;
+	p->has_rank = 1;
+	return 0;
+}
+
+int trex_builder_process_device(struct trex_builder *b, uint32_t pid, bool device)
+{
+	struct trex_bproc *p = quiet_proc(b, pid);
+
+	if (!p)
+		return -1;
+	p->device = device;
+	p->has_device = 1;
+	return 0;
+}
+
 static struct trex_btrack *meta_track(struct trex_builder *b, uint32_t track)
 {
-	if (b->failed || track >= b->ntracks || b->tracks[track].cls != TREX_BT_THREAD) {
+	if (b->failed || !slice_track(b, track)) {
 		b->failed = true;
 		return NULL;
 	}

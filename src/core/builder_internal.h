@@ -133,45 +133,69 @@ uint32_t *trex_kmap_insert(struct trex_kmap *m, uint64_t a, uint64_t b, uint64_t
 /* Forgets every key, keeping the allocation. */
 void trex_kmap_clear(struct trex_kmap *m);
 
-/* ---- builder records ------------------------------------------------------------------ */
+/* ---- builder records ------------------------------------------------------------------
+ * A builder keeps every slice it is given in one vector, in the order it
+ * was given them (a handle is a place in it), so a part's slices can move
+ * into the index a block at a time. What pairs or links slices is kept
+ * beside them, in records that name slices by their place. */
 
-enum trex_btrack_class { TREX_BT_THREAD = 0, TREX_BT_ASYNC = 1, TREX_BT_COUNTER = 2 };
-
-/* Phase tags kept in trex_slice.depth of B/E records until the build. */
-#define TREX_BE_BEGIN 'B'
-#define TREX_BE_END 'E'
+enum trex_btrack_class {
+	TREX_BT_THREAD = 0,
+	TREX_BT_NAMED = 1,
+	TREX_BT_ASYNC = 2,
+	TREX_BT_COUNTER = 3,
+};
 
 struct trex_btrack {
 	int64_t sort_index;
-	uint32_t pid;  /* local string id of the pid text */
-	uint32_t key;  /* tid text, or counter series */
-	uint32_t name; /* thread_name, when has_name */
-	uint32_t proc; /* local process */
-	uint8_t cls;   /* enum trex_btrack_class */
+	uint32_t pid;    /* local string id of the pid text */
+	uint32_t key;    /* tid text, named track key, or counter series */
+	uint32_t name;   /* thread_name, when has_name */
+	uint32_t proc;   /* local process */
+	uint32_t parent; /* named tracks: the local track it nests under, or TREX_NONE */
+	uint8_t cls;     /* enum trex_btrack_class */
 	uint8_t has_name, has_sort;
 };
 
 struct trex_bproc {
-	int64_t sort_index;
+	int64_t sort_index, rank;
 	uint32_t pid, name, labels;
-	uint8_t has_name, has_labels, has_sort;
+	uint8_t has_name, has_labels, has_sort, has_rank, has_device, device;
 };
 
-struct trex_basync {
+/* An end (trex_builder_end): it closes the open slice on its track at ts;
+ * `after` slices of the builder were recorded before it. */
+struct trex_bend {
 	int64_t ts;
-	uint64_t id;
+	uint32_t track, name, after;
+};
+
+/* A keyed record (trex_builder_keyed_*): a begin names its slice, an end
+ * or instant comes after `at` slices (the instant's own fields are kept
+ * for when its track is known). */
+enum trex_keyed_op { TREX_KEYED_BEGIN, TREX_KEYED_END, TREX_KEYED_INSTANT };
+
+struct trex_bkeyed {
+	int64_t ts;
+	uint64_t num;
 	trex_args_ref args;
-	uint32_t proc, name, cat, id_str, corr, ext_id, shape, seq;
-	uint16_t flags;
-	char phase;
+	uint32_t proc, space, str, name, cat, at;
+	uint8_t op;   /* enum trex_keyed_op */
+	uint8_t kind; /* an instant's */
 };
 
 struct trex_bflow {
 	int64_t ts;
-	uint64_t id;
-	uint32_t track, cat, name, id_str;
-	char phase;
-	bool enclosing;
+	uint64_t num;
+	uint32_t track, space, str, name;
+	trex_handle slice; /* TREX_HANDLE_NONE: bound by track, ts and bind */
+	uint8_t role;      /* enum trex_flow_role */
+	uint8_t bind;      /* enum trex_flow_bind */
+};
+
+struct trex_bedge {
+	trex_handle from, to;
+	uint8_t kind; /* enum trex_edge_kind */
 };
 
 struct trex_bsample {
@@ -180,20 +204,18 @@ struct trex_bsample {
 	uint32_t track;
 };
 
-/* X slices and B/E events are trex_slice records with local ids; reserved
- * holds the builder's sequence number (file order), depth the B/E tag. */
 struct trex_builder {
 	uint32_t file;
 	bool failed;
 	bool has_time;
 	int64_t max_end; /* latest ts or ts + dur seen, file clock */
-	/* earliest and latest start, longest X duration, and the offsets of
-	 * the events they came from (-1 unknown): where time outliers are */
+	/* earliest and latest start, longest complete duration, and the
+	 * offsets of the events they came from (-1 unknown): where time
+	 * outliers are */
 	int64_t min_ts, max_ts, max_dur;
 	int64_t min_ts_at, max_ts_at, max_dur_at;
 	int64_t at; /* offset of the event being recorded (trex_builder_at) */
 	struct trex_problem_list probs;
-	uint32_t seq;    /* next sequence number */
 	uint64_t events;
 	struct trex_strtab *strs;
 	struct trex_btrack *tracks;
@@ -204,12 +226,24 @@ struct trex_builder {
 	struct trex_kmap proc_map;                     /* pid -> process */
 	uint32_t last_pid, last_tid, last_track;       /* one-entry cache of trex_builder_track */
 	uint32_t last_cpid, last_series, last_counter; /* and of counter tracks */
-	struct trex_vec slices;                        /* X: struct trex_slice */
-	struct trex_vec be;                            /* B/E: struct trex_slice */
-	struct trex_vec asyncs;                        /* struct trex_basync */
-	struct trex_vec instants;                      /* struct trex_instant */
-	struct trex_vec samples;                       /* struct trex_bsample */
-	struct trex_vec flows;                         /* struct trex_bflow */
+	/* Slices in the order they were given: complete ones, begun ones
+	 * (PAIRED, dur 0 until their end) and keyed ones (ASYNC, track
+	 * TREX_NONE until their key's track is known). */
+	struct trex_vec slices;   /* struct trex_slice */
+	struct trex_vec begins;   /* uint32_t: places of the begun slices, ascending */
+	struct trex_vec ends;     /* struct trex_bend */
+	struct trex_vec keyed;    /* struct trex_bkeyed */
+	struct trex_vec instants; /* struct trex_instant */
+	struct trex_vec samples;  /* struct trex_bsample */
+	struct trex_vec flows;    /* struct trex_bflow */
+	struct trex_vec edges;    /* struct trex_bedge */
 };
+
+/* Every record vector of a builder, for what applies to all of them. */
+#define TREX_BUILDER_VECS(b)                                                                      \
+	{                                                                                          \
+		&(b)->slices, &(b)->begins, &(b)->ends, &(b)->keyed, &(b)->instants,              \
+		    &(b)->samples, &(b)->flows, &(b)->edges                                        \
+	}
 
 #endif

@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "index_internal.h"
-#include "trex/core/kind.h"
-#include "trex/load/source.h"
 
 /* ---- accessors ------------------------------------------------------------------ */
 
@@ -125,27 +123,29 @@ struct trex_integrity trex_index_integrity(const struct trex_index *idx)
 	return sum;
 }
 
-const char *trex_phase_letters(enum trex_phase ph)
+uint64_t trex_file_events_of_type(const struct trex_index *idx, uint32_t file, const char *label)
 {
-	static const char *const letters[] = {
-#define PHASE_LETTERS(name, l) l,
-	    TREX_PHASE_INFO(PHASE_LETTERS)
-#undef PHASE_LETTERS
-	};
+	const struct trex_file *f = trex_index_file(idx, file);
 
-	return (unsigned)ph < TREX_PH_COUNT ? letters[ph] : "?";
+	for (uint32_t i = 0; f && i < f->event_type_count; i++) {
+		if (strcmp(trex_index_str(idx, f->event_types[i].label), label) == 0)
+			return f->event_types[i].events;
+	}
+	return 0;
 }
 
 size_t trex_index_memory(const struct trex_index *idx)
 {
 	size_t n = sizeof(*idx) + trex_strtab_memory(idx->strs);
-	size_t corr = 0, ext = 0;
+	size_t launch = 0, op = 0;
 
 	for (uint32_t i = 0; i < idx->nfiles; i++) {
-		corr += idx->links[i].corr_count;
-		ext += idx->links[i].ext_count;
-		if (idx->files[i].source)
-			n += trex_source_memory(idx->files[i].source);
+		const struct trex_file *f = &idx->files[i];
+
+		launch += idx->links[i].launch_count;
+		op += idx->links[i].op_count;
+		if (f->codec && f->codec_ctx && f->codec->memory)
+			n += f->codec->memory(f->codec_ctx);
 		if (idx->problems)
 			n += sizeof(*idx->problems) +
 			     idx->problems[i].cap * sizeof(*idx->problems[i].v);
@@ -155,15 +155,18 @@ size_t trex_index_memory(const struct trex_index *idx)
 	n += idx->nlanes * sizeof(*idx->lanes) + idx->nsamples * sizeof(*idx->samples);
 	n += trex_vec_memory(&idx->slices) + trex_vec_memory(&idx->instants);
 	n += trex_vec_memory(&idx->flows) + 2 * idx->flows.count * sizeof(*idx->flows_in);
-	return n + (corr + ext) * sizeof(uint32_t);
+	n += idx->nedges * (sizeof(*idx->edges) + sizeof(*idx->edges_in));
+	return n + (launch + op) * sizeof(uint32_t);
 }
 
 void trex_index_free(struct trex_index *idx)
 {
 	if (!idx)
 		return;
-	for (uint32_t i = 0; i < idx->nfiles; i++)
-		trex_source_close(idx->files[i].source);
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		if (idx->files[i].codec && idx->files[i].codec_ctx)
+			idx->files[i].codec->close(idx->files[i].codec_ctx);
+	}
 	trex_strtab_free(idx->strs);
 	free(idx->files);
 	free(idx->links);
@@ -174,10 +177,12 @@ void trex_index_free(struct trex_index *idx)
 	trex_vec_free(&idx->instants);
 	trex_vec_free(&idx->flows);
 	free(idx->samples);
-	free(idx->corr_ids);
-	free(idx->ext_ids);
+	free(idx->launch_ids);
+	free(idx->op_ids);
 	free(idx->flows_out);
 	free(idx->flows_in);
+	free(idx->edges);
+	free(idx->edges_in);
 	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
 		trex_problems_free(&idx->problems[i]);
 	free(idx->problems);
@@ -304,14 +309,14 @@ static uint32_t slice_file(const struct trex_index *idx, const struct trex_slice
 	return idx->procs[idx->tracks[s->track].process].file;
 }
 
-static uint32_t link_key(const struct trex_slice *s, bool corr)
+static uint32_t link_key(const struct trex_slice *s, bool launch)
 {
-	return corr ? s->corr : s->ext_id;
+	return launch ? s->launch_link : s->op_link;
 }
 
-/* Other slices of the same file sharing slice's correlation (corr) or
- * External id (!corr). */
-static size_t linked(const struct trex_index *idx, uint32_t slice, bool corr, uint32_t *out,
+/* Other slices of the same file sharing slice's launch link (launch) or
+ * op link (!launch). */
+static size_t linked(const struct trex_index *idx, uint32_t slice, bool launch, uint32_t *out,
                      size_t max)
 {
 	const struct trex_slice *s = trex_index_slice(idx, slice);
@@ -320,23 +325,23 @@ static size_t linked(const struct trex_index *idx, uint32_t slice, bool corr, ui
 	size_t lo, hi, n = 0;
 	uint32_t key;
 
-	if (!s || !(s->flags & (corr ? TREX_SLICE_HAS_CORR : TREX_SLICE_HAS_EXT_ID)))
+	if (!s || !(s->flags & (launch ? TREX_SLICE_HAS_LAUNCH_LINK : TREX_SLICE_HAS_OP_LINK)))
 		return 0;
 	fl = &idx->links[slice_file(idx, s)];
-	ids = corr ? idx->corr_ids + fl->corr_first : idx->ext_ids + fl->ext_first;
-	hi = corr ? fl->corr_count : fl->ext_count;
-	key = link_key(s, corr);
+	ids = launch ? idx->launch_ids + fl->launch_first : idx->op_ids + fl->op_first;
+	hi = launch ? fl->launch_count : fl->op_count;
+	key = link_key(s, launch);
 	lo = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (link_key(trex_idx_slice(idx, ids[mid]), corr) < key)
+		if (link_key(trex_idx_slice(idx, ids[mid]), launch) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	hi = corr ? fl->corr_count : fl->ext_count;
-	for (; lo < hi && link_key(trex_idx_slice(idx, ids[lo]), corr) == key; lo++) {
+	hi = launch ? fl->launch_count : fl->op_count;
+	for (; lo < hi && link_key(trex_idx_slice(idx, ids[lo]), launch) == key; lo++) {
 		if (ids[lo] == slice)
 			continue;
 		if (n < max)
@@ -346,14 +351,14 @@ static size_t linked(const struct trex_index *idx, uint32_t slice, bool corr, ui
 	return n;
 }
 
-size_t trex_index_correlated(const struct trex_index *idx, uint32_t slice, uint32_t *out,
-                             size_t max)
+size_t trex_index_same_launch_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+                                   size_t max)
 {
 	return linked(idx, slice, true, out, max);
 }
 
-size_t trex_index_same_ext_id(const struct trex_index *idx, uint32_t slice, uint32_t *out,
-                              size_t max)
+size_t trex_index_same_op_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+                               size_t max)
 {
 	return linked(idx, slice, false, out, max);
 }
@@ -404,158 +409,126 @@ size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice, uint32_
 	return n;
 }
 
-/* ---- lazy args -------------------------------------------------------------------------- */
-
-struct text_buf {
-	char *p;
-	size_t len, cap;
-};
-
-static bool buf_reserve(struct text_buf *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return false;
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-/* Brace matching that knows JSON strings: braces inside "..." (with
- * backslash escapes) do not count. */
-struct brace_scan {
-	int64_t depth;
-	bool in_string, escaped;
-};
-
-/* Consumes n bytes; returns how many belong to the object when it closed
- * within them, else 0. */
-static size_t brace_feed(struct brace_scan *sc, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-
-		if (sc->in_string) {
-			if (sc->escaped)
-				sc->escaped = false;
-			else if (c == '\\')
-				sc->escaped = true;
-			else if (c == '"')
-				sc->in_string = false;
-		} else if (c == '"') {
-			sc->in_string = true;
-		} else if (c == '{' || c == '[') {
-			sc->depth++;
-		} else if ((c == '}' || c == ']') && --sc->depth == 0) {
-			return i + 1;
-		}
-	}
-	return 0;
-}
-
-enum { ARGS_SCAN_BLOCK = 1 << 16 };
-
-/* Args too long for the reference's length field: read forward until the
- * object that starts at offset closes. */
-static enum trex_status args_rescan(struct trex_source *src, uint64_t offset, struct text_buf *b,
-                                    struct trex_error *err)
-{
-	struct brace_scan sc = {0, false, false};
-
-	for (;;) {
-		size_t got = 0, used;
-		enum trex_status st;
-
-		if (!buf_reserve(b, ARGS_SCAN_BLOCK))
-			return trex_error_set(err, TREX_NOMEM, NULL, -1,
-			                      "out of memory reading args");
-		st = trex_source_read(src, offset + b->len, ARGS_SCAN_BLOCK, b->p + b->len, &got,
-		                      err);
-		if (st != TREX_OK)
-			return st;
-		if (got == 0)
-			return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
-			                      (int64_t)offset,
-			                      "args object does not close before the end of input");
-		if (b->len == 0 && b->p[0] != '{')
-			return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
-			                      (int64_t)offset, "expected '{' at the start of args");
-		used = brace_feed(&sc, b->p + b->len, got);
-		b->len += used ? used : got;
-		if (used)
-			return TREX_OK;
-	}
-}
-
-static enum trex_status args_read(struct trex_source *src, uint64_t offset, uint32_t len,
-                                  struct text_buf *b, struct trex_error *err)
-{
-	size_t got = 0;
-	enum trex_status st;
-
-	if (!buf_reserve(b, len))
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory reading args");
-	st = trex_source_read(src, offset, len, b->p, &got, err);
-	if (st != TREX_OK)
-		return st;
-	if (got != len)
-		return trex_error_set(err, TREX_FORMAT, trex_source_path(src), (int64_t)offset,
-		                      "args run past the end of input");
-	b->len = len;
-	return TREX_OK;
-}
-
-enum trex_status trex_index_args_text(const struct trex_index *idx, uint32_t file,
-                                      trex_args_ref ref, char **out, size_t *len,
-                                      struct trex_error *err)
-{
-	struct text_buf b = {NULL, 0, 0};
-	uint32_t n = trex_args_ref_len(ref);
-	struct trex_source *src;
-	enum trex_status st;
-
-	*out = NULL;
-	*len = 0;
-	if (n == 0)
-		return TREX_OK;
-	if (file >= idx->nfiles)
-		return trex_error_set(err, TREX_USAGE, NULL, -1, "no file %u in the index", file);
-	src = idx->files[file].source;
-	if (!src)
-		return trex_error_set(err, TREX_IO, trex_index_str(idx, idx->files[file].path), -1,
-		                      "the source of this file is not available for args");
-	if (n == TREX_ARGS_LEN_MAX)
-		st = args_rescan(src, trex_args_ref_offset(ref), &b, err);
-	else
-		st = args_read(src, trex_args_ref_offset(ref), n, &b, err);
-	if (st != TREX_OK) {
-		free(b.p);
-		return st;
-	}
-	b.p[b.len] = '\0';
-	*out = b.p;
-	*len = b.len;
-	return TREX_OK;
-}
-
 uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice)
 {
 	uint32_t links[16];
-	size_t n = trex_index_correlated(idx, slice, links, 16);
+	size_t n = trex_index_same_launch_link(idx, slice, links, 16);
 
 	for (size_t i = 0; i < n && i < 16; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, links[i]);
 
-		if (s && trex_kind_of(trex_index_str(idx, s->cat), trex_index_str(idx, s->name)) ==
-		    TREX_KIND_RUNTIME)
+		if (s && s->kind == TREX_KIND_RUNTIME)
 			return links[i];
 	}
 	return TREX_NONE;
+}
+
+/* ---- dependencies ---------------------------------------------------------------------- */
+
+uint32_t trex_index_edge_count(const struct trex_index *idx)
+{
+	return idx->nedges;
+}
+
+const struct trex_edge *trex_index_edge(const struct trex_index *idx, uint32_t id)
+{
+	return id < idx->nedges ? &idx->edges[id] : NULL;
+}
+
+/* First place in edges (incoming: in edges_in order) whose slice is >= slice. */
+static size_t edge_lower_bound(const struct trex_index *idx, bool incoming, uint32_t slice)
+{
+	size_t lo = 0, hi = idx->nedges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t at = incoming ? idx->edges[idx->edges_in[mid]].to : idx->edges[mid].from;
+
+		if (at < slice)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t trex_index_edges_of(const struct trex_index *idx, uint32_t slice, bool incoming,
+                           uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = edge_lower_bound(idx, incoming, slice); i < idx->nedges; i++) {
+		uint32_t id = incoming ? idx->edges_in[i] : (uint32_t)i;
+
+		if ((incoming ? idx->edges[id].to : idx->edges[id].from) != slice)
+			break;
+		if (n < max)
+			out[n] = id;
+		n++;
+	}
+	return n;
+}
+
+/* ---- args, through the file's codec ------------------------------------------------------ */
+
+static enum trex_status file_codec(const struct trex_index *idx, uint32_t file,
+                                   const struct trex_file **out, struct trex_error *err)
+{
+	if (file >= idx->nfiles)
+		return trex_error_set(err, TREX_USAGE, NULL, -1, "no file %u in the index", file);
+	*out = &idx->files[file];
+	if (!(*out)->codec || !(*out)->codec_ctx)
+		return trex_error_set(err, TREX_IO, trex_index_str(idx, (*out)->path), -1,
+		                      "this file's args cannot be read back");
+	return TREX_OK;
+}
+
+enum trex_status trex_index_args(const struct trex_index *idx, uint32_t file, trex_args_ref ref,
+                                 struct trex_args *out, bool *truncated, struct trex_error *err)
+{
+	const struct trex_file *f = NULL;
+	enum trex_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (truncated)
+		*truncated = false;
+	if (ref == TREX_ARGS_NONE)
+		return TREX_OK;
+	st = file_codec(idx, file, &f, err);
+	return st == TREX_OK ? f->codec->decode(f->codec_ctx, ref, out, truncated, err) : st;
+}
+
+enum trex_status trex_index_args_json(const struct trex_index *idx, uint32_t file,
+                                      trex_args_ref ref, char **out, size_t *len,
+                                      struct trex_error *err)
+{
+	const struct trex_file *f = NULL;
+	enum trex_status st;
+
+	*out = NULL;
+	*len = 0;
+	if (ref == TREX_ARGS_NONE)
+		return TREX_OK;
+	st = file_codec(idx, file, &f, err);
+	return st == TREX_OK ? f->codec->json(f->codec_ctx, ref, out, len, err) : st;
+}
+
+enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t file,
+                                      const trex_args_ref *refs, size_t n, trex_args_each_fn *fn,
+                                      void *user, struct trex_error *err)
+{
+	const struct trex_file *f = NULL;
+	enum trex_status st;
+
+	if (n == 0)
+		return TREX_OK;
+	st = file_codec(idx, file, &f, err);
+	return st == TREX_OK ? f->codec->decode_each(f->codec_ctx, refs, n, fn, user, err) : st;
+}
+
+void trex_args_free(struct trex_args *a)
+{
+	free(a->v);
+	free(a->buf);
+	memset(a, 0, sizeof(*a));
 }

@@ -11,13 +11,13 @@
 #include "integrity_internal.h"
 
 /* Per file: the contiguous ranges its tracks and slices occupy (tracks are
- * numbered file by file, slices track by track), and its slices of
- * correlation / External id links in corr_ids / ext_ids. */
+ * numbered file by file, slices track by track), and its slices with a
+ * launch / op link in launch_ids / op_ids. */
 struct trex_file_links {
 	uint32_t first_track, track_count;
 	uint32_t first_slice, slice_count;
-	size_t corr_first, corr_count;
-	size_t ext_first, ext_count;
+	size_t launch_first, launch_count;
+	size_t op_first, op_count;
 };
 
 struct trex_index {
@@ -33,12 +33,16 @@ struct trex_index {
 	struct trex_vec instants; /* struct trex_instant, by (track, ts) */
 	struct trex_vec flows;    /* struct trex_flow, in file order of each hop's end */
 	struct trex_counter_sample *samples;
-	/* Slice ids with HAS_CORR (HAS_EXT_ID), per file ordered by
-	 * (corr, id) ((ext_id, id)); ranges in links. */
-	uint32_t *corr_ids, *ext_ids;
+	/* Slice ids with HAS_LAUNCH_LINK (HAS_OP_LINK), per file ordered by
+	 * (launch_link, id) ((op_link, id)); ranges in links. */
+	uint32_t *launch_ids, *op_ids;
 	/* Flow ids ordered by (from_slice, id) and by (to_slice, id): the
 	 * leaving and entering sides of flows_of. */
 	uint32_t *flows_out, *flows_in;
+	/* Dependencies ordered by (from, to), and their ids by (to, id). */
+	struct trex_edge *edges;
+	uint32_t nedges;
+	uint32_t *edges_in;
 	int64_t start, end;
 	/* Per file: its integrity examples, ordered by counter. */
 	struct trex_problem_list *problems;

@@ -14,7 +14,6 @@
 
 #include "index_internal.h"
 #include "integrity_internal.h"
-#include "trex/load/source.h"
 
 /* ---- counters -------------------------------------------------------------------- */
 
@@ -492,8 +491,8 @@ static int cmp_offset_ptr(const void *pa, const void *pb)
 }
 
 /* line:col and compressed offsets of every example with an offset, in one
- * pass over the file. */
-static void locate(struct trex_source *src, struct trex_problem_list *l)
+ * pass over the file, when its codec knows them. */
+static void locate(const struct trex_file *f, struct trex_problem_list *l)
 {
 	size_t n = 0;
 	struct trex_problem **ps = malloc(((size_t)l->n + 1) * sizeof(*ps));
@@ -507,7 +506,7 @@ static void locate(struct trex_source *src, struct trex_problem_list *l)
 	}
 	if (ps && l->has_largest && l->largest.offset >= 0)
 		ps[n++] = &l->largest;
-	if (!ps || !off || !pos || n == 0 || !src) {
+	if (!ps || !off || !pos || n == 0 || !f->codec || !f->codec_ctx || !f->codec->positions) {
 		free(ps);
 		free(off);
 		free(pos);
@@ -517,7 +516,7 @@ static void locate(struct trex_source *src, struct trex_problem_list *l)
 	for (size_t i = 0; i < n; i++)
 		off[i] = (uint64_t)ps[i]->offset;
 	trex_error_clear(&err);
-	if (trex_source_positions(src, off, n, pos, pos + n, pos + 2 * n, &err) == TREX_OK) {
+	if (f->codec->positions(f->codec_ctx, off, n, pos, pos + n, pos + 2 * n, &err) == TREX_OK) {
 		for (size_t i = 0; i < n; i++) {
 			ps[i]->line = pos[i];
 			ps[i]->col = pos[n + i];
@@ -534,6 +533,6 @@ void trex_problems_complete(struct trex_index *idx, uint32_t file)
 	struct trex_problem_list *l = &idx->problems[file];
 
 	resolve_slices(idx, l);
-	locate(idx->files[file].source, l);
+	locate(&idx->files[file], l);
 	trex_problems_finish(l);
 }

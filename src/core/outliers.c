@@ -120,34 +120,34 @@ static int cmp_i64(const void *pa, const void *pb)
 
 /* ---- visiting the records of a builder ------------------------------------------------- */
 
-/* Record kinds with a start time as their first field. */
-static struct trex_vec *builder_vec(struct trex_builder *b, int k)
+static int64_t slice_ts(const struct trex_builder *b, size_t i)
 {
-	struct trex_vec *v[] = {&b->slices,   &b->be,      &b->asyncs,
-	                        &b->instants, &b->samples, &b->flows};
-
-	return k < (int)(sizeof(v) / sizeof(v[0])) ? v[k] : NULL;
+	return TREX_VEC_AT(&b->slices, const struct trex_slice, i)->ts;
 }
 
-#define RECORD_KINDS 6
-
-static int64_t rec_ts(const struct trex_vec *v, size_t i)
-{
-	int64_t ts;
-
-	memcpy(&ts, trex_vec_at(v, i), sizeof(ts));
-	return ts;
-}
-
+/* Every record with a time, once: slices, ends, keyed ends and instants
+ * (a keyed begin is its slice), instants, samples, flow points. */
 static void collect(struct trex_builder *const *parts, size_t n, struct extremes *x)
 {
 	for (size_t p = 0; p < n; p++) {
-		for (int k = 0; k < RECORD_KINDS; k++) {
-			const struct trex_vec *v = builder_vec(parts[p], k);
+		const struct trex_builder *b = parts[p];
 
-			for (size_t i = 0; i < v->count; i++)
-				extremes_offer(x, rec_ts(v, i));
+		for (size_t i = 0; i < b->slices.count; i++)
+			extremes_offer(x, slice_ts(b, i));
+		for (size_t i = 0; i < b->ends.count; i++)
+			extremes_offer(x, TREX_VEC_AT(&b->ends, const struct trex_bend, i)->ts);
+		for (size_t i = 0; i < b->keyed.count; i++) {
+			const struct trex_bkeyed *k = TREX_VEC_AT(&b->keyed, const struct trex_bkeyed, i);
+
+			if (k->op != TREX_KEYED_BEGIN)
+				extremes_offer(x, k->ts);
 		}
+		for (size_t i = 0; i < b->instants.count; i++)
+			extremes_offer(x, TREX_VEC_AT(&b->instants, const struct trex_instant, i)->ts);
+		for (size_t i = 0; i < b->samples.count; i++)
+			extremes_offer(x, TREX_VEC_AT(&b->samples, const struct trex_bsample, i)->ts);
+		for (size_t i = 0; i < b->flows.count; i++)
+			extremes_offer(x, TREX_VEC_AT(&b->flows, const struct trex_bflow, i)->ts);
 	}
 }
 
@@ -200,101 +200,299 @@ static void bulk_range(struct extremes *x, int64_t *keep_lo, int64_t *keep_hi)
 	*keep_hi = x->hi[x->nhi - 1 - hc];
 }
 
-/* ---- dropping ------------------------------------------------------------------------- */
+/* ---- dropping -------------------------------------------------------------------------
+ * Records are judged kind by kind, each kind in file order (the order of
+ * the examples): complete slices (OUTLIER_SLICE), begun slices with the
+ * ends (OUTLIER_PAIRED), keyed records with their slices (OUTLIER_KEYED),
+ * instants, samples, flow points. Slices are then compacted and what names
+ * them by place (begins, ends, keyed records, flow points, edges) follows. */
 
 struct drop_ctx {
 	int64_t keep_lo, keep_hi, dur_limit;
 	trex_outlier_fn fn;
 	void *user;
+	size_t part;
+	struct trex_builder *b;
+	uint8_t *gone_slice, *gone_end, *gone_keyed; /* per record: dropped */
+	bool any;
 };
 
-static void rec_ids(struct trex_builder *b, int k, const void *rec, struct trex_outlier *o)
+/* The offset of the event behind an outlier, when the builder knows it. */
+static int64_t outlier_at(const struct trex_builder *b, const struct trex_outlier *o)
 {
-	o->track = TREX_NONE;
-	o->name = TREX_NONE;
-	if (k == 0 || k == 1) {
-		const struct trex_slice *s = rec;
-
-		o->track = s->track;
-		o->name = s->name;
-		o->dur = k == 0 ? s->dur : 0;
-	} else if (k == 2) {
-		o->name = ((const struct trex_basync *)rec)->name;
-	} else if (k == 3) {
-		o->track = ((const struct trex_instant *)rec)->track;
-		o->name = ((const struct trex_instant *)rec)->name;
-	} else if (k == 4) {
-		o->track = ((const struct trex_bsample *)rec)->track;
-	} else {
-		o->track = ((const struct trex_bflow *)rec)->track;
-		o->name = ((const struct trex_bflow *)rec)->name;
-	}
-	o->at = o->by_dur            ? (o->dur == b->max_dur ? b->max_dur_at : -1)
-	        : o->ts == b->min_ts ? b->min_ts_at
-	        : o->ts == b->max_ts ? b->max_ts_at
-	                             : -1;
+	return o->by_dur            ? (o->dur == b->max_dur ? b->max_dur_at : -1)
+	       : o->ts == b->min_ts ? b->min_ts_at
+	       : o->ts == b->max_ts ? b->max_ts_at
+	                            : -1;
 }
 
-/* Whether the record is an outlier; fills o when it is. */
-static bool is_outlier(const struct drop_ctx *d, struct trex_builder *b, int k, const void *rec,
-                       struct trex_outlier *o)
+/* Whether a record of kind k (ts, dur for complete slices, track and name
+ * or TREX_NONE) is an outlier; reports it when it is. */
+static bool judge(struct drop_ctx *d, int k, int64_t ts, int64_t dur, uint32_t track,
+                  uint32_t name)
 {
-	int64_t ts;
+	struct trex_outlier o;
 
-	memcpy(&ts, rec, sizeof(ts));
-	memset(o, 0, sizeof(*o));
-	o->ts = ts;
-	o->kind = k;
-	o->keep_lo = d->keep_lo;
-	o->keep_hi = d->keep_hi;
-	if (ts < d->keep_lo || ts > d->keep_hi) {
-		rec_ids(b, k, rec, o);
-		return true;
+	memset(&o, 0, sizeof(o));
+	o.part = d->part;
+	o.kind = k;
+	o.ts = ts;
+	o.dur = k == OUTLIER_SLICE ? dur : 0;
+	o.track = track;
+	o.name = name;
+	o.keep_lo = d->keep_lo;
+	o.keep_hi = d->keep_hi;
+	if (ts >= d->keep_lo && ts <= d->keep_hi) {
+		if (k != OUTLIER_SLICE || dur <= d->dur_limit)
+			return false;
+		o.by_dur = true;
 	}
-	if (k != 0 || ((const struct trex_slice *)rec)->dur <= d->dur_limit)
-		return false;
-	o->by_dur = true;
-	rec_ids(b, k, rec, o);
+	o.at = outlier_at(d->b, &o);
+	d->fn(d->user, &o);
+	d->any = true;
 	return true;
 }
 
-/* Compacts v without its outliers; returns the latest end left. */
-static int64_t filter_vec(const struct drop_ctx *d, size_t part, struct trex_builder *b, int k,
-                          int64_t max_end)
+static void judge_slice(struct drop_ctx *d, int k, size_t i)
 {
-	struct trex_vec *v = builder_vec(b, k);
+	const struct trex_slice *s = TREX_VEC_AT(&d->b->slices, const struct trex_slice, i);
+
+	d->gone_slice[i] = judge(d, k, s->ts, s->dur, s->track, s->name);
+}
+
+static void judge_complete(struct drop_ctx *d)
+{
+	for (size_t i = 0; i < d->b->slices.count; i++) {
+		const struct trex_slice *s = TREX_VEC_AT(&d->b->slices, const struct trex_slice, i);
+
+		if (!(s->flags & (TREX_SLICE_PAIRED | TREX_SLICE_ASYNC)))
+			judge_slice(d, OUTLIER_SLICE, i);
+	}
+}
+
+/* Begun slices and ends in the order they were given: an end after k
+ * slices came before the begin of slice k. */
+static void judge_paired(struct drop_ctx *d)
+{
+	const struct trex_builder *b = d->b;
+	size_t nb = b->begins.count, ne = b->ends.count;
+
+	for (size_t i = 0, j = 0; i < nb || j < ne;) {
+		uint32_t at = i < nb ? *TREX_VEC_AT(&b->begins, const uint32_t, i) : UINT32_MAX;
+		const struct trex_bend *e = j < ne ? TREX_VEC_AT(&b->ends, const struct trex_bend, j)
+		                                   : NULL;
+
+		if (e && e->after <= at) {
+			d->gone_end[j++] = judge(d, OUTLIER_PAIRED, e->ts, 0, e->track, e->name);
+			continue;
+		}
+		judge_slice(d, OUTLIER_PAIRED, at);
+		i++;
+	}
+}
+
+static void judge_keyed(struct drop_ctx *d)
+{
+	for (size_t i = 0; i < d->b->keyed.count; i++) {
+		const struct trex_bkeyed *k = TREX_VEC_AT(&d->b->keyed, const struct trex_bkeyed, i);
+
+		if (k->op == TREX_KEYED_BEGIN) {
+			judge_slice(d, OUTLIER_KEYED, k->at);
+			d->gone_keyed[i] = d->gone_slice[k->at];
+		} else {
+			d->gone_keyed[i] = judge(d, OUTLIER_KEYED, k->ts, 0, TREX_NONE, k->name);
+		}
+	}
+}
+
+/* Compacts v, keeping record i unless gone[i]. */
+static void compact(struct trex_vec *v, const uint8_t *gone)
+{
 	size_t w = 0;
 
 	for (size_t i = 0; i < v->count; i++) {
-		void *rec = trex_vec_at(v, i);
-		struct trex_outlier o;
-
-		if (is_outlier(d, b, k, rec, &o)) {
-			o.part = part;
-			d->fn(d->user, &o);
+		if (gone[i])
 			continue;
-		}
-		int64_t end = o.ts;
-		if (k == 0 && __builtin_add_overflow(o.ts, ((struct trex_slice *)rec)->dur, &end))
-			end = INT64_MAX;
-		max_end = end > max_end ? end : max_end;
 		if (w != i)
-			memcpy(trex_vec_at(v, w), rec, v->elem);
+			memcpy(trex_vec_at(v, w), trex_vec_at(v, i), v->elem);
 		w++;
 	}
 	v->count = w;
-	return max_end;
 }
 
-static void filter_part(const struct drop_ctx *d, size_t part, struct trex_builder *b)
+/* kept[i]: slices kept before place i (i <= count), so a kept slice's new
+ * place and the new `after` of a record are kept[] of the old ones. */
+static uint32_t *kept_before(const uint8_t *gone, size_t n)
+{
+	uint32_t *kept = malloc((n + 1) * sizeof(*kept));
+
+	if (!kept)
+		return NULL;
+	kept[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		kept[i + 1] = kept[i] + !gone[i];
+	return kept;
+}
+
+/* Begins, ends and keyed records without the dropped ones, at new places. */
+static void renumber_pairing(struct drop_ctx *d, const uint32_t *kept)
+{
+	struct trex_builder *b = d->b;
+	size_t w = 0;
+
+	for (size_t i = 0; i < b->begins.count; i++) {
+		uint32_t at = *TREX_VEC_AT(&b->begins, uint32_t, i);
+
+		if (!d->gone_slice[at]) {
+			*TREX_VEC_AT(&b->begins, uint32_t, w) = kept[at];
+			w++;
+		}
+	}
+	b->begins.count = w;
+	compact(&b->ends, d->gone_end);
+	for (size_t i = 0; i < b->ends.count; i++) {
+		struct trex_bend *e = TREX_VEC_AT(&b->ends, struct trex_bend, i);
+
+		e->after = kept[e->after];
+	}
+	compact(&b->keyed, d->gone_keyed);
+	for (size_t i = 0; i < b->keyed.count; i++) {
+		struct trex_bkeyed *k = TREX_VEC_AT(&b->keyed, struct trex_bkeyed, i);
+
+		k->at = kept[k->at];
+	}
+}
+
+/* A handle through kept[]; a dropped slice's is none. */
+static trex_handle renumber_handle(const struct drop_ctx *d, const uint32_t *kept, trex_handle h)
+{
+	return h == TREX_HANDLE_NONE || d->gone_slice[h] ? TREX_HANDLE_NONE : kept[h];
+}
+
+/* Edges lose a dropped end; a flow point on a dropped slice stays, on no
+ * slice (it counts as unbound). */
+static void renumber_links(struct drop_ctx *d, const uint32_t *kept)
+{
+	struct trex_builder *b = d->b;
+	size_t w = 0;
+
+	for (size_t i = 0; i < b->edges.count; i++) {
+		struct trex_bedge e = *TREX_VEC_AT(&b->edges, struct trex_bedge, i);
+
+		e.from = renumber_handle(d, kept, e.from);
+		e.to = renumber_handle(d, kept, e.to);
+		if (e.from != TREX_HANDLE_NONE && e.to != TREX_HANDLE_NONE) {
+			*TREX_VEC_AT(&b->edges, struct trex_bedge, w) = e;
+			w++;
+		}
+	}
+	b->edges.count = w;
+	for (size_t i = 0; i < b->flows.count; i++) {
+		struct trex_bflow *f = TREX_VEC_AT(&b->flows, struct trex_bflow, i);
+
+		if (f->slice != TREX_HANDLE_NONE)
+			f->slice = renumber_handle(d, kept, f->slice);
+	}
+}
+
+/* Instants, samples and flow points of a part without their outliers. */
+static void filter_points(struct drop_ctx *d)
+{
+	struct trex_builder *b = d->b;
+	size_t w = 0;
+
+	for (size_t i = 0; i < b->instants.count; i++) {
+		struct trex_instant *in = TREX_VEC_AT(&b->instants, struct trex_instant, i);
+
+		if (!judge(d, OUTLIER_INSTANT, in->ts, 0, in->track, in->name)) {
+			*TREX_VEC_AT(&b->instants, struct trex_instant, w) = *in;
+			w++;
+		}
+	}
+	b->instants.count = w;
+	w = 0;
+	for (size_t i = 0; i < b->samples.count; i++) {
+		struct trex_bsample *sm = TREX_VEC_AT(&b->samples, struct trex_bsample, i);
+
+		if (!judge(d, OUTLIER_SAMPLE, sm->ts, 0, sm->track, TREX_NONE)) {
+			*TREX_VEC_AT(&b->samples, struct trex_bsample, w) = *sm;
+			w++;
+		}
+	}
+	b->samples.count = w;
+	w = 0;
+	for (size_t i = 0; i < b->flows.count; i++) {
+		struct trex_bflow *f = TREX_VEC_AT(&b->flows, struct trex_bflow, i);
+
+		if (!judge(d, OUTLIER_FLOW, f->ts, 0, f->track, f->name)) {
+			*TREX_VEC_AT(&b->flows, struct trex_bflow, w) = *f;
+			w++;
+		}
+	}
+	b->flows.count = w;
+}
+
+/* The latest end of what is left. */
+static void part_end(struct trex_builder *b)
 {
 	int64_t max_end = INT64_MIN;
 
-	for (int k = 0; k < RECORD_KINDS; k++)
-		max_end = filter_vec(d, part, b, k, max_end);
+#define SEE(t) max_end = (t) > max_end ? (t) : max_end
+	for (size_t i = 0; i < b->slices.count; i++) {
+		const struct trex_slice *s = TREX_VEC_AT(&b->slices, const struct trex_slice, i);
+		int64_t end;
+
+		if (__builtin_add_overflow(s->ts, s->dur, &end))
+			end = INT64_MAX;
+		SEE(end);
+	}
+	for (size_t i = 0; i < b->ends.count; i++)
+		SEE(TREX_VEC_AT(&b->ends, struct trex_bend, i)->ts);
+	for (size_t i = 0; i < b->keyed.count; i++)
+		SEE(TREX_VEC_AT(&b->keyed, struct trex_bkeyed, i)->ts);
+	for (size_t i = 0; i < b->instants.count; i++)
+		SEE(TREX_VEC_AT(&b->instants, struct trex_instant, i)->ts);
+	for (size_t i = 0; i < b->samples.count; i++)
+		SEE(TREX_VEC_AT(&b->samples, struct trex_bsample, i)->ts);
+	for (size_t i = 0; i < b->flows.count; i++)
+		SEE(TREX_VEC_AT(&b->flows, struct trex_bflow, i)->ts);
+#undef SEE
 	b->has_time = max_end != INT64_MIN;
 	if (b->has_time)
 		b->max_end = max_end;
+}
+
+static bool filter_part(struct drop_ctx *d, size_t part, struct trex_builder *b)
+{
+	uint32_t *kept = NULL;
+	bool ok;
+
+	d->part = part;
+	d->b = b;
+	d->any = false;
+	d->gone_slice = calloc(b->slices.count + 1, 1);
+	d->gone_end = calloc(b->ends.count + 1, 1);
+	d->gone_keyed = calloc(b->keyed.count + 1, 1);
+	ok = d->gone_slice && d->gone_end && d->gone_keyed;
+	if (ok) {
+		judge_complete(d);
+		judge_paired(d);
+		judge_keyed(d);
+	}
+	if (ok && d->any && (ok = (kept = kept_before(d->gone_slice, b->slices.count)) != NULL)) {
+		renumber_pairing(d, kept);
+		renumber_links(d, kept);
+		compact(&b->slices, d->gone_slice);
+	}
+	if (ok)
+		filter_points(d);
+	free(kept);
+	free(d->gone_slice);
+	free(d->gone_end);
+	free(d->gone_keyed);
+	if (ok)
+		part_end(b);
+	return ok;
 }
 
 /* Whether the file's records spread far enough for an outlier to exist. */
@@ -321,6 +519,7 @@ bool trex_drop_time_outliers(struct trex_builder *const *parts, size_t n, trex_o
 {
 	struct extremes *x;
 	struct drop_ctx d = {.fn = fn, .user = user};
+	bool ok = true;
 
 	if (!may_have_outliers(parts, n))
 		return true;
@@ -331,9 +530,9 @@ bool trex_drop_time_outliers(struct trex_builder *const *parts, size_t n, trex_o
 	if (x->n >= OUTLIER_MIN_EVENTS) {
 		bulk_range(x, &d.keep_lo, &d.keep_hi);
 		d.dur_limit = outlier_limit((int64_t)diff(d.keep_hi, d.keep_lo));
-		for (size_t p = 0; p < n; p++)
-			filter_part(&d, p, parts[p]);
+		for (size_t p = 0; ok && p < n; p++)
+			ok = filter_part(&d, p, parts[p]);
 	}
 	free(x);
-	return true;
+	return ok;
 }

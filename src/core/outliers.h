@@ -9,9 +9,17 @@
 
 #include "builder_internal.h"
 
-/* One dropped record: which part and kind of record (0 X slice, 1 B/E,
- * 2 async, 3 instant, 4 counter sample, 5 flow point), its start and (X)
- * duration on the file's clock, its part-local track and name (TREX_NONE
+enum trex_outlier_kind {
+	OUTLIER_SLICE,  /* a complete slice */
+	OUTLIER_PAIRED, /* a begun slice or an end */
+	OUTLIER_KEYED,  /* a keyed slice, end or instant */
+	OUTLIER_INSTANT,
+	OUTLIER_SAMPLE,
+	OUTLIER_FLOW,
+};
+
+/* One dropped record: which part and kind of record, its start and
+ * (complete slice) duration on the file's clock, its part-local track and name (TREX_NONE
  * when the record has none), the file offset when known (-1), whether it
  * went for its duration rather than its start, and the range of starts
  * that were kept. */
@@ -27,8 +35,9 @@ struct trex_outlier {
 typedef void (*trex_outlier_fn)(void *user, const struct trex_outlier *o);
 
 /* Removes the time outliers of one file's parts (in file order) from their
- * record vectors, calling fn for each, and updates each part's latest end.
- * Returns false when out of memory (nothing dropped then). */
+ * record vectors, calling fn for each, and updates each part's latest end;
+ * what names slices by place (handles) follows them. Returns false when
+ * out of memory. */
 bool trex_drop_time_outliers(struct trex_builder *const *parts, size_t n, trex_outlier_fn fn,
                              void *user);
 

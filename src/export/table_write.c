@@ -13,6 +13,7 @@
 
 #include "trex/core/display.h"
 #include "trex/export/atomic_file.h"
+#include "trex/export/json_write.h"
 
 #define CELL_BUF 64  /* any non-text cell fits */
 #define COL_GAP "  " /* between text columns */
@@ -351,60 +352,12 @@ static void csv_write(FILE *out, const struct trex_table *t, const struct row_se
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-/* The JSON escape of the character at p (n bytes left), or false when it
- * goes out as it is; *len gets its length. */
-static bool json_escape(const unsigned char *p, size_t n, char esc[8], size_t *len)
-{
-	*len = trex_utf8_len(p, n);
-	if (p[0] == 0xc0 && n >= 2 && p[1] == 0x80) { /* a NUL of the string table */
-		*len = 2;
-		snprintf(esc, 8, "\\u0000");
-	} else if (*len == 0) { /* not UTF-8: JSON strings cannot hold it */
-		*len = 1;
-		snprintf(esc, 8, "\\ufffd");
-	} else if (*p == '"' || *p == '\\') {
-		snprintf(esc, 8, "\\%c", *p);
-	} else if (*p == '\n' || *p == '\t' || *p == '\r') {
-		snprintf(esc, 8, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
-	} else if (*p < 0x20 || *p == 0x7f) {
-		snprintf(esc, 8, "\\u%04x", *p);
-	} else if (*len == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* C1 controls */
-		snprintf(esc, 8, "\\u%04x", p[1]);
-	} else {
-		return false;
-	}
-	return true;
-}
-
-/* A JSON string: quotes, backslashes and control characters (C0, DEL,
- * C1, the string table's NUL) escaped, invalid UTF-8 replaced by U+FFFD so
- * the document always parses and never carries a raw control character. */
-static void json_put_string(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
-
-	putc('"', out);
-	while (n) {
-		char esc[8];
-		size_t len;
-
-		if (json_escape(p, n, esc, &len))
-			fputs(esc, out);
-		else
-			fwrite(p, 1, len, out);
-		p += len;
-		n -= len;
-	}
-	putc('"', out);
-}
-
 static void json_put_value(FILE *out, const struct trex_column *col, const union trex_cell *c)
 {
 	char buf[CELL_BUF];
 
 	if (col->type == TREX_COL_TEXT)
-		json_put_string(out, c->text ? c->text : "");
+		trex_json_write_string(out, c->text ? c->text : "");
 	else if (format_cell(col, c, TREX_FMT_JSON, buf, sizeof(buf)))
 		fputs(buf, out);
 	else
@@ -414,12 +367,12 @@ static void json_put_value(FILE *out, const struct trex_column *col, const union
 static void json_write(FILE *out, const struct trex_table *t, const struct row_sel *sel)
 {
 	fputs("{\"table\": ", out);
-	json_put_string(out, t->name ? t->name : "");
+	trex_json_write_string(out, t->name ? t->name : "");
 	fputs(", \"columns\": [", out);
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs(", ", out);
-		json_put_string(out, t->cols[c].key);
+		trex_json_write_string(out, t->cols[c].key);
 	}
 	fputs("], \"rows\": [", out);
 	for (size_t i = 0; i < sel->n; i++) {
@@ -427,7 +380,7 @@ static void json_write(FILE *out, const struct trex_table *t, const struct row_s
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c)
 				fputs(", ", out);
-			json_put_string(out, t->cols[c].key);
+			trex_json_write_string(out, t->cols[c].key);
 			fputs(": ", out);
 			json_put_value(out, &t->cols[c], trex_table_cell(t, row_at(sel, i), c));
 		}

@@ -9,6 +9,8 @@
 
 #include "json_scan.h"
 #include "trex/core/strtab.h"
+#include "trex/load/json_args.h"
+#include "trex/load/kinds.h"
 
 /* A string or number token as written in the file. */
 struct tok {
@@ -38,7 +40,7 @@ struct cj_event {
 	const char *args; /* the args (or attr) object, braces included */
 	size_t args_len;
 	/* from args */
-	uint32_t corr, ext_id;
+	uint32_t launch_link, op_link; /* args.correlation, args."External id" */
 	uint16_t link_flags;
 	struct tok grid, block, smem, a_name, a_labels;
 	int64_t a_sort_index;
@@ -394,11 +396,11 @@ static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t 
 		break;
 	case 11:
 		if (KEY_IS("correlation"))
-			return read_u32_link(ps, p, end, &ev->corr, &ev->link_flags,
-					     TREX_SLICE_HAS_CORR, out);
+			return read_u32_link(ps, p, end, &ev->launch_link, &ev->link_flags,
+					     TREX_SLICE_HAS_LAUNCH_LINK, out);
 		if (KEY_IS("External id") || KEY_IS("external id"))
-			return read_u32_link(ps, p, end, &ev->ext_id, &ev->link_flags,
-					     TREX_SLICE_HAS_EXT_ID, out);
+			return read_u32_link(ps, p, end, &ev->op_link, &ev->link_flags,
+					     TREX_SLICE_HAS_OP_LINK, out);
 		break;
 	case 13:
 		if (KEY_IS("shared memory"))
@@ -620,20 +622,33 @@ static bool cache_text_eq(const char *cached, uint8_t len, const struct tok *t)
 	return len == t->len && (len == 0 || memcmp(cached, t->p, len) == 0);
 }
 
-/* The category's string id and dialect evidence, through the cache. */
-static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *features)
+/* The kind of a category's events (load/kinds.h), or CJ_KIND_BY_NAME. */
+static uint8_t cat_kind(const char *cat)
+{
+	if (trex_kind_needs_name(cat))
+		return CJ_KIND_BY_NAME;
+	return (uint8_t)trex_kind_of(cat, NULL);
+}
+
+/* The category's string id, dialect evidence and kind, through the cache. */
+static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *features,
+			   uint8_t *kind)
 {
 	for (unsigned i = 0; i < CJ_CAT_CACHE; i++) {
 		const struct cj_cat_cache *c = &ps->cats[i];
 		if (c->valid && cache_text_eq(c->text, c->len, t)) {
 			*features = c->features;
+			*kind = c->kind;
 			return c->id;
 		}
 	}
 	uint32_t id = intern_tok(ps, t);
 	*features = cat_features(t);
+	if (id == TREX_STR_ERROR)
+		return id;
+	*kind = cat_kind(trex_builder_str(ps->b, id));
 	/* text that needed decoding is not cached: each use counts its repairs */
-	if (id == TREX_STR_ERROR || t->len > sizeof ps->cats[0].text || !tok_plain(t))
+	if (t->len > sizeof ps->cats[0].text || !tok_plain(t))
 		return id;
 	struct cj_cat_cache *c = &ps->cats[ps->cat_next++ % CJ_CAT_CACHE];
 	if (t->len)
@@ -642,6 +657,7 @@ static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *
 	c->valid = true;
 	c->id = id;
 	c->features = *features;
+	c->kind = *kind;
 	return id;
 }
 
@@ -736,22 +752,28 @@ static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct t
 	out->ts = ev->ts;
 	out->dur = ev->dur;
 	out->name = intern_name(ps, &ev->name);
+	uint8_t kind = 0;
 	if (ev->cat.present) {
 		unsigned features;
-		out->cat = intern_cat(ps, &ev->cat, &features);
+		out->cat = intern_cat(ps, &ev->cat, &features, &kind);
 		ps->cat_kind_bits = features;
 	} else {
 		out->cat = TREX_STR_NONE;
+		kind = cat_kind("");
 	}
 	ps->st.features |= ps->cat_kind_bits;
 	if (ev->args)
-		out->args = trex_args_ref_make(cj_offset(ps, ev->args), ev->args_len);
-	out->corr = ev->corr;
-	out->ext_id = ev->ext_id;
+		out->args = trex_json_args_ref(cj_offset(ps, ev->args), ev->args_len);
+	out->launch_link = ev->launch_link;
+	out->op_link = ev->op_link;
 	out->flags = ev->link_flags;
 	out->shape = shape_id(ps, ev);
 	if (out->name == TREX_STR_ERROR || out->cat == TREX_STR_ERROR || out->shape == TREX_STR_ERROR)
 		return -1;
+	out->kind = kind != CJ_KIND_BY_NAME
+			    ? kind
+			    : (uint8_t)trex_kind_of(trex_builder_str(ps->b, out->cat),
+						    trex_builder_str(ps->b, out->name));
 	if ((ps->cat_kind_bits & CJ_KINETO_CATS) && ev->name.len > 3 && memcmp(ev->name.p, "hip", 3) == 0)
 		ps->st.features |= CJ_HIP;
 	return 0;
@@ -778,6 +800,18 @@ static enum trex_phase phase_of(char ph)
 	}
 }
 
+/* Kineto labels its GPU processes "GPU <n>": their threads are device
+ * queues (the last labels of a process decide, as for the labels). */
+static int process_labels(struct cj_parser *ps, uint32_t pid, const struct tok *labels)
+{
+	uint32_t id = intern_tok(ps, labels);
+	const char *text = id == TREX_STR_ERROR ? NULL : trex_builder_str(ps->b, id);
+
+	if (!text || trex_builder_process_labels(ps->b, pid, id) != 0)
+		return -1;
+	return trex_builder_process_device(ps->b, pid, strncmp(text, "GPU", 3) == 0);
+}
+
 static int emit_metadata(struct cj_parser *ps, const struct cj_event *ev)
 {
 	bool hit;
@@ -787,7 +821,7 @@ static int emit_metadata(struct cj_parser *ps, const struct cj_event *ev)
 	if (tok_is(&ev->name, "process_name", 12) && ev->a_name.present)
 		return trex_builder_process_name(ps->b, pid, intern_tok(ps, &ev->a_name));
 	if (tok_is(&ev->name, "process_labels", 14) && ev->a_labels.present)
-		return trex_builder_process_labels(ps->b, pid, intern_tok(ps, &ev->a_labels));
+		return process_labels(ps, pid, &ev->a_labels);
 	if (tok_is(&ev->name, "process_sort_index", 18) && ev->has_sort_index)
 		return trex_builder_process_sort_index(ps->b, pid, ev->a_sort_index);
 	bool thread_name = tok_is(&ev->name, "thread_name", 11) && ev->a_name.present;
@@ -877,24 +911,51 @@ static int emit_counter(struct cj_parser *ps, const struct cj_event *ev)
 	return w.rc;
 }
 
-static int emit_flow_or_async(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *te)
+/* b/e/n: keyed slices of the process, paired by (cat, id). */
+static int emit_async(struct cj_parser *ps, const struct cj_event *ev, const struct trex_key *key,
+		      const struct trex_ev *te)
 {
-	uint64_t id;
-	uint32_t id_str;
-	if (flow_id(ps, &ev->id, &id, &id_str) != 0)
+	bool hit;
+	uint32_t pid = intern_cached(ps, &ps->pid, &ev->pid, &hit);
+	if (pid == TREX_STR_ERROR)
 		return -1;
-	if (ev->ph == 'b' || ev->ph == 'e' || ev->ph == 'n') {
-		bool hit;
-		uint32_t pid = intern_cached(ps, &ps->pid, &ev->pid, &hit);
-		return pid == TREX_STR_ERROR ? -1
-					     : trex_builder_async(ps->b, pid, ev->ph, id, id_str, te);
-	}
+	if (ev->ph == 'b')
+		return trex_builder_keyed_begin(ps->b, pid, key, te) == TREX_HANDLE_NONE ? -1 : 0;
+	if (ev->ph == 'e')
+		return trex_builder_keyed_end(ps->b, pid, key, te);
+	return trex_builder_keyed_instant(ps->b, pid, key, te);
+}
+
+/* s/t/f: flow points chained by (cat, id); s and t sit on the slice
+ * enclosing them, f on the next slice unless "bp":"e". */
+static int emit_flow(struct cj_parser *ps, const struct cj_event *ev, const struct trex_key *key,
+		     const struct trex_ev *te)
+{
 	uint32_t track = event_track(ps, ev);
 	if (track == TREX_NONE)
 		return -1;
-	bool enclosing = ev->ph != 'f' || tok_is(&ev->bp, "e", 1);
-	return trex_builder_flow(ps->b, track, ev->ts, te->cat, te->name, id, id_str, ev->ph,
-				 enclosing);
+	struct trex_flow_point p = {
+		.key = *key,
+		.name = te->name,
+		.role = ev->ph == 's'	? TREX_FLOW_START
+			: ev->ph == 't' ? TREX_FLOW_STEP
+					: TREX_FLOW_END,
+		.slice = TREX_HANDLE_NONE,
+		.track = track,
+		.ts = ev->ts,
+		.bind = ev->ph != 'f' || tok_is(&ev->bp, "e", 1) ? TREX_BIND_ENCLOSING : TREX_BIND_NEXT,
+	};
+	return trex_builder_flow(ps->b, &p);
+}
+
+static int emit_flow_or_async(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *te)
+{
+	struct trex_key key = {.space = te->cat};
+	if (flow_id(ps, &ev->id, &key.num, &key.str) != 0)
+		return -1;
+	if (ev->ph == 'b' || ev->ph == 'e' || ev->ph == 'n')
+		return emit_async(ps, ev, &key, te);
+	return emit_flow(ps, ev, &key, te);
 }
 
 static enum trex_instant_scope instant_scope(const struct cj_event *ev)
@@ -920,9 +981,9 @@ static int emit_timed(struct cj_parser *ps, const struct cj_event *ev)
 		return -1;
 	switch (ev->ph) {
 	case 'X':
-		return trex_builder_complete(ps->b, track, &te);
+		return trex_builder_complete(ps->b, track, &te) == TREX_HANDLE_NONE ? -1 : 0;
 	case 'B':
-		return trex_builder_begin(ps->b, track, &te);
+		return trex_builder_begin(ps->b, track, &te) == TREX_HANDLE_NONE ? -1 : 0;
 	case 'E':
 		return trex_builder_end(ps->b, track, &te);
 	default:

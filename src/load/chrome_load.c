@@ -2,14 +2,14 @@
 
 #include "formats.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chrome_parse.h"
 #include "json_scan.h"
+#include "trex/load/json_args.h"
+#include "trex/core/task.h"
 
 #define CJ_STREAM_CHUNK (4u << 20)
 #define CJ_MIN_PARALLEL_BYTES (8u << 20)
@@ -54,7 +54,6 @@ struct cj_pool {
 	const char *map, *end;
 	struct cj_part *parts;
 	size_t count;
-	atomic_size_t next;
 	/* decoded ahead as the pool's first task (the longest, so it never
 	 * ends the window late); NULL for a mapped file */
 	struct trex_stream *prefetch;
@@ -120,33 +119,21 @@ static size_t cj_pool_tasks(const struct cj_pool *pool)
 	return pool->count + (pool->prefetch != NULL);
 }
 
-static void *cj_worker(void *arg)
+static void cj_task(void *arg, size_t i, unsigned worker)
 {
 	struct cj_pool *pool = arg;
 	size_t first_part = pool->prefetch != NULL;
-	for (;;) {
-		size_t i = atomic_fetch_add(&pool->next, 1);
-		if (i >= cj_pool_tasks(pool))
-			return NULL;
-		if (i < first_part)
-			trex_stream_prefetch(pool->prefetch);
-		else
-			cj_parse_part(pool->job, pool->map, pool->end, &pool->parts[i - first_part]);
-	}
+
+	(void)worker;
+	if (i < first_part)
+		trex_stream_prefetch(pool->prefetch);
+	else
+		cj_parse_part(pool->job, pool->map, pool->end, &pool->parts[i - first_part]);
 }
 
 static void cj_run_pool(struct cj_pool *pool, unsigned threads)
 {
-	pthread_t tids[64];
-	unsigned started = 0;
-	if (threads > 64)
-		threads = 64;
-	for (unsigned t = 1; t < threads && t < cj_pool_tasks(pool); t++)
-		if (pthread_create(&tids[started], NULL, cj_worker, pool) == 0)
-			started++;
-	cj_worker(pool);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	trex_task_run(threads, cj_pool_tasks(pool), cj_task, pool);
 }
 
 /* ---- splitting and the chain check ---------------------------------------------------- */
@@ -243,7 +230,7 @@ static void cj_merge_stats(struct trex_build_file *file, const struct cj_stats *
 			   struct trex_error *first, const char *path)
 {
 	for (int ph = 0; ph < TREX_PH_COUNT; ph++)
-		file->phase_counts[ph] += st->phase_counts[ph];
+		file->event_types[ph].events += st->phase_counts[ph];
 	file->events += st->events;
 	trex_integrity_add(&file->integrity, &st->integrity);
 	if (st->has_rank) {
@@ -418,7 +405,7 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 			s = TREX_NOMEM;
 	}
 	if (s == TREX_OK) {
-		struct cj_pool pool = {job, map, end, parts, n, 0, NULL};
+		struct cj_pool pool = {job, map, end, parts, n, NULL};
 		cj_run_pool(&pool, threads);
 	}
 	size_t nfix = 0;
@@ -744,7 +731,7 @@ static struct cj_part *cj_window_parts(struct cj_pstream *s, const struct cj_win
 	size_t n = 0, nfix = 0;
 	bool ok = cj_window_split(s, w, pos, &n);
 	if (ok) {
-		struct cj_pool pool = {s->job, w->data, end, s->parts, n, 0, s->stream};
+		struct cj_pool pool = {s->job, w->data, end, s->parts, n, s->stream};
 		cj_run_pool(&pool, s->job->threads);
 		ok = cj_chain(s->job, w->data, end, s->parts, n, s->parts + n, &nfix) == TREX_OK;
 	}
@@ -860,6 +847,7 @@ static enum trex_status cj_load(struct trex_load_job *job, struct trex_error *er
 	size_t len;
 	const char *map = trex_source_map(job->source, &len);
 	job->file->format = "chrome-json";
+	trex_phase_event_types(job->file);
 	if (map) {
 		job->file->bytes_decoded = len;
 		return cj_load_mapped(job, map, len, err);
@@ -887,4 +875,5 @@ const struct trex_format trex_format_chrome_json = {
 	.name = "chrome-json",
 	.sniff = cj_sniff,
 	.load = cj_load,
+	.codec = &trex_json_args_codec,
 };

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "trex/core/builder.h"
+#include "trex/load/chrome_phases.h"
 #include "trex/load/loader.h"
 
 /* Dialect evidence collected while parsing. */
@@ -64,9 +65,11 @@ struct cj_cat_cache {
 	char text[32];
 	uint8_t len;
 	bool valid;
+	uint8_t kind;     /* enum trex_kind, or CJ_KIND_BY_NAME */
 	uint32_t id;
 	unsigned features;
 };
+#define CJ_KIND_BY_NAME 0xffu /* the category's events are told apart by name */
 
 /* Recent (pid text, tid text) -> (pid id, track): Kineto interleaves a
  * few CPU threads and GPU streams, so a handful of entries catch nearly

@@ -15,6 +15,7 @@
 
 #include "json_scan.h"
 #include "trex/core/grow.h"
+#include "trex/load/json_args.h"
 
 #define RANGE_CAT "cuda_profiler_range"
 #define KEY_MAX 4096
@@ -149,7 +150,7 @@ static enum trex_status add_range(struct ranges_ctx *x, uint32_t id, struct trex
 	uint32_t source = file_source(x, file), layout = TREX_METRICS_NONE, inst;
 	const char *name = trex_index_str(x->idx, sl->name);
 	const char *path = trex_index_str(x->idx, trex_index_file(x->idx, file)->path);
-	int64_t at = (int64_t)trex_args_ref_offset(sl->args);
+	int64_t at = (int64_t)trex_json_args_offset(sl->args);
 	char *text = NULL, device[64];
 	size_t len = 0;
 	enum trex_status s;
@@ -157,7 +158,7 @@ static enum trex_status add_range(struct ranges_ctx *x, uint32_t id, struct trex
 
 	if (source == TREX_METRICS_NONE)
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	s = trex_index_args_text(x->idx, file, sl->args, &text, &len, err);
+	s = trex_index_args_json(x->idx, file, sl->args, &text, &len, err);
 	if (s != TREX_OK)
 		return s;
 	if (!read_counters(x->m, text ? text : "", len, &x->c)) {

@@ -4,11 +4,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats.h"
+#include "trex/core/task.h"
+#include "trex/load/classify.h"
 
 static const struct trex_format *const registry[] = {
 	&trex_format_chrome_json,
@@ -28,6 +31,24 @@ static const struct trex_metrics_format *const metrics_registry[] = {
 const struct trex_metrics_format *const *trex_metrics_formats(void)
 {
 	return metrics_registry;
+}
+
+const struct trex_format *trex_format_named(const char *name)
+{
+	for (size_t i = 0; registry[i]; i++) {
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	}
+	return NULL;
+}
+
+void trex_format_names(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; registry[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", registry[i]->name);
 }
 
 /* What the jobs of one load share: parts per file, progress, the lock. */
@@ -91,9 +112,20 @@ bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_de
 
 /* ---- choosing a format ------------------------------------------------------------------- */
 
-static const struct trex_format *pick_format(struct trex_source *src, struct trex_error *err)
+static const struct trex_format *pick_format(struct trex_source *src, const char *name,
+					      struct trex_error *err)
 {
 	unsigned char head[64];
+	if (name) {
+		const struct trex_format *f = trex_format_named(name);
+		char names[256];
+		if (f)
+			return f;
+		trex_format_names(names, sizeof names);
+		trex_error_set(err, TREX_USAGE, NULL, -1, "unknown input format '%s' (formats: %s)",
+			       name, names);
+		return NULL;
+	}
 	size_t n = trex_source_peek(src, head, sizeof head, err);
 	if (err->status != TREX_OK)
 		return NULL;
@@ -120,10 +152,9 @@ struct job_run {
 	struct trex_error err;
 };
 
+/* Runs stop taking jobs once one has failed. */
 struct job_pool {
 	struct job_run *runs;
-	size_t count;
-	atomic_size_t next;
 	atomic_bool failed;
 };
 
@@ -133,17 +164,16 @@ static void run_job(struct job_run *r)
 	r->status = r->format->load(&r->job, &r->err);
 }
 
-static void *job_worker(void *arg)
+static void job_task(void *arg, size_t i, unsigned worker)
 {
 	struct job_pool *pool = arg;
-	for (;;) {
-		size_t i = atomic_fetch_add(&pool->next, 1);
-		if (i >= pool->count || atomic_load(&pool->failed))
-			return NULL;
-		run_job(&pool->runs[i]);
-		if (pool->runs[i].status != TREX_OK)
-			atomic_store(&pool->failed, true);
-	}
+
+	(void)worker;
+	if (atomic_load(&pool->failed))
+		return;
+	run_job(&pool->runs[i]);
+	if (pool->runs[i].status != TREX_OK)
+		atomic_store(&pool->failed, true);
 }
 
 /* Many files: one file per thread. Few files: each file gets every thread. */
@@ -158,17 +188,11 @@ static void run_jobs(struct job_run *runs, size_t count, unsigned threads)
 		}
 		return;
 	}
-	struct job_pool pool = {runs, count, 0, false};
-	pthread_t tids[64];
-	unsigned started = 0;
+	struct job_pool pool = {runs, false};
+	atomic_init(&pool.failed, false);
 	for (size_t i = 0; i < count; i++)
 		runs[i].job.threads = 1;
-	for (unsigned t = 1; t < threads && t < 64; t++)
-		if (pthread_create(&tids[started], NULL, job_worker, &pool) == 0)
-			started++;
-	job_worker(&pool);
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	trex_task_run(threads, count, job_task, &pool);
 }
 
 /* ---- after parsing -------------------------------------------------------------------------- */
@@ -314,34 +338,36 @@ static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
 		f->path = trex_source_path(sources[i]);
 		f->gzip = trex_source_is_gzip(sources[i]);
 		f->bytes_on_disk = trex_source_size_on_disk(sources[i]);
-		f->source = sources[i];
 		trex_error_clear(&f->first_problem);
 		sh->progress.bytes_total += f->bytes_on_disk;
 		runs[i].job = (struct trex_load_job){
 			.source = sources[i], .file_id = (uint32_t)i, .file = f,
 			.opts = sh->opts, .shared = sh,
 		};
-		runs[i].format = pick_format(sources[i], err);
+		runs[i].format = pick_format(sources[i], sh->opts->format, err);
 		if (!runs[i].format) {
 			add_line_col(err, sources[i]);
 			return err->status;
 		}
+		f->codec = runs[i].format->codec;
+		f->codec_ctx = sources[i];
 	}
 	return TREX_OK;
 }
 
 static enum trex_status finish_files(struct job_run *runs, struct trex_build_file *files,
-				     size_t count, bool strict, struct trex_error *err)
+				     struct trex_source **sources, size_t count, bool strict,
+				     struct trex_error *err)
 {
 	for (size_t i = 0; i < count; i++) {
 		if (runs[i].status != TREX_OK) {
 			*err = runs[i].err;
-			add_line_col(err, files[i].source);
+			add_line_col(err, sources[i]);
 			return runs[i].status;
 		}
 	}
 	for (size_t i = 0; i < count; i++) {
-		add_line_col(&files[i].first_problem, files[i].source);
+		add_line_col(&files[i].first_problem, sources[i]);
 		enum trex_status s = check_file(&files[i], strict, err);
 		if (s != TREX_OK)
 			return s;
@@ -463,18 +489,19 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 	unsigned threads = default_threads(opts);
 	if (s == TREX_OK) {
 		run_jobs(runs, count, threads);
-		s = finish_files(runs, files, count, sh.opts->strict, err);
+		s = finish_files(runs, files, sources, count, sh.opts->strict, err);
 	}
 	if (s == TREX_OK)
 		s = assign_ranks(files, count);
 	if (s == TREX_OK)
 		s = order_by_rank(&sh, files, count);
-	struct trex_build_input in = {.files = files, .file_count = count, .threads = threads};
+	struct trex_build_input in = {.files = files, .file_count = count, .threads = threads,
+				      .classifier = &trex_load_classifier};
 	if (s == TREX_OK)
 		s = gather_parts(&sh, count, &in.parts, &in.part_count);
 	if (s == TREX_OK) {
 		s = trex_index_build(&in, out, err);
-		sources = NULL; /* the index owns them now, also on failure */
+		sources = NULL; /* the index owns them now (its codecs), also on failure */
 	}
 	if (s == TREX_OK && (s = check_built(*out, sh.opts->strict, err)) != TREX_OK) {
 		trex_index_free(*out);
@@ -482,8 +509,14 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 	}
 	if (s == TREX_NOMEM && err->status == TREX_OK)
 		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	for (size_t i = 0; sources && i < count; i++)
-		trex_source_close(sources[i]);
+	/* not built: a file's source is closed through its codec once the
+	 * file has one (a format's own codec context owns the source) */
+	for (size_t i = 0; sources && i < count; i++) {
+		if (files && files[i].codec_ctx)
+			files[i].codec->close(files[i].codec_ctx);
+		else
+			trex_source_close(sources[i]);
+	}
 	free(in.parts);
 	free_shared(&sh, count);
 	free(runs);

@@ -133,8 +133,7 @@ static void link_phrase(const struct trex_index *idx, uint32_t from, const struc
 
 	if (l->kind == TREX_LINK_LAUNCHED) {
 		snprintf(buf, size, "launched %s",
-		         trex_kind_label(trex_kind_of(trex_index_str(idx, to->cat),
-		                                      trex_index_str(idx, to->name))));
+		         trex_kind_label((enum trex_kind)to->kind));
 		return;
 	}
 	if ((l->kind == TREX_LINK_FLOW_OUT || l->kind == TREX_LINK_FLOW_IN) &&

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "trex/analysis/labels.h"
 #include "trex/analysis/counter_range.h"
@@ -20,15 +19,15 @@
 #define NAME_KEPT 30 /* columns of a slice name the status line keeps */
 #define NAME_MIN 8   /* the fewest columns of a name worth showing */
 
+/* Colours follow the kind and communication rule the build stored: the
+ * same classification gpu-time, categories and the exports use. */
 enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s)
 {
-	const char *name = trex_index_str(idx, s->name);
-
-	switch (trex_kind_of(trex_index_str(idx, s->cat), name)) {
+	(void)idx;
+	if (trex_kind_is_device_work((enum trex_kind)s->kind) && s->comm != TREX_COMM_NONE)
+		return TREX_ROLE_SLICE_COMM;
+	switch ((enum trex_kind)s->kind) {
 	case TREX_KIND_KERNEL:
-		if (name && (strncasecmp(name, "nccl", 4) == 0 || strstr(name, "ncclKernel") ||
-		             strstr(name, "AllReduce") || strstr(name, "AllGather")))
-			return TREX_ROLE_SLICE_COMM;
 		return TREX_ROLE_SLICE_COMPUTE;
 	case TREX_KIND_MEMCPY:
 	case TREX_KIND_MEMSET:

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "trex/core/status.h"
-#include "trex/load/synthetic.h"
+#include "trex/demo/synthetic.h"
 
 static int usage(void)
 {

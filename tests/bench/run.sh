@@ -56,7 +56,7 @@ build_generator() {
 		: > "$inc/config.h"
 	fi
 	$cc -O2 -std=gnu17 -I"$inc" -I"$srcdir/include" "$here/gen_trace.c" \
-		"$srcdir/src/load/synthetic.c" "$srcdir/src/core/status.c" -o "$data/gen_trace"
+		"$srcdir/src/demo/synthetic.c" "$srcdir/src/core/status.c" -o "$data/gen_trace"
 	$cc -O2 -std=gnu17 -I"$inc" "$here/rusage.c" -o "$data/rusage"
 	TREX_RUSAGE=$data/rusage
 	export TREX_RUSAGE
@@ -68,7 +68,7 @@ build_generator() {
 		have_simdjson=yes
 	fi
 	# Traces are regenerated only when the generator or its parameters change.
-	stamp="$(cat "$srcdir/src/load/synthetic.c" "$here/gen_trace.c" | cksum | cut -d' ' -f1)"
+	stamp="$(cat "$srcdir/src/demo/synthetic.c" "$here/gen_trace.c" | cksum | cut -d' ' -f1)"
 	stamp="$stamp streams=$streams seed=$seed"
 }
 

@@ -100,11 +100,9 @@ static void as_trace(const uint8_t *data, size_t size)
 
 	if (!idx)
 		return;
-	if (trex_work_classify(idx, true, &w, &err) == TREX_OK) {
-		trex_work_empty_reason(idx, &w, TREX_WORK_WANT_KERNELS, why, sizeof(why));
-		touch(&t, trex_gpu_time_table_of(idx, &w, &t, &err));
-		trex_work_free(&w);
-	}
+	trex_work_count(idx, &w);
+	trex_work_empty_reason(idx, &w, TREX_WORK_WANT_KERNELS, why, sizeof(why));
+	touch(&t, trex_gpu_time_table(idx, &t, &err));
 	touch(&t, trex_categories_table(idx, &opts, &t, &err));
 	touch(&t, trex_categories_explain_table(idx, &opts, &t, &err));
 	if (trex_deeptools_log_parse("aiu.log", aiu_log, sizeof(aiu_log) - 1, NULL, NULL, &log,

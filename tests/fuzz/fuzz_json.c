@@ -84,8 +84,12 @@ static void touch_args(const struct trex_index *idx, uint32_t file, trex_args_re
 	char *text = NULL;
 	size_t len = 0;
 
-	if (trex_index_args_text(idx, file, ref, &text, &len, &err) == TREX_OK)
+	struct trex_args args;
+
+	if (trex_index_args_json(idx, file, ref, &text, &len, &err) == TREX_OK)
 		free(text);
+	if (trex_index_args(idx, file, ref, &args, NULL, &err) == TREX_OK)
+		trex_args_free(&args);
 }
 
 static void touch_slices(const struct trex_index *idx)
@@ -99,8 +103,8 @@ static void touch_slices(const struct trex_index *idx)
 		touch_args(idx, trex_index_track_file(idx, s->track), s->args);
 		trex_index_parent(idx, i);
 		trex_index_slice_at(idx, s->track, s->ts + s->dur / 2);
-		trex_index_correlated(idx, i, ids, 8);
-		trex_index_same_ext_id(idx, i, ids, 8);
+		trex_index_same_launch_link(idx, i, ids, 8);
+		trex_index_same_op_link(idx, i, ids, 8);
 		trex_index_flows_of(idx, i, ids, 8);
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx) && i < FUZZ_MAX_VISITS; i++) {
@@ -172,8 +176,11 @@ static void check_windows(const uint8_t *data, size_t size, const struct trex_in
 		if (a->events != b->events ||
 		    trex_index_slice_count(plain) != trex_index_slice_count(idx) ||
 		    memcmp(&a->integrity, &b->integrity, sizeof(a->integrity)) != 0 ||
-		    memcmp(a->phase_counts, b->phase_counts, sizeof(a->phase_counts)) != 0)
+		    a->event_type_count != b->event_type_count)
 			abort();
+		for (uint32_t k = 0; k < a->event_type_count; k++)
+			if (a->event_types[k].events != b->event_types[k].events)
+				abort();
 		trex_index_free(idx);
 	}
 	free(z);

@@ -5,6 +5,10 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "trex/load/chrome_phases.h"
+#include "trex/load/classify.h"
+#include "trex/load/kinds.h"
+
 uint32_t fixture_str(struct trex_builder *b, const char *s)
 {
 	uint32_t id = trex_builder_intern(b, s, strlen(s));
@@ -15,7 +19,10 @@ uint32_t fixture_str(struct trex_builder *b, const char *s)
 
 struct trex_build_file fixture_file(const char *path)
 {
-	return (struct trex_build_file){.path = path, .format = "chrome-json", .dialect = "kineto"};
+	struct trex_build_file f = {.path = path, .format = "chrome-json", .dialect = "kineto"};
+
+	trex_phase_event_types(&f);
+	return f;
 }
 
 void fixture_add(struct trex_builder *b, struct trex_build_file *file,
@@ -26,23 +33,25 @@ void fixture_add(struct trex_builder *b, struct trex_build_file *file,
 	                    .dur = s->dur,
 	                    .name = fixture_str(b, s->name),
 	                    .cat = fixture_str(b, s->cat),
-	                    .corr = s->corr,
-	                    .ext_id = s->ext,
+	                    .launch_link = s->corr,
+	                    .op_link = s->ext,
+	                    .kind = (uint8_t)trex_kind_of(s->cat, s->name),
 	                    .shape = s->shape ? fixture_str(b, s->shape) : 0,
-	                    .flags = (uint16_t)((s->corr ? TREX_SLICE_HAS_CORR : 0) |
-	                                        (s->ext ? TREX_SLICE_HAS_EXT_ID : 0))};
+	                    .flags = (uint16_t)((s->corr ? TREX_SLICE_HAS_LAUNCH_LINK : 0) |
+	                                        (s->ext ? TREX_SLICE_HAS_OP_LINK : 0))};
 
 	cr_assert_neq(track, TREX_NONE);
-	cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+	cr_assert_neq(trex_builder_complete(b, track, &e), TREX_HANDLE_NONE);
 	file->events++;
-	file->phase_counts[TREX_PH_COMPLETE]++;
+	file->event_types[TREX_PH_COMPLETE].events++;
 }
 
 struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
                                  size_t nfiles)
 {
 	struct trex_build_input in = {
-	    .files = files, .file_count = nfiles, .parts = parts, .part_count = nfiles, .threads = 1};
+	    .files = files, .file_count = nfiles, .parts = parts, .part_count = nfiles, .threads = 1,
+	    .classifier = &trex_load_classifier};
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 

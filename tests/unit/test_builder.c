@@ -242,25 +242,29 @@ Test(builder, events_are_recorded_in_file_order)
 	               e = ev_at(b, "", 20, 0);
 	const struct trex_slice *s;
 
-	x.flags = TREX_SLICE_HAS_CORR;
-	x.corr = 77;
-	x.args = trex_args_ref_make(1234, 56);
-	cr_assert_eq(trex_builder_begin(b, t, &bb), 0);
-	cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+	x.flags = TREX_SLICE_HAS_LAUNCH_LINK;
+	x.launch_link = 77;
+	x.args = 1234;
+	x.kind = TREX_KIND_KERNEL;
+	cr_assert_eq(trex_builder_begin(b, t, &bb), 0, "handles are places in recording order");
+	cr_assert_eq(trex_builder_complete(b, t, &x), 1);
 	cr_assert_eq(trex_builder_end(b, t, &e), 0);
-	cr_assert_eq(b->slices.count, 1);
-	cr_assert_eq(b->be.count, 2);
+	cr_assert_eq(b->slices.count, 2);
+	cr_assert_eq(b->begins.count, 1);
+	cr_assert_eq(*TREX_VEC_AT(&b->begins, uint32_t, 0), 0);
+	cr_assert_eq(b->ends.count, 1);
+	cr_assert_eq(TREX_VEC_AT(&b->ends, struct trex_bend, 0)->after, 2,
+	             "the end came after both slices");
 	s = TREX_VEC_AT(&b->slices, struct trex_slice, 0);
+	cr_assert_eq(s->flags, TREX_SLICE_PAIRED);
+	s = TREX_VEC_AT(&b->slices, struct trex_slice, 1);
 	cr_assert_eq(s->ts, 100);
 	cr_assert_eq(s->dur, 50);
-	cr_assert_eq(s->corr, 77);
-	cr_assert_eq(s->flags, TREX_SLICE_HAS_CORR);
-	cr_assert_eq(trex_args_ref_offset(s->args), 1234);
-	cr_assert_eq(trex_args_ref_len(s->args), 56);
-	cr_assert_eq(s->reserved, 1, "sequence number between B (0) and E (2)");
-	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 0)->depth, TREX_BE_BEGIN);
-	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 1)->depth, TREX_BE_END);
-	cr_assert_eq(TREX_VEC_AT(&b->be, struct trex_slice, 1)->reserved, 2);
+	cr_assert_eq(s->launch_link, 77);
+	cr_assert_eq(s->flags, TREX_SLICE_HAS_LAUNCH_LINK);
+	cr_assert_eq(s->args, 1234, "the reference is the codec's, kept as it is");
+	cr_assert_eq(s->kind, TREX_KIND_KERNEL);
+	cr_assert_eq(s->comm, TREX_COMM_NONE);
 	cr_assert(b->has_time);
 	cr_assert_eq(b->max_end, 150);
 	cr_assert_eq(trex_builder_event_count(b), 3);
@@ -277,7 +281,7 @@ Test(builder, trim_keeps_records_and_allows_more)
 
 	for (size_t i = 0; i < first; i++) {
 		struct trex_ev x = ev_at(b, "x", (int64_t)i * 10, 5);
-		cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+		cr_assert_eq(trex_builder_complete(b, t, &x), (trex_handle)i);
 	}
 	cr_assert_gt(b->slices.cap, first, "block 0 grew by doubling");
 	trex_builder_trim(b);
@@ -285,7 +289,7 @@ Test(builder, trim_keeps_records_and_allows_more)
 	cr_assert_lt(trex_vec_memory(&b->slices), (first + 8) * sizeof(struct trex_slice) + 64);
 	for (size_t i = first; i < first + more; i++) {
 		struct trex_ev x = ev_at(b, "x", (int64_t)i * 10, 5);
-		cr_assert_eq(trex_builder_complete(b, t, &x), 0);
+		cr_assert_eq(trex_builder_complete(b, t, &x), (trex_handle)i);
 	}
 	trex_builder_trim(b); /* several blocks: left as they are */
 	cr_assert_eq(b->slices.count, first + more);
@@ -302,8 +306,12 @@ Test(builder, every_kind_of_event_is_counted)
 
 	cr_assert_eq(trex_builder_instant(b, t, &ev, TREX_SCOPE_GLOBAL), 0);
 	cr_assert_eq(trex_builder_counter(b, pid, S(b, "mem"), 6, 2.5), 0);
-	cr_assert_eq(trex_builder_flow(b, t, 7, S(b, "ac2g"), S(b, "ac2g"), 9, 0, 's', false), 0);
-	cr_assert_eq(trex_builder_async(b, pid, 'b', 1, 0, &ev), 0);
+	struct trex_flow_point fp = {.key = {S(b, "ac2g"), 0, 9}, .name = S(b, "ac2g"),
+	                             .role = TREX_FLOW_START, .slice = TREX_HANDLE_NONE,
+	                             .track = t, .ts = 7, .bind = TREX_BIND_ENCLOSING};
+	struct trex_key key = {S(b, "cat"), 0, 1};
+	cr_assert_eq(trex_builder_flow(b, &fp), 0);
+	cr_assert_eq(trex_builder_keyed_begin(b, pid, &key, &ev), 0);
 	cr_assert_eq(trex_builder_process_name(b, pid, S(b, "python")), 0);
 	cr_assert_eq(trex_builder_process_labels(b, pid, S(b, "CPU")), 0);
 	cr_assert_eq(trex_builder_process_sort_index(b, pid, 4), 0);
@@ -314,8 +322,9 @@ Test(builder, every_kind_of_event_is_counted)
 	cr_assert_eq(TREX_VEC_AT(&b->instants, struct trex_instant, 0)->scope, TREX_SCOPE_GLOBAL);
 	cr_assert_eq(b->samples.count, 1);
 	cr_assert_eq(b->flows.count, 1);
-	cr_assert(TREX_VEC_AT(&b->flows, struct trex_bflow, 0)->enclosing, "s binds enclosing");
-	cr_assert_eq(b->asyncs.count, 1);
+	cr_assert_eq(TREX_VEC_AT(&b->flows, struct trex_bflow, 0)->bind, TREX_BIND_ENCLOSING);
+	cr_assert_eq(b->keyed.count, 1);
+	cr_assert_eq(b->slices.count, 1, "a keyed begin is a slice");
 	cr_assert_eq(b->procs[0].sort_index, 4);
 	cr_assert_eq(b->tracks[t].sort_index, -3);
 	cr_assert_eq(b->max_end, 7);
@@ -342,7 +351,9 @@ Test(builder, misuse_fails_and_sticks)
 	uint32_t pid = S(b, "1"), t = trex_builder_track(b, pid, S(b, "1"));
 	struct trex_ev ev = ev_at(b, "x", 0, 1);
 
-	cr_assert_eq(trex_builder_flow(b, t, 0, 0, 0, 1, 0, 'q', false), -1, "unknown phase");
+	struct trex_flow_point bad = {.role = (enum trex_flow_role)7, .slice = TREX_HANDLE_NONE,
+	                              .track = t};
+	cr_assert_eq(trex_builder_flow(b, &bad), -1, "unknown role");
 	cr_assert(b->failed);
 	cr_assert_eq(trex_builder_complete(b, t, &ev), -1, "a failed builder stays failed");
 	trex_builder_free(b);
@@ -368,15 +379,26 @@ Test(builder, flow_binding_modes)
 {
 	struct trex_builder *b = trex_builder_new(0);
 	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
+	struct trex_ev x = ev_at(b, "x", 10, 5);
+	trex_handle h = trex_builder_complete(b, t, &x);
+	struct trex_flow_point p = {.key = {0, 0, 1}, .role = TREX_FLOW_STEP,
+	                            .slice = TREX_HANDLE_NONE, .track = t, .ts = 1,
+	                            .bind = TREX_BIND_ENCLOSING};
 	const struct trex_bflow *f;
 
-	trex_builder_flow(b, t, 1, 0, 0, 1, 0, 't', false);
-	trex_builder_flow(b, t, 2, 0, 0, 1, 0, 'f', false);
-	trex_builder_flow(b, t, 3, 0, 0, 1, 0, 'f', true);
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	p.role = TREX_FLOW_END, p.ts = 2, p.bind = TREX_BIND_NEXT;
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	p.slice = h, p.bind = TREX_BIND_ENCLOSING;
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
 	f = TREX_VEC_AT(&b->flows, struct trex_bflow, 0);
-	cr_assert(f[0].enclosing, "t always binds to the enclosing slice");
-	cr_assert_not(f[1].enclosing, "plain f binds to the next slice");
-	cr_assert(f[2].enclosing, "bp:e");
+	cr_assert_eq(f[0].bind, TREX_BIND_ENCLOSING);
+	cr_assert_eq(f[1].bind, TREX_BIND_NEXT);
+	cr_assert_eq(f[1].slice, TREX_HANDLE_NONE);
+	cr_assert_eq(f[2].slice, h, "a point on a handle needs no binding");
+	cr_assert_eq(f[2].ts, 10, "and sits at its slice's start");
+	p.slice = h + 1;
+	cr_assert_eq(trex_builder_flow(b, &p), -1, "no such handle");
 	trex_builder_free(b);
 }
 
@@ -389,7 +411,7 @@ Test(builder, large_input_is_blocked)
 
 	for (size_t i = 0; i < n; i++) {
 		ev.ts = (int64_t)i;
-		cr_assert_eq(trex_builder_complete(b, t, &ev), 0);
+		cr_assert_eq(trex_builder_complete(b, t, &ev), (trex_handle)i);
 	}
 	cr_assert_eq(b->slices.nblocks, 5);
 	/* 56-byte records plus the block directory, nothing per event else. */
@@ -426,7 +448,7 @@ Test(builder, problems_reach_the_index)
 	}
 
 	struct trex_build_file file = {.path = "p.json", .format = "chrome-json", .dialect = "x"};
-	struct trex_build_input in = {&file, 1, &b, 1, 1};
+	struct trex_build_input in = {&file, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	file.base_time_ns = 1000;

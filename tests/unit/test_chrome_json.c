@@ -107,8 +107,8 @@ Test(chrome_json, begin_end_pairs_and_counts)
 	cr_assert_eq(slice_named(idx, "outer")->dur, 8000);
 	cr_assert_eq(slice_named(idx, "inner")->dur, 1000);
 	cr_assert_eq(slice_named(idx, "inner")->depth, 1);
-	cr_assert_eq(file0(idx)->phase_counts[TREX_PH_BEGIN], 2);
-	cr_assert_eq(file0(idx)->phase_counts[TREX_PH_END], 2);
+	cr_assert_eq(trex_file_events_of_type(idx, 0, "B"), 2);
+	cr_assert_eq(trex_file_events_of_type(idx, 0, "E"), 2);
 	trex_index_free(idx);
 }
 
@@ -129,16 +129,16 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 		"]}";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *k = slice_named(idx, "gemm");
-	cr_assert(k->flags & TREX_SLICE_HAS_CORR);
-	cr_assert_eq(k->corr, 77);
-	cr_assert_eq(k->ext_id, 5);
+	cr_assert(k->flags & TREX_SLICE_HAS_LAUNCH_LINK);
+	cr_assert_eq(k->launch_link, 77);
+	cr_assert_eq(k->op_link, 5);
 	cr_assert_str_eq(trex_index_str(idx, k->shape), "grid=[512,1,1] block=[128,1,1] smem=400");
 	cr_assert_eq(trex_index_flow_count(idx), 1);
 	const struct trex_flow *f = trex_index_flow(idx, 0);
 	cr_assert_eq(trex_index_slice(idx, f->to_slice), k);
 	uint32_t kid = (uint32_t)(k - trex_index_slice(idx, 0));
 	uint32_t other[4];
-	cr_assert_eq(trex_index_correlated(idx, kid, other, 4), 1);
+	cr_assert_eq(trex_index_same_launch_link(idx, kid, other, 4), 1);
 	cr_assert_eq(trex_index_launch_of(idx, kid), other[0], "the launch, by correlation");
 	cr_assert_eq(trex_index_launch_of(idx, other[0]), TREX_NONE, "a launch has no launch");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, other[0])->name),
@@ -146,7 +146,7 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 	char *args;
 	size_t len;
 	struct trex_error err;
-	cr_assert_eq(trex_index_args_text(idx, 0, k->args, &args, &len, &err), TREX_OK);
+	cr_assert_eq(trex_index_args_json(idx, 0, k->args, &args, &len, &err), TREX_OK);
 	cr_assert_not_null(strstr(args, "\"grid\":[512, 1, 1]"));
 	cr_assert_eq(args[0], '{');
 	cr_assert_eq(args[len - 1], '}');
@@ -188,8 +188,8 @@ Test(chrome_json, counters_instants_unknown_phases_and_keys)
 	cr_assert_eq(trex_index_instant_count(idx), 1);
 	cr_assert_eq(trex_index_instant(idx, 0)->scope, TREX_SCOPE_GLOBAL);
 	const struct trex_file *f = file0(idx);
-	cr_assert_eq(f->phase_counts[TREX_PH_COUNTER], 2);
-	cr_assert_eq(f->phase_counts[TREX_PH_OTHER], 1);
+	cr_assert_eq(trex_file_events_of_type(idx, 0, "C"), 2);
+	cr_assert_eq(trex_file_events_of_type(idx, 0, "other"), 1);
 	cr_assert_eq(f->integrity.unknown_phase, 1);
 	cr_assert_eq(f->integrity.unknown_keys, 1);
 	bool found = false;

@@ -8,6 +8,9 @@
 
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
+#include "trex/load/chrome_phases.h"
+#include "trex/load/json_args.h"
+#include "trex/load/kinds.h"
 #include "trex/load/source.h"
 
 /* ---- allocation failure injection ------------------------------------------------------
@@ -135,8 +138,10 @@ static int feed_meta(struct trex_builder *b, const struct tev *e, uint32_t pid, 
 	switch (e->ph) {
 	case 'p':
 		return trex_builder_process_name(b, pid, name);
-	case 'L':
-		return trex_builder_process_labels(b, pid, name);
+	case 'L': /* as the Chrome loader: "GPU <n>" labels a device */
+		if (trex_builder_process_labels(b, pid, name) != 0)
+			return -1;
+		return trex_builder_process_device(b, pid, strncmp(e->name, "GPU", 3) == 0);
 	case 'q':
 		return trex_builder_process_sort_index(b, pid, e->index);
 	case 'T':
@@ -149,10 +154,27 @@ static int feed_meta(struct trex_builder *b, const struct tev *e, uint32_t pid, 
 	}
 }
 
+/* s t f as the Chrome loader gives them: s and t bind to the enclosing
+ * slice, f to the next one unless encl (bp:e). */
+static int feed_flow(struct trex_builder *b, const struct tev *e, const struct trex_ev *ev)
+{
+	struct trex_flow_point p = {
+	    .key = {ev->cat, 0, e->id},
+	    .name = ev->name,
+	    .role = e->ph == 's' ? TREX_FLOW_START : e->ph == 't' ? TREX_FLOW_STEP : TREX_FLOW_END,
+	    .slice = TREX_HANDLE_NONE,
+	    .track = T(b, e),
+	    .ts = e->ts,
+	    .bind = e->ph != 'f' || e->encl ? TREX_BIND_ENCLOSING : TREX_BIND_NEXT};
+
+	return trex_builder_flow(b, &p);
+}
+
 static void feed(struct trex_builder *b, const struct tev *e)
 {
 	struct trex_ev ev;
 	uint32_t pid = S(b, e->pid);
+	struct trex_key key = {S(b, e->cat), 0, e->id};
 	int rc;
 
 	memset(&ev, 0, sizeof(ev));
@@ -160,16 +182,17 @@ static void feed(struct trex_builder *b, const struct tev *e)
 	ev.dur = e->dur;
 	ev.name = S(b, e->name);
 	ev.cat = S(b, e->cat);
-	ev.corr = e->corr;
-	ev.ext_id = e->ext;
+	ev.kind = (uint8_t)trex_kind_of(e->cat, e->name);
+	ev.launch_link = e->corr;
+	ev.op_link = e->ext;
 	ev.flags = e->flags;
 	ev.args = e->args;
 	switch (e->ph) {
 	case 'X':
-		rc = trex_builder_complete(b, T(b, e), &ev);
+		rc = trex_builder_complete(b, T(b, e), &ev) == TREX_HANDLE_NONE ? -1 : 0;
 		break;
 	case 'B':
-		rc = trex_builder_begin(b, T(b, e), &ev);
+		rc = trex_builder_begin(b, T(b, e), &ev) == TREX_HANDLE_NONE ? -1 : 0;
 		break;
 	case 'E':
 		rc = trex_builder_end(b, T(b, e), &ev);
@@ -183,13 +206,16 @@ static void feed(struct trex_builder *b, const struct tev *e)
 	case 's':
 	case 't':
 	case 'f':
-		rc =
-		    trex_builder_flow(b, T(b, e), e->ts, ev.cat, ev.name, e->id, 0, e->ph, e->encl);
+		rc = feed_flow(b, e, &ev);
 		break;
 	case 'b':
+		rc = trex_builder_keyed_begin(b, pid, &key, &ev) == TREX_HANDLE_NONE ? -1 : 0;
+		break;
 	case 'e':
+		rc = trex_builder_keyed_end(b, pid, &key, &ev);
+		break;
 	case 'n':
-		rc = trex_builder_async(b, pid, e->ph, e->id, 0, &ev);
+		rc = trex_builder_keyed_instant(b, pid, &key, &ev);
 		break;
 	default:
 		rc = feed_meta(b, e, pid, ev.name);
@@ -397,7 +423,7 @@ static void check_invariants(const struct trex_index *idx)
 	cr_assert_eq(next_slice, trex_index_slice_count(idx));
 	cr_assert_eq(next_lane, trex_index_lane_count(idx));
 	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
-		cr_assert_eq(trex_index_slice(idx, i)->reserved, 0);
+		cr_assert_eq(trex_index_slice(idx, i)->spare, 0);
 		check_parent(idx, i, &overlaps);
 	}
 	cr_assert_eq(overlaps, trex_index_integrity(idx).overlaps);
@@ -440,7 +466,7 @@ static void dump_events(FILE *o, const struct trex_index *idx)
 
 		fprintf(o, "slice %" PRId64 " %" PRId64 " %s %s %u %u %u %" PRIu64 " %u %u %s\n",
 		        s->ts, s->dur, str(idx, s->name), str(idx, s->cat), s->track, s->depth,
-		        s->flags, s->args, s->corr, s->ext_id, str(idx, s->shape));
+		        s->flags, s->args, s->launch_link, s->op_link, str(idx, s->shape));
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {
 		const struct trex_instant *in = trex_index_instant(idx, i);
@@ -502,7 +528,7 @@ Test(index, file_without_events_keeps_its_record)
 {
 	struct trex_build_file f;
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_input in = {&f, 1, &b, 1, 1};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	const struct trex_file *tf;
@@ -513,7 +539,8 @@ Test(index, file_without_events_keeps_its_record)
 	f.rank = 3;
 	f.has_rank = true;
 	f.events = 12;
-	f.phase_counts[TREX_PH_METADATA] = 12;
+	trex_phase_event_types(&f);
+	f.event_types[TREX_PH_METADATA].events = 12;
 	f.integrity.syntax_errors = 2;
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK);
 	cr_assert_null(b, "the build consumes its parts");
@@ -524,7 +551,9 @@ Test(index, file_without_events_keeps_its_record)
 	cr_assert_eq(tf->rank, 3);
 	cr_assert(tf->has_rank);
 	cr_assert_eq(tf->events, 12);
-	cr_assert_eq(tf->phase_counts[TREX_PH_METADATA], 12);
+	cr_assert_eq(trex_file_events_of_type(idx, 0, "M"), 12);
+	cr_assert_eq(tf->event_type_count, TREX_PH_COUNT);
+	cr_assert_str_eq(str(idx, tf->event_types[TREX_PH_METADATA].name), "metadata");
 	cr_assert_eq(tf->integrity.syntax_errors, 2);
 	cr_assert_eq(trex_index_integrity(idx).syntax_errors, 2);
 	cr_assert_null(trex_index_file(idx, 1));
@@ -608,7 +637,7 @@ Test(index, acelyzer_edge_cases)
 	const struct tev *evs = acelyzer_events(&n);
 	struct trex_index *idx = build_n(evs, n, 1, 1);
 	struct trex_integrity in = trex_index_integrity(idx);
-	const uint16_t BE = TREX_SLICE_FROM_BE, OV = TREX_SLICE_OVERLAP | TREX_SLICE_FROM_BE;
+	const uint16_t BE = TREX_SLICE_PAIRED, OV = TREX_SLICE_OVERLAP | TREX_SLICE_PAIRED;
 
 	check_invariants(idx);
 	cr_assert_eq(trex_index_slice_count(idx), 24);
@@ -657,7 +686,7 @@ Test(index, unmatched_begin_runs_to_file_end_and_stray_end_is_counted)
 	};
 	struct trex_index *idx = BUILD(evs);
 	struct trex_integrity in = trex_index_integrity(idx);
-	const uint16_t U = TREX_SLICE_FROM_BE | TREX_SLICE_UNTERMINATED;
+	const uint16_t U = TREX_SLICE_PAIRED | TREX_SLICE_UNTERMINATED;
 
 	check_invariants(idx);
 	expect_slice(idx, "outer", 10, 90, 0, U);
@@ -690,12 +719,12 @@ Test(index, be_and_x_interleave_in_file_order)
 	struct trex_integrity in = trex_index_integrity(idx);
 
 	check_invariants(idx);
-	expect_slice(idx, "outer", 0, 10000, 0, TREX_SLICE_FROM_BE);
-	expect_slice(idx, "inner1", 1000, 2000, 1, TREX_SLICE_FROM_BE);
-	expect_slice(idx, "inner2", 4000, 1000, 1, TREX_SLICE_FROM_BE);
+	expect_slice(idx, "outer", 0, 10000, 0, TREX_SLICE_PAIRED);
+	expect_slice(idx, "inner1", 1000, 2000, 1, TREX_SLICE_PAIRED);
+	expect_slice(idx, "inner2", 4000, 1000, 1, TREX_SLICE_PAIRED);
 	expect_slice(idx, "leaf", 4500, 250, 2, 0);
-	expect_slice(idx, "other thread", 2000, 0, 0, TREX_SLICE_FROM_BE);
-	expect_slice(idx, "open", 20000, 0, 0, TREX_SLICE_FROM_BE | TREX_SLICE_UNTERMINATED);
+	expect_slice(idx, "other thread", 2000, 0, 0, TREX_SLICE_PAIRED);
+	expect_slice(idx, "open", 20000, 0, 0, TREX_SLICE_PAIRED | TREX_SLICE_UNTERMINATED);
 	cr_assert_eq(in.unmatched_end, 1);
 	cr_assert_eq(in.unmatched_begin, 1);
 	cr_assert_eq(in.zero_duration, 2);
@@ -1041,12 +1070,12 @@ static char *dump_all(const struct trex_index *idx)
 		fprintf(o, "lane %u %u %u %u\n", l->track, l->depth, l->first, l->count);
 	}
 	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
-		size_t n = trex_index_correlated(idx, i, ids, 64);
+		size_t n = trex_index_same_launch_link(idx, i, ids, 64);
 
 		fprintf(o, "links %u corr %zu:", i, n);
 		for (size_t k = 0; k < n && k < 64; k++)
 			fprintf(o, " %u", ids[k]);
-		n = trex_index_same_ext_id(idx, i, ids, 64);
+		n = trex_index_same_op_link(idx, i, ids, 64);
 		fprintf(o, " ext %zu:", n);
 		for (size_t k = 0; k < n && k < 64; k++)
 			fprintf(o, " %u", ids[k]);
@@ -1071,8 +1100,8 @@ static void gen_links(struct gen *g)
 			continue;
 		e->corr = (uint32_t)rnd(g, 5000);
 		e->ext = (uint32_t)rnd(g, 3000);
-		e->flags = (uint16_t)((rnd(g, 4) ? TREX_SLICE_HAS_CORR : 0) |
-		                      (rnd(g, 4) ? TREX_SLICE_HAS_EXT_ID : 0));
+		e->flags = (uint16_t)((rnd(g, 4) ? TREX_SLICE_HAS_LAUNCH_LINK : 0) |
+		                      (rnd(g, 4) ? TREX_SLICE_HAS_OP_LINK : 0));
 	}
 }
 
@@ -1285,7 +1314,7 @@ static struct tev LX(const char *pid, const char *tid, const char *cat, const ch
 
 	e.corr = corr;
 	e.ext = ext;
-	e.flags = (uint16_t)((corr ? TREX_SLICE_HAS_CORR : 0) | (ext ? TREX_SLICE_HAS_EXT_ID : 0));
+	e.flags = (uint16_t)((corr ? TREX_SLICE_HAS_LAUNCH_LINK : 0) | (ext ? TREX_SLICE_HAS_OP_LINK : 0));
 	return e;
 }
 
@@ -1317,28 +1346,28 @@ Test(index, correlation_and_external_id_lookups)
 	uint32_t out[8], op, l1, k1;
 
 	spec[0].evs = f0;
-	f0[7].flags = TREX_SLICE_HAS_CORR;
+	f0[7].flags = TREX_SLICE_HAS_LAUNCH_LINK;
 	f0[6].flags = 0;
 	cr_assert_eq(build_spec(spec, 2, 1, 1, &idx, &err), TREX_OK);
 	op = slice_id(idx, "op");
 	l1 = slice_id(idx, "launch1");
 	k1 = slice_id(idx, "k1");
-	cr_assert_eq(trex_index_correlated(idx, l1, out, 8), 1);
+	cr_assert_eq(trex_index_same_launch_link(idx, l1, out, 8), 1);
 	cr_assert_eq(out[0], k1);
-	cr_assert_eq(trex_index_correlated(idx, k1, out, 8), 1);
+	cr_assert_eq(trex_index_same_launch_link(idx, k1, out, 8), 1);
 	cr_assert_eq(out[0], l1);
-	cr_assert_eq(trex_index_correlated(idx, slice_id(idx, "k3"), out, 8), 0);
-	cr_assert_eq(trex_index_correlated(idx, op, out, 8), 0, "no HAS_CORR: no links");
-	cr_assert_eq(trex_index_correlated(idx, slice_id(idx, "k0"), out, 8), 0);
-	cr_assert_eq(trex_index_correlated(idx, slice_id(idx, "other file"), out, 8), 0,
+	cr_assert_eq(trex_index_same_launch_link(idx, slice_id(idx, "k3"), out, 8), 0);
+	cr_assert_eq(trex_index_same_launch_link(idx, op, out, 8), 0, "no HAS_CORR: no links");
+	cr_assert_eq(trex_index_same_launch_link(idx, slice_id(idx, "k0"), out, 8), 0);
+	cr_assert_eq(trex_index_same_launch_link(idx, slice_id(idx, "other file"), out, 8), 0,
 	             "links stay within a file");
-	cr_assert_eq(trex_index_same_ext_id(idx, op, out, 8), 3);
+	cr_assert_eq(trex_index_same_op_link(idx, op, out, 8), 3);
 	cr_assert(contains(out, 3, l1) && contains(out, 3, k1));
 	cr_assert(contains(out, 3, slice_id(idx, "launch2")));
 	cr_assert_not(contains(out, 3, op), "a slice is not its own link");
-	cr_assert_eq(trex_index_same_ext_id(idx, op, out, 2), 3, "total, though 2 written");
-	cr_assert_eq(trex_index_same_ext_id(idx, slice_id(idx, "k2"), out, 8), 0);
-	cr_assert_eq(trex_index_correlated(idx, TREX_NONE, out, 8), 0);
+	cr_assert_eq(trex_index_same_op_link(idx, op, out, 2), 3, "total, though 2 written");
+	cr_assert_eq(trex_index_same_op_link(idx, slice_id(idx, "k2"), out, 8), 0);
+	cr_assert_eq(trex_index_same_launch_link(idx, TREX_NONE, out, 8), 0);
 	trex_index_free(idx);
 }
 
@@ -1451,7 +1480,7 @@ Test(index, strings_and_tracks_are_remapped_across_parts)
 {
 	struct trex_builder *p[2] = {trex_builder_new(0), trex_builder_new(0)};
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, p, 2, 1};
+	struct trex_build_input in = {&f, 1, p, 2, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct tev e1 = EV('X', "1", "2", "cat a", "name a", 0, 10);
@@ -1707,16 +1736,17 @@ static struct trex_index *args_index(struct trex_source *src)
 {
 	struct trex_build_file f;
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_input in = {&f, 1, &b, 1, 1};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 
 	memset(&f, 0, sizeof(f));
 	f.path = "args.json";
-	f.source = src;
+	f.codec = &trex_json_args_codec;
+	f.codec_ctx = src;
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK);
-	cr_assert_null(f.source, "the source moved into the index");
-	cr_assert_eq(trex_index_file(idx, 0)->source, src);
+	cr_assert_null(f.codec_ctx, "the source moved into the index");
+	cr_assert_eq(trex_index_file(idx, 0)->codec_ctx, src);
 	return idx;
 }
 
@@ -1729,10 +1759,10 @@ static void check_args(struct trex_index *idx)
 	size_t len = 1;
 	struct trex_error err;
 
-	cr_assert_eq(trex_index_args_text(idx, 0, 0, &text, &len, &err), TREX_OK);
+	cr_assert_eq(trex_index_args_json(idx, 0, 0, &text, &len, &err), TREX_OK);
 	cr_assert_null(text, "no args");
 	cr_assert_eq(len, 0);
-	cr_assert_eq(trex_index_args_text(idx, 0, trex_args_ref_make(off, strlen(expect)), &text,
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, strlen(expect)), &text,
 	                                  &len, &err),
 	             TREX_OK);
 	cr_assert_str_eq(text, expect);
@@ -1740,20 +1770,20 @@ static void check_args(struct trex_index *idx)
 	free(text);
 	/* length unknown: re-scanned, braces inside strings do not count */
 	cr_assert_eq(
-	    trex_index_args_text(idx, 0, trex_args_ref_make(off, 1u << 30), &text, &len, &err),
+	    trex_index_args_json(idx, 0, trex_json_args_ref(off, 1u << 30), &text, &len, &err),
 	    TREX_OK);
 	cr_assert_str_eq(text, expect);
 	free(text);
 	off = (uint64_t)(strstr(args_json, "{\"never\"") - args_json);
-	cr_assert_eq(trex_index_args_text(idx, 0, trex_args_ref_make(off, TREX_ARGS_LEN_MAX), &text,
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, TREX_JSON_ARGS_LEN_MAX), &text,
 	                                  &len, &err),
 	             TREX_FORMAT, "an object cut by the end of input");
 	cr_assert_null(text);
-	cr_assert_eq(trex_index_args_text(idx, 0, trex_args_ref_make(off, 500), &text, &len, &err),
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, 500), &text, &len, &err),
 	             TREX_FORMAT, "args past the end");
-	cr_assert_eq(trex_index_args_text(idx, 0, trex_args_ref_make(0, 0) | 1, &text, &len, &err),
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(0, 0) | 1, &text, &len, &err),
 	             TREX_OK, "length 0 means no args");
-	cr_assert_eq(trex_index_args_text(idx, 3, trex_args_ref_make(off, 5), &text, &len, &err),
+	cr_assert_eq(trex_index_args_json(idx, 3, trex_json_args_ref(off, 5), &text, &len, &err),
 	             TREX_USAGE);
 }
 
@@ -1806,7 +1836,7 @@ Test(index, args_text_without_a_source_is_an_io_error)
 	size_t len;
 	struct trex_error err;
 
-	cr_assert_eq(trex_index_args_text(idx, 0, trex_args_ref_make(5, 5), &text, &len, &err),
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(5, 5), &text, &len, &err),
 	             TREX_IO);
 	cr_assert_str_eq(err.path, "a.json");
 	trex_index_free(idx);
@@ -1819,7 +1849,7 @@ Test(index, failed_builder_fails_the_build_and_everything_is_freed)
 {
 	struct trex_builder *p[3] = {trex_builder_new(0), trex_builder_new(0), trex_builder_new(1)};
 	struct trex_build_file f[2];
-	struct trex_build_input in = {f, 2, p, 3, 1};
+	struct trex_build_input in = {f, 2, p, 3, 1, NULL};
 	struct trex_index *idx = (struct trex_index *)&in;
 	struct trex_error err;
 	struct trex_source *src;
@@ -1827,21 +1857,22 @@ Test(index, failed_builder_fails_the_build_and_everything_is_freed)
 
 	memset(f, 0, sizeof(f));
 	cr_assert_eq(trex_source_open_memory("m", "{}", 2, true, &src, &err), TREX_OK);
-	f[1].source = src;
+	f[1].codec = &trex_json_args_codec;
+	f[1].codec_ctx = src;
 	feed(p[0], &e);
 	cr_assert_eq(trex_builder_complete(p[1], 42, NULL), -1);
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_NOMEM);
 	cr_assert_eq(err.status, TREX_NOMEM);
 	cr_assert_null(idx);
 	cr_assert(!p[0] && !p[1] && !p[2], "parts freed on failure too");
-	cr_assert_null(f[1].source, "the source was taken (and closed)");
+	cr_assert_null(f[1].codec_ctx, "the source was taken (and closed)");
 }
 
 Test(index, parts_out_of_file_order_are_a_usage_error)
 {
 	struct trex_builder *p[2] = {trex_builder_new(1), trex_builder_new(0)};
 	struct trex_build_file f[2];
-	struct trex_build_input in = {f, 2, p, 2, 1};
+	struct trex_build_input in = {f, 2, p, 2, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 
@@ -1859,7 +1890,7 @@ Test(index, bad_string_ids_are_a_usage_error)
 {
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -1878,7 +1909,7 @@ Test(index, nesting_beyond_the_depth_limit_is_reported)
 	enum { N = 65536 };
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -1889,7 +1920,7 @@ Test(index, nesting_beyond_the_depth_limit_is_reported)
 	for (int i = 0; i < N; i++) {
 		ev.ts = i;
 		ev.dur = 2 * (N - i);
-		cr_assert_eq(trex_builder_complete(b, t, &ev), 0);
+		cr_assert_eq(trex_builder_complete(b, t, &ev), (trex_handle)i);
 	}
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_FORMAT);
 	cr_assert(strstr(err.message, "deep"), "%s", err.message);
@@ -1900,7 +1931,7 @@ Test(index, deepest_allowed_nesting_builds)
 	enum { N = 65535 };
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -1911,7 +1942,7 @@ Test(index, deepest_allowed_nesting_builds)
 	for (int i = 0; i < N; i++) {
 		ev.ts = i;
 		ev.dur = 2 * (N - i);
-		cr_assert_eq(trex_builder_complete(b, t, &ev), 0);
+		cr_assert_eq(trex_builder_complete(b, t, &ev), (trex_handle)i);
 	}
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
 	cr_assert_eq(trex_index_track(idx, 0)->max_depth, N);
@@ -1968,7 +1999,7 @@ static bool oom_round(const struct trace_spec *spec, long k, uint64_t want, int 
 {
 	struct trex_build_file files[2];
 	struct trex_builder *parts[4];
-	struct trex_build_input in = {files, 2, parts, 4, 1};
+	struct trex_build_input in = {files, 2, parts, 4, 1, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	enum trex_status st;
@@ -2008,7 +2039,7 @@ Test(index, every_allocation_failure_is_clean)
 	struct trace_spec spec[2];
 	struct trex_builder *parts[4];
 	struct trex_build_file files[2];
-	struct trex_build_input in = {files, 2, parts, 4, 1};
+	struct trex_build_input in = {files, 2, parts, 4, 1, NULL};
 	struct trex_index *ref;
 	struct trex_error err;
 	uint64_t want;

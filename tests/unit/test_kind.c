@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trex/core/kind.h"
+#include "trex/load/kinds.h"
 
 Test(kind, kineto_categories)
 {

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "trex/core/index.h"
+#include "trex/load/json_args.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
 
@@ -394,14 +395,14 @@ static char *mixed_trace(size_t n, size_t *len)
  * source inflates from an access point, too slow for every event). */
 static void put_args(FILE *f, const struct trex_index *idx, trex_args_ref ref, uint32_t i)
 {
-	fprintf(f, " args@%llu+%u", (unsigned long long)trex_args_ref_offset(ref),
-	        trex_args_ref_len(ref));
+	fprintf(f, " args@%llu+%u", (unsigned long long)trex_json_args_offset(ref),
+	        trex_json_args_len(ref));
 	if (i % 4096 != 7)
 		return;
 	char *text = NULL;
 	size_t n = 0;
 	struct trex_error err;
-	cr_assert_eq(trex_index_args_text(idx, 0, ref, &text, &n, &err), TREX_OK);
+	cr_assert_eq(trex_index_args_json(idx, 0, ref, &text, &n, &err), TREX_OK);
 	fprintf(f, " args=%s", text ? text : "-");
 	free(text);
 }
@@ -421,8 +422,8 @@ static char *index_text(const struct trex_index *idx)
 	        (unsigned long long)file->events, file->truncated, (long long)file->rank,
 	        file->has_rank, (long long)file->base_time_ns,
 	        (unsigned long long)file->bytes_decoded, trex_index_str(idx, file->dialect), msg);
-	for (int ph = 0; ph < TREX_PH_COUNT; ph++)
-		fprintf(f, "ph%d=%llu ", ph, (unsigned long long)file->phase_counts[ph]);
+	for (uint32_t ph = 0; ph < file->event_type_count; ph++)
+		fprintf(f, "ph%u=%llu ", ph, (unsigned long long)file->event_types[ph].events);
 #define PUT_INTEGRITY(field, label)                                                                \
 	fprintf(f, "%s=%llu ", #field, (unsigned long long)file->integrity.field);
 	TREX_INTEGRITY_INFO(PUT_INTEGRITY)
@@ -431,8 +432,8 @@ static char *index_text(const struct trex_index *idx)
 		const struct trex_slice *s = trex_index_slice(idx, i);
 		fprintf(f, "\nX %lld %lld %s %s %u %u %u %u %u", (long long)s->ts,
 		        (long long)s->dur, trex_index_str(idx, s->cat),
-		        trex_index_str(idx, s->name), s->track, s->depth, s->flags, s->corr,
-		        s->ext_id);
+		        trex_index_str(idx, s->name), s->track, s->depth, s->flags, s->launch_link,
+		        s->op_link);
 		put_args(f, idx, s->args, i);
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {

@@ -10,6 +10,7 @@
 #include "trex/analysis/slice_info.h"
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
+#include "trex/load/json_args.h"
 #include "trex/load/loader.h"
 
 #include "index_fixture.h"
@@ -207,7 +208,7 @@ static void decode(const char *json, struct trex_args *a, bool *truncated)
 {
 	struct trex_error err;
 
-	cr_assert_eq(trex_args_decode(json, strlen(json), a, truncated, &err), TREX_OK);
+	cr_assert_eq(trex_json_args_decode(json, strlen(json), a, truncated, &err), TREX_OK);
 }
 
 Test(args, decodes_strings_numbers_and_nested_values)

@@ -8,6 +8,8 @@
 #include "trex/analysis/summary.h"
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
+#include "trex/load/chrome_phases.h"
+#include "trex/load/kinds.h"
 
 static struct trex_index *idx;
 static struct trex_summary sum;
@@ -23,9 +25,10 @@ static uint32_t S(struct trex_builder *b, const char *s)
 static void slice(struct trex_builder *b, uint32_t track, const char *cat, const char *name,
                   int64_t ts, int64_t dur)
 {
-	struct trex_ev e = {.ts = ts, .dur = dur, .name = S(b, name), .cat = S(b, cat)};
+	struct trex_ev e = {.ts = ts, .dur = dur, .name = S(b, name), .cat = S(b, cat),
+	                    .kind = (uint8_t)trex_kind_of(cat, name)};
 
-	cr_assert_eq(trex_builder_complete(b, track, &e), 0);
+	cr_assert_neq(trex_builder_complete(b, track, &e), TREX_HANDLE_NONE);
 }
 
 /* File a.json (rank 3): GPU stream "stream 7" of process "python" (pid 0)
@@ -44,7 +47,8 @@ static struct trex_builder *file_a(void)
 	uint32_t cpu = trex_builder_track(b, S(b, "100"), S(b, "1"));
 	struct trex_ev end = {.ts = 1500, .name = S(b, "lonely"), .cat = S(b, "cpu_op")};
 	struct trex_ev mem = {
-	    .ts = 2000, .name = S(b, "[memory]"), .cat = S(b, "cpu_instant_event")};
+	    .ts = 2000, .name = S(b, "[memory]"), .cat = S(b, "cpu_instant_event"),
+	    .kind = (uint8_t)trex_kind_of("cpu_instant_event", "[memory]")};
 
 	cr_assert_eq(trex_builder_process_name(b, S(b, "0"), S(b, "python")), 0);
 	cr_assert_eq(trex_builder_thread_name(b, gpu, S(b, "stream 7")), 0);
@@ -87,14 +91,16 @@ static void build(void)
 	     .events = 1},
 	};
 	struct trex_builder *parts[2] = {file_a(), file_b()};
-	struct trex_build_input in = {files, 2, parts, 2, 1};
+	struct trex_build_input in = {files, 2, parts, 2, 1, NULL};
 	struct trex_error err;
 
-	files[0].phase_counts[TREX_PH_COMPLETE] = 3;
-	files[0].phase_counts[TREX_PH_END] = 1;
-	files[0].phase_counts[TREX_PH_INSTANT] = 1;
-	files[0].phase_counts[TREX_PH_METADATA] = 2;
-	files[1].phase_counts[TREX_PH_COMPLETE] = 1;
+	trex_phase_event_types(&files[0]);
+	trex_phase_event_types(&files[1]);
+	files[0].event_types[TREX_PH_COMPLETE].events = 3;
+	files[0].event_types[TREX_PH_END].events = 1;
+	files[0].event_types[TREX_PH_INSTANT].events = 1;
+	files[0].event_types[TREX_PH_METADATA].events = 2;
+	files[1].event_types[TREX_PH_COMPLETE].events = 1;
 	files[0].integrity.bytes_ignored = 37;
 	files[0].integrity.syntax_errors = 2;
 	files[0].integrity.bytes_skipped = 11;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "trex/core/status.h"
-#include "trex/load/synthetic.h"
+#include "trex/demo/synthetic.h"
 
 /* ---- a strict JSON parser that keeps the few event fields the checks need.
  * Independent of the project's own scanner on purpose: the generator must

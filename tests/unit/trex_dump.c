@@ -101,12 +101,6 @@ static void put_track_key(FILE *out, const struct trex_index *idx, uint32_t trac
 
 static void dump_files(FILE *out, const struct trex_index *idx)
 {
-	static const char *const phase_letters[] = {
-#define DUMP_PHASE(name, letters) letters,
-		TREX_PHASE_INFO(DUMP_PHASE)
-#undef DUMP_PHASE
-	};
-
 	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
 		const struct trex_file *f = trex_index_file(idx, i);
 
@@ -117,9 +111,9 @@ static void dump_files(FILE *out, const struct trex_index *idx)
 			(unsigned)f->truncated, f->base_time_ns, f->bytes_decoded, f->events);
 		put_str(out, idx, f->path);
 		putc('\n', out);
-		for (size_t ph = 0; ph < TREX_PH_COUNT; ph++)
-			fprintf(out, "phase\t%" PRIu32 "\t%s\t%" PRIu64 "\n", i, phase_letters[ph],
-				f->phase_counts[ph]);
+		for (uint32_t ph = 0; ph < f->event_type_count; ph++)
+			fprintf(out, "phase\t%" PRIu32 "\t%s\t%" PRIu64 "\n", i,
+				trex_index_str(idx, f->event_types[ph].label), f->event_types[ph].events);
 #define DUMP_INTEGRITY(field, label)                                                       \
 	fprintf(out, "integrity\t%" PRIu32 "\t%s\t%" PRIu64 "\n", i, #field, f->integrity.field);
 		TREX_INTEGRITY_INFO(DUMP_INTEGRITY)

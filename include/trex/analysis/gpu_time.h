@@ -59,24 +59,14 @@
 enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
 				     struct trex_error *err);
 
-struct trex_work;
-/* The same over the index's device work w (trex_work_classify); NULL:
- * classified here. */
-enum trex_status trex_gpu_time_table_of(const struct trex_index *idx, const struct trex_work *w,
-					struct trex_table *t, struct trex_error *err);
 /* The class gpu-time gives one slice, for the analyses that split GPU time
- * the same way (steps, gaps): made once per index (trex_work_classify with
- * the communication rules), then read only. */
+ * the same way (steps, gaps, ops), from its stored kind and communication. */
 enum trex_gpu_class {
 	TREX_GPU_NOT_WORK, /* not GPU work: CPU slices, GPU annotations and syncs */
 	TREX_GPU_COMPUTE,  /* a kernel that is not communication */
 	TREX_GPU_COMM,     /* a communication kernel (gpu-time's comm_ns) */
 	TREX_GPU_MEMORY,   /* memcpy or memset */
 };
-struct trex_gpu_classifier;
-enum trex_status trex_gpu_classifier_new(const struct trex_index *idx,
-					 struct trex_gpu_classifier **out, struct trex_error *err);
-enum trex_gpu_class trex_gpu_classify(struct trex_gpu_classifier *c, uint32_t slice);
-void trex_gpu_classifier_free(struct trex_gpu_classifier *c);
+enum trex_gpu_class trex_gpu_class_of(const struct trex_index *idx, uint32_t slice);
 
 #endif

@@ -1,6 +1,6 @@
 /* What the details pane shows about one slice: self time, parent and
  * children, the enclosing ProfilerStep and user annotation, the slices it
- * links to (launch <-> GPU work, flows, External id), and its args decoded
+ * links to (launch <-> GPU work, flows, op link), and its args decoded
  * into (key, value) text pairs. Pure model code: no curses. */
 #ifndef TREX_ANALYSIS_SLICE_INFO_H
 #define TREX_ANALYSIS_SLICE_INFO_H
@@ -73,26 +73,9 @@ uint32_t trex_slice_children(const struct trex_index *idx, uint32_t id, uint32_t
 
 /* ---- args ------------------------------------------------------------------------------- */
 
-struct trex_arg {
-	const char *key;   /* unescaped */
-	const char *value; /* strings unescaped; numbers, true/false/null as written; objects
-	                    * and arrays as compact JSON text */
-};
-
-struct trex_args {
-	struct trex_arg *v;
-	size_t n;
-	char *buf; /* holds every key and value */
-};
-
-/* Decodes one JSON object ("{...}") tolerantly: a member that does not
- * parse ends the list (what came before is kept) and sets *truncated when
- * given. TREX_NOMEM is the only error. */
-enum trex_status trex_args_decode(const char *json, size_t len, struct trex_args *out,
-                                  bool *truncated, struct trex_error *err);
-/* Reads slice id's args from its source and decodes them; no args: n = 0. */
+/* Reads slice id's args back through its file's codec (core/args.h) and
+ * decodes them; no args: n = 0. */
 enum trex_status trex_slice_args(const struct trex_index *idx, uint32_t id, struct trex_args *out,
                                  struct trex_error *err);
-void trex_args_free(struct trex_args *a);
 
 #endif

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trex/core/args.h"
+#include "trex/core/kind.h"
 #include "trex/core/status.h"
 #include "trex/core/strtab.h"
 
@@ -25,51 +27,39 @@
 /* ---- slices ------------------------------------------------------------ */
 
 enum trex_slice_flag {
-	TREX_SLICE_FROM_BE = 1u << 0,       /* paired from B/E events */
-	TREX_SLICE_UNTERMINATED = 1u << 1,  /* B without E: runs to the file's end */
-	TREX_SLICE_OVERLAP = 1u << 2,       /* partially overlaps an earlier sibling */
-	TREX_SLICE_REVERSED = 1u << 3,      /* E before B or dur < 0: dur clamped to 0 */
-	TREX_SLICE_ASYNC = 1u << 4,         /* from b/e async events */
-	TREX_SLICE_HAS_CORR = 1u << 5,      /* corr is valid */
-	TREX_SLICE_HAS_EXT_ID = 1u << 6,    /* ext_id is valid */
-	TREX_SLICE_TS_SATURATED = 1u << 7,  /* ts or dur did not fit int64 ns */
+	TREX_SLICE_PAIRED = 1u << 0,          /* made of a begin and an end (trex_builder_begin) */
+	TREX_SLICE_UNTERMINATED = 1u << 1,    /* begun, never ended: runs to the file's end */
+	TREX_SLICE_OVERLAP = 1u << 2,         /* partially overlaps an earlier sibling */
+	TREX_SLICE_REVERSED = 1u << 3,        /* ends before it starts: dur clamped to 0 */
+	TREX_SLICE_ASYNC = 1u << 4,           /* a keyed slice (trex_builder_keyed_begin) */
+	TREX_SLICE_HAS_LAUNCH_LINK = 1u << 5, /* launch_link is valid */
+	TREX_SLICE_HAS_OP_LINK = 1u << 6,     /* op_link is valid */
+	TREX_SLICE_TS_SATURATED = 1u << 7,    /* ts or dur did not fit int64 ns */
 };
 
-/* Reference to an event's raw "args" JSON object inside its source file
- * (decompressed byte offset and length), decoded lazily. 0 = no args. */
-typedef uint64_t trex_args_ref;
-#define TREX_ARGS_OFFSET_BITS 40
-#define TREX_ARGS_LEN_MAX ((1u << 24) - 1u) /* longer: length unknown, re-scanned */
-static inline trex_args_ref trex_args_ref_make(uint64_t offset, uint64_t len)
-{
-	if (len > TREX_ARGS_LEN_MAX)
-		len = TREX_ARGS_LEN_MAX;
-	return (len << TREX_ARGS_OFFSET_BITS) | (offset & ((1ull << TREX_ARGS_OFFSET_BITS) - 1));
-}
-static inline uint64_t trex_args_ref_offset(trex_args_ref r)
-{
-	return r & ((1ull << TREX_ARGS_OFFSET_BITS) - 1);
-}
-static inline uint32_t trex_args_ref_len(trex_args_ref r)
-{
-	return (uint32_t)(r >> TREX_ARGS_OFFSET_BITS);
-}
-
 /* 56 bytes. ts + dur never overflows int64 (durations are clamped and
- * flagged TREX_SLICE_TS_SATURATED instead), so end = ts + dur is safe. */
+ * flagged TREX_SLICE_TS_SATURATED instead), so end = ts + dur is safe.
+ *
+ * Links tie slices of one file together by equal ids:
+ *  - launch_link: the runtime call that launched device work and that
+ *    work (Kineto's correlation id);
+ *  - op_link: the CPU operator, the runtime calls it made and the device
+ *    work they launched (Kineto's External id). */
 struct trex_slice {
-	int64_t ts;          /* start, ns */
-	int64_t dur;         /* >= 0, ns */
-	uint32_t name;       /* string id */
-	uint32_t cat;        /* string id (category) */
-	uint32_t track;      /* track id */
-	uint16_t depth;      /* nesting depth within the track, 0 = top */
-	uint16_t flags;      /* enum trex_slice_flag */
-	trex_args_ref args;  /* lazy args */
-	uint32_t corr;       /* Kineto args.correlation (TREX_SLICE_HAS_CORR) */
-	uint32_t ext_id;     /* Kineto args."External id" (TREX_SLICE_HAS_EXT_ID) */
-	uint32_t shape;      /* string id: "grid=[x,y,z] block=[x,y,z] smem=N", 0 if none */
-	uint32_t reserved;
+	int64_t ts;           /* start, ns */
+	int64_t dur;          /* >= 0, ns */
+	uint32_t name;        /* string id */
+	uint32_t cat;         /* string id (category) */
+	uint32_t track;       /* track id */
+	uint16_t depth;       /* nesting depth within the track, 0 = top */
+	uint16_t flags;       /* enum trex_slice_flag */
+	trex_args_ref args;   /* read back through the file's codec (args.h) */
+	uint32_t launch_link; /* with TREX_SLICE_HAS_LAUNCH_LINK */
+	uint32_t op_link;     /* with TREX_SLICE_HAS_OP_LINK */
+	uint32_t shape;       /* string id: "grid=[x,y,z] block=[x,y,z] smem=N", 0 if none */
+	uint8_t kind;         /* enum trex_kind (kind.h): what its loader says it is */
+	uint8_t comm;         /* communication rule it matched (kind.h), TREX_COMM_NONE if none */
+	uint16_t spare;       /* 0 */
 };
 
 /* ---- instants, counters, flows ----------------------------------------- */
@@ -82,7 +72,8 @@ struct trex_instant {
 	uint32_t cat;
 	uint32_t track;
 	uint8_t scope;       /* enum trex_instant_scope */
-	uint8_t pad[3];
+	uint8_t kind;        /* enum trex_kind (kind.h): what its loader says it is */
+	uint8_t pad[2];
 	trex_args_ref args;
 };
 
@@ -92,8 +83,8 @@ struct trex_counter_sample {
 	double value;
 };
 
-/* A flow edge between two slices (Chrome s -> t... -> f chains become one
- * edge per hop). from/to are slice ids, or TREX_NONE when the flow point
+/* A flow between two slices: one hop of a flow chain, or a flow edge
+ * (builder.h). from/to are slice ids, or TREX_NONE when the flow point
  * lies on no slice of its track. */
 struct trex_flow {
 	uint32_t from_slice;
@@ -110,9 +101,10 @@ struct trex_flow {
 
 enum trex_track_kind {
 	TREX_TRACK_THREAD = 0,  /* CPU thread: slices + instants */
-	TREX_TRACK_GPU,         /* GPU stream / device queue (decided by categories and labels) */
+	TREX_TRACK_GPU,         /* device queue: holds device work, or a thread of a device process */
 	TREX_TRACK_COUNTER,     /* one counter series */
-	TREX_TRACK_ASYNC,       /* async (b/e/n) events of one name in a process */
+	TREX_TRACK_ASYNC,       /* keyed slices of one name in a process (builder.h) */
+	TREX_TRACK_NAMED,       /* a track its loader named under a process (builder.h) */
 };
 
 struct trex_lane {
@@ -135,6 +127,7 @@ struct trex_track {
 	uint32_t first_slice, slice_count;     /* all lanes together */
 	uint32_t first_instant, instant_count; /* instants ordered by (track, ts) */
 	uint32_t first_sample, sample_count;   /* counter samples, by (track, ts) */
+	uint32_t parent;      /* the track it nests under (it follows it), TREX_NONE if none */
 };
 
 struct trex_process {
@@ -144,37 +137,25 @@ struct trex_process {
 	uint32_t name;        /* process_name M event, or "" */
 	uint32_t labels;      /* process_labels M event, or "" */
 	int64_t sort_index;   /* process_sort_index, else pid_num */
+	int64_t rank;         /* the rank its work belongs to: its own, else its file's */
 	uint8_t has_sort_index;
-	uint8_t is_gpu;       /* holds GPU tracks */
-	uint8_t pad[6];
+	uint8_t is_gpu;       /* holds device queues (TREX_TRACK_GPU) */
+	uint8_t has_rank;     /* the rank is the process's own (trex_builder_process_rank) */
+	uint8_t pad[5];
 	uint32_t first_track, track_count; /* tracks of a process are contiguous and sorted */
 };
 
 /* ---- files and load statistics ------------------------------------------ */
 
-/* X(name, "ph letters") : phases counted at load. */
-#define TREX_PHASE_INFO(X)      \
-	X(COMPLETE, "X")         \
-	X(BEGIN, "B")            \
-	X(END, "E")              \
-	X(INSTANT, "i/I")        \
-	X(COUNTER, "C")          \
-	X(METADATA, "M")         \
-	X(FLOW_START, "s")       \
-	X(FLOW_STEP, "t")        \
-	X(FLOW_END, "f")         \
-	X(ASYNC_BEGIN, "b")      \
-	X(ASYNC_END, "e")        \
-	X(ASYNC_INSTANT, "n")    \
-	X(OTHER, "other")
-
-enum trex_phase {
-#define TREX_PHASE_ENUM(name, letters) TREX_PH_##name,
-	TREX_PHASE_INFO(TREX_PHASE_ENUM)
-#undef TREX_PHASE_ENUM
-	TREX_PH_COUNT
+/* The kinds of events a file's loader counted ("X" complete events,
+ * "B" begins, ... for Chrome traces), in the loader's order, for `trex
+ * info`: label and name are string ids. */
+#define TREX_EVENT_TYPES_MAX 16
+struct trex_event_type {
+	uint32_t label;
+	uint32_t name;
+	uint64_t events;
 };
-const char *trex_phase_letters(enum trex_phase ph);
 
 /* Integrity counters: nothing is dropped silently, everything odd is counted.
  * X(field, "label"); the label says what happened to the data (kept,
@@ -291,26 +272,27 @@ struct trex_problem {
 	char what[TREX_PROBLEM_WHAT_MAX]; /* "ts is a string", "dur 1e308 us is beyond int64 ns" */
 };
 
-struct trex_source; /* load/source.h: owned by the index for lazy args */
-
 struct trex_file {
 	uint32_t path;          /* string id */
 	uint32_t format;        /* string id: "chrome-json" */
 	uint32_t dialect;       /* string id: "kineto", "kineto-2021", "unitrace", "acelyzer-flex", ... */
-	int64_t rank;           /* distributedInfo.rank, else the lowest rank >= 0 no file
-	                         * claims (files without one in command-line order) */
+	int64_t rank;           /* the file's rank (distributedInfo.rank), else the lowest rank
+	                         * >= 0 no file claims (files without one in command-line order) */
 	uint8_t has_rank;       /* rank came from the file */
 	uint8_t gzip;
 	uint8_t truncated;      /* input ended inside the trace */
 	uint8_t pad[5];
-	int64_t base_time_ns;   /* baseTimeNanoseconds, 0 if absent */
+	int64_t base_time_ns;   /* added to every time of the file (baseTimeNanoseconds), 0 if none */
 	uint64_t bytes_on_disk;
-	uint64_t bytes_decoded; /* JSON bytes seen (after gunzip) */
-	uint64_t phase_counts[TREX_PH_COUNT];
-	uint64_t events;        /* trace events seen, all phases */
+	uint64_t bytes_decoded; /* bytes of the format seen (after gunzip) */
+	uint64_t events;        /* trace events seen, all types */
+	uint32_t event_type_count;
+	struct trex_event_type event_types[TREX_EVENT_TYPES_MAX];
 	struct trex_integrity integrity;
 	struct trex_error first_problem; /* first warning with position, status OK if none */
-	struct trex_source *source;      /* for lazy args; owned by the index */
+	/* how its args are read back (args.h); the index owns codec_ctx */
+	const struct trex_args_codec *codec;
+	void *codec_ctx;
 };
 
 /* ---- the index ------------------------------------------------------------ */
@@ -401,33 +383,58 @@ uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice);
  * than its child's. */
 void trex_index_parents(const struct trex_index *idx, uint32_t *parent);
 
-/* Kineto links (same file only). Both write at most max ids into out and
- * return how many exist in total.
- *  - trex_index_correlated: other slices with the same correlation id
- *    (runtime launch <-> GPU kernels/memcpy/memset).
- *  - trex_index_same_ext_id: other slices with the same External id
- *    (CPU op <-> runtime calls <-> GPU work). */
-size_t trex_index_correlated(const struct trex_index *idx, uint32_t slice,
-			     uint32_t *out, size_t max);
-size_t trex_index_same_ext_id(const struct trex_index *idx, uint32_t slice,
-			      uint32_t *out, size_t max);
+/* Slices linked to slice (same file only; trex_slice): other slices with
+ * the same launch link (a runtime call <-> the device work it launched),
+ * or with the same op link (a CPU op <-> its runtime calls <-> their
+ * device work). Both write at most max ids into out and return how many
+ * exist in total. */
+size_t trex_index_same_launch_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+				   size_t max);
+size_t trex_index_same_op_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
+			       size_t max);
 
-/* The runtime call (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel,
- * cudaMemcpyAsync, ...) that launched a GPU slice, found through its
- * correlation id; TREX_NONE if none. */
+/* The runtime call (kind TREX_KIND_RUNTIME: cudaLaunchKernel,
+ * hipLaunchKernel, cudaMemcpyAsync, ...) that launched a device slice,
+ * found through its launch link; TREX_NONE if none. */
 uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice);
 
 /* Flows leaving or entering a slice: writes flow ids, returns the total. */
 size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice,
 			   uint32_t *out, size_t max);
 
-/* The raw JSON text of a slice's/instant's args object ("{...}"), read
- * from its source on request. *out is malloc'd, NUL-terminated; the caller
- * frees it. Returns TREX_OK with *out = NULL, *len = 0 when there are no
- * args. */
-enum trex_status trex_index_args_text(const struct trex_index *idx, uint32_t file,
+/* Dependencies (trex_builder_edge, TREX_EDGE_DEPENDENCY): `to` may start
+ * only once `from` has ended. */
+struct trex_edge {
+	uint32_t from, to; /* slice ids */
+};
+uint32_t trex_index_edge_count(const struct trex_index *idx);
+const struct trex_edge *trex_index_edge(const struct trex_index *idx, uint32_t id);
+/* The dependencies of slice (incoming: the slices it waits for) or its
+ * dependents (the slices waiting for it): writes edge ids, returns the
+ * total. */
+size_t trex_index_edges_of(const struct trex_index *idx, uint32_t slice, bool incoming,
+			   uint32_t *out, size_t max);
+
+/* A slice's or instant's args (ref) of file, read back through the
+ * file's codec (args.h): decoded into (key, value) pairs, or as one JSON
+ * object text (*out malloc'd, NUL-terminated, the caller frees it).
+ * No args: n = 0, or *out NULL and *len 0. *truncated (may be NULL):
+ * the args ended before they were complete. */
+enum trex_status trex_index_args(const struct trex_index *idx, uint32_t file, trex_args_ref ref,
+				 struct trex_args *out, bool *truncated, struct trex_error *err);
+enum trex_status trex_index_args_json(const struct trex_index *idx, uint32_t file,
 				      trex_args_ref ref, char **out, size_t *len,
 				      struct trex_error *err);
+/* Decodes many args of file at once (refs[0..n), none TREX_ARGS_NONE), in
+ * whatever order reads the file fastest, reporting each to fn with its
+ * index in refs. */
+enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t file,
+				      const trex_args_ref *refs, size_t n, trex_args_each_fn *fn,
+				      void *user, struct trex_error *err);
+
+/* The events of type label ("X", ...; trex_event_type) file's loader
+ * counted, 0 if it counted none. */
+uint64_t trex_file_events_of_type(const struct trex_index *idx, uint32_t file, const char *label);
 
 /* The file a track belongs to. */
 static inline uint32_t trex_index_track_file(const struct trex_index *idx, uint32_t track)

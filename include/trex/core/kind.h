@@ -1,6 +1,6 @@
-/* What an event is, across trace dialects: the one table that says which
- * categories count as GPU kernels, memory copies, runtime calls, ...
- * (kineto.md §5, unitrace.md §1, acelyzer.md). */
+/* What an event is: the kinds a loader gives slices (trex_ev.kind,
+ * trex_slice.kind), whatever the format. Which category or name of which
+ * trace dialect is which kind is the loaders' to say (load/kinds.h). */
 #ifndef TREX_CORE_KIND_H
 #define TREX_CORE_KIND_H
 
@@ -30,29 +30,18 @@ enum trex_kind {
 	TREX_KIND_COUNT
 };
 
-/* Classifies an event by category and, where the category is not enough
- * (unitrace gpu_op, MTIA mtia_ccp_events, acelyzer FLEX events without a
- * category: ""), by name. Either may be NULL. */
-enum trex_kind trex_kind_of(const char *cat, const char *name);
-/* Does the kind depend on the name for this category? (Callers caching
- * kinds per category must then classify per name.) */
-bool trex_kind_needs_name(const char *cat);
+/* Device work of any sort (kernels, copies, sets, device annotations...). */
 bool trex_kind_is_gpu(enum trex_kind kind);
-
-/* A rule for a category that needs the name: names of category cat that
- * `how` ("starts with", "ends with", "is", "any other name") text are of
- * kind. A category's rules are tried in table order. */
-struct trex_kind_name_rule {
-	const char *cat;
-	const char *how;
-	const char *text;
-	enum trex_kind kind;
-};
-
-/* The rules themselves, for documentation and its tests: the i-th
- * category rule / name rule; false past the end. */
-bool trex_kind_category_rule(size_t i, const char **cat, enum trex_kind *kind);
-bool trex_kind_name_rule(size_t i, struct trex_kind_name_rule *out);
 const char *trex_kind_label(enum trex_kind kind);
+
+/* Device work that occupies a device: kernels, memory copies and sets. */
+static inline bool trex_kind_is_device_work(enum trex_kind kind)
+{
+	return kind == TREX_KIND_KERNEL || kind == TREX_KIND_MEMCPY || kind == TREX_KIND_MEMSET;
+}
+
+/* trex_slice.comm of a slice that matched no communication rule (the rules
+ * themselves are the loaders', load/classify.h). */
+#define TREX_COMM_NONE 0xffu
 
 #endif

@@ -32,6 +32,9 @@ struct trex_load_opts {
 	/* Decoded bytes per window of a gzip stream (0: the loader's default).
 	 * Tests make it tiny so events straddle windows and parallel parts. */
 	size_t stream_window;
+	/* The format of every input by its name (trex_format.name), for
+	 * formats whose first bytes say little; NULL: sniffed per file. */
+	const char *format;
 };
 
 /* A format plug-in. */
@@ -44,6 +47,10 @@ struct trex_format {
 	 * job->file. Returns OK for salvaged input too (problems are counted
 	 * in job->file->integrity and job->file->first_problem). */
 	enum trex_status (*load)(struct trex_load_job *job, struct trex_error *err);
+	/* How the index reads the file's args back (core/args.h). Its context
+	 * is the file's source unless load() sets job->file->codec_ctx to one
+	 * of its own (that then owns the source). */
+	const struct trex_args_codec *codec;
 };
 
 struct trex_load_job {
@@ -82,5 +89,9 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 
 /* The registered formats, NULL-terminated. */
 const struct trex_format *const *trex_formats(void);
+/* The registered format called name, NULL if none. */
+const struct trex_format *trex_format_named(const char *name);
+/* Their names, "chrome-json, ...", for messages (cut to size). */
+void trex_format_names(char *buf, size_t size);
 
 #endif

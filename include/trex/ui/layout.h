@@ -1,6 +1,7 @@
 /* Pure layout and time maths of the timeline: screen rectangles, time <->
- * column mapping in eighths of a cell, axis ticks, and how busy one cell of
- * a lane is. No curses here; everything is unit-tested (test_layout.c). */
+ * column mapping in eighths of a cell, axis ticks, the glyph of a cell (what
+ * a cell holds is an index query, trex/analysis/cells.h). No curses here;
+ * everything is unit-tested (test_layout.c). */
 #ifndef TREX_UI_LAYOUT_H
 #define TREX_UI_LAYOUT_H
 
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trex/analysis/cells.h"
 #include "trex/core/display.h"
 #include "trex/core/index.h"
 
@@ -81,36 +83,6 @@ int trex_axis_label(const struct trex_axis *ax, int64_t ns, char *buf, size_t si
  * "28.1 ms"; (1646897, 1000) -> "1.647 ms"; (999960000, 100000) -> "1.0000 s". */
 int trex_format_time(int64_t ns, int64_t resolution, char *buf, size_t size);
 
-/* What one cell of a lane holds: the slices touching [lo, hi), found by
- * two binary searches; busy time is exact for up to TREX_CELL_SCAN_MAX
- * slices and estimated beyond from that many spread over the cell, so the
- * cost never depends on trace size. */
-#define TREX_CELL_SCAN_MAX 16
-struct trex_cell_info {
-	uint32_t count; /* slices touching the cell */
-	uint32_t first; /* the first of them (valid when count > 0) */
-	int64_t busy;   /* ns of [lo, hi) covered (estimate past the scan limit) */
-};
-void trex_lane_cell(const struct trex_index *idx, const struct trex_lane *lane, int64_t lo,
-                    int64_t hi, struct trex_cell_info *cell);
-
-/* The same over a subset of a lane's slices (a filter's matches): ids[begin,
- * end) are the slices touching [lo, hi), in time order. */
-void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin,
-                   uint32_t end, int64_t lo, int64_t hi, struct trex_cell_info *cell);
-
-/* Instants of track with lo <= ts < hi (two binary searches). */
-uint32_t trex_track_instants_in(const struct trex_index *idx, uint32_t track, int64_t lo,
-                                int64_t hi);
-
-/* A counter series (track) in one cell: the largest value the series holds
- * in [lo, hi), counting the sample in force at lo. False before the first
- * sample. Cost is bounded per cell: with more than TREX_CELL_SCAN_MAX
- * samples in the cell, evenly spaced ones of them are looked at. */
-bool trex_counter_cell(const struct trex_index *idx, uint32_t track, int64_t lo, int64_t hi,
-                       double *value);
-/* Smallest and largest value of a series (false when it has no samples). */
-bool trex_counter_range(const struct trex_index *idx, uint32_t track, double *min, double *max);
 /* Sparkline level 1..8 of v on [min, max] (1 = lowest eighth block). */
 int trex_spark_level(double v, double min, double max);
 
