@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stalls_view.h"
 #include "table_view.h"
 #include "trex/analysis/kernels.h"
 #include "trex/analysis/labels.h"
@@ -200,6 +201,40 @@ static void open_metrics(struct kernels_view *kv)
 		trex_ui_push_view(kv->tv.base.ctx, v);
 }
 
+/* The name of the one kernel row r stands for: its instances' (when a
+ * grouping other than by name mixes names, NULL). */
+static const char *row_kernel_name(const struct kernels_view *kv, size_t r)
+{
+	const struct trex_index *idx = kv->tv.base.ctx->idx;
+	const size_t *first = kv->members.first;
+	uint32_t name = trex_index_slice(idx, kv->members.ids[first[r]])->name;
+
+	for (size_t i = first[r] + 1; kv->group != TREX_KERNELS_BY_NAME && i < first[r + 1]; i++)
+		if (trex_index_slice(idx, kv->members.ids[i])->name != name)
+			return NULL;
+	return trex_index_str(idx, name);
+}
+
+/* open-stalls: the selected kernel's stall report, else (IGNORED) the
+ * app's stalls table, the status line saying why. */
+static enum trex_handled open_stalls(struct kernels_view *kv)
+{
+	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
+	size_t r = table_view_selected(&kv->tv);
+	const char *name;
+
+	if (r == (size_t)-1 || r >= kv->members.nrows ||
+	    kv->members.first[r] == kv->members.first[r + 1])
+		return TREX_IGNORED;
+	name = row_kernel_name(kv, r);
+	if (!name) {
+		if (ctx->profile)
+			trex_ui_message(ctx, "this row is several kernels: the stalls table");
+		return TREX_IGNORED;
+	}
+	return stall_open_kernel(ctx, name, true) ? TREX_HANDLED : TREX_IGNORED;
+}
+
 /* (Re)computes the table for the current grouping; per-rank columns when
  * grouped by name over several files. */
 static bool kernels_build(struct kernels_view *kv)
@@ -292,6 +327,8 @@ static enum trex_handled kernels_action(struct table_view *tv, enum trex_action 
 		toggle_metric_columns(kv);
 	else if (a == TREX_ACTION_OPEN_METRICS)
 		open_metrics(kv);
+	else if (a == TREX_ACTION_OPEN_STALLS)
+		return open_stalls(kv);
 	else
 		return TREX_IGNORED;
 	return TREX_HANDLED;
@@ -311,10 +348,11 @@ static const struct table_view_hooks kernels_hooks = {
     .free = kernels_free,
 };
 
-/* The table actions, and open-metrics for the selected kernel. */
+/* The table actions, and open-metrics and open-stalls for the selected kernel. */
 static bool kernels_supports(enum trex_action a)
 {
-	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS;
+	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS ||
+	       a == TREX_ACTION_OPEN_STALLS;
 }
 
 static const struct trex_view_ops kernels_ops = {
