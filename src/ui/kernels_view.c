@@ -75,13 +75,35 @@ struct instances_view {
 	uint32_t *ids; /* row r of the table is slice ids[r] */
 };
 
+/* The table actions, and open-metrics and open-stalls for the selected
+ * kernel (the kernels table) or instance. */
+static bool kernel_rows_supports(enum trex_action a)
+{
+	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS ||
+	       a == TREX_ACTION_OPEN_STALLS;
+}
+
+/* The ops of a table of kernels or their instances called view_name. */
+#define KERNEL_ROWS_OPS(view_name)                                                                 \
+	{                                                                                          \
+		.name = (view_name), .keymap = TREX_KEYMAP_TABLE,                                  \
+		.supports = kernel_rows_supports, .dispatch = table_view_dispatch,                 \
+		.draw = table_view_draw, .free = table_view_free, .mouse = table_view_mouse,       \
+	}
+
 /* ---- instances ------------------------------------------------------------------------- */
 
 static enum trex_handled instances_action(struct table_view *tv, enum trex_action a)
 {
 	struct instances_view *iv = (struct instances_view *)tv;
 	size_t r = table_view_selected(tv);
+	const struct trex_index *idx = tv->base.ctx->idx;
 
+	if (a == TREX_ACTION_OPEN_STALLS && r != (size_t)-1) { /* else the stalls table */
+		const char *name = trex_index_str(idx, trex_index_slice(idx, iv->ids[r])->name);
+
+		return stall_open_kernel(tv->base.ctx, name, true) ? TREX_HANDLED : TREX_IGNORED;
+	}
 	if (a == TREX_ACTION_ENTER) {
 		if (r == (size_t)-1)
 			trex_ui_message(tv->base.ctx, "no instance selected");
@@ -106,7 +128,7 @@ static const struct table_view_hooks instances_hooks = {
     .free = instances_free,
 };
 
-static const struct trex_view_ops instances_ops = TABLE_VIEW_OPS("instances");
+static const struct trex_view_ops instances_ops = KERNEL_ROWS_OPS("instances");
 
 /* The instances of ids[0..n) (copied), titled after their group. */
 static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids, size_t n,
@@ -348,22 +370,7 @@ static const struct table_view_hooks kernels_hooks = {
     .free = kernels_free,
 };
 
-/* The table actions, and open-metrics and open-stalls for the selected kernel. */
-static bool kernels_supports(enum trex_action a)
-{
-	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS ||
-	       a == TREX_ACTION_OPEN_STALLS;
-}
-
-static const struct trex_view_ops kernels_ops = {
-    .name = "kernels",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = kernels_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops kernels_ops = KERNEL_ROWS_OPS("kernels");
 
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
 {

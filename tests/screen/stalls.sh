@@ -89,6 +89,10 @@ dump 110 30 "2 j 3 q" $TRACE
 check_dump "q goes back to the kernels table" \
 	sh -c "sed -n 1p '$TEST_TMP/screen.txt' | grep -q 'kernels by name'"
 # shellcheck disable=SC2086
+dump 110 30 "2 j Enter 3 q" $TRACE
+check_dump "3 on one of a kernel's instances opens its report, q goes back to them" \
+	sh -c "sed -n 1p '$TEST_TMP/screen.txt' | grep -q '1 instance of main::{lambda(auto:1)#3}'"
+# shellcheck disable=SC2086
 dump 110 30 "2 j j 3" $TRACE
 check_dump "a kernel without stall samples says so, then the stalls table" \
 	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q 'no stall samples for main::{lambda(auto:1)#5}'"
