@@ -105,6 +105,10 @@ dump 110 30 "/ G E M M <Enter> 3 q" $TRACE
 check_dump "q goes back to the timeline, the kernel still selected" \
 	sh -c "sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q '^ GEMM\[SIMD32 .*dur 400 us'"
 # shellcheck disable=SC2086
+dump 110 30 "/ G E M M <Enter> 3 1" $TRACE
+check_dump "1 over a report opened from the timeline shows the timeline" \
+	sh -c "sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q '^ GEMM\[SIMD32 .*dur 400 us'"
+# shellcheck disable=SC2086
 dump 110 30 "/ # 5 <Enter> 3" $TRACE
 check_dump "a timeline kernel without stall samples says so, then the stalls table" \
 	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && grep -q 'no stall samples for main::{lambda(auto:1)#5}' '$TEST_TMP/screen.txt'"
