@@ -207,6 +207,25 @@ static bool make_blocks(struct asm_listing *a)
 
 /* ---- the listing ------------------------------------------------------------------------ */
 
+static bool find_annotations_above(struct asm_listing *a)
+{
+	size_t line = SIZE_MAX, file = SIZE_MAX;
+
+	a->line_above = malloc((a->n + 1) * sizeof(*a->line_above));
+	a->file_above = malloc((a->n + 1) * sizeof(*a->file_above));
+	if (!a->line_above || !a->file_above)
+		return false;
+	for (size_t i = 0; i <= a->n; i++) {
+		a->line_above[i] = line;
+		a->file_above[i] = file;
+		if (i < a->n && a->lines[i].kind == ASM_LINE)
+			line = i;
+		else if (i < a->n && a->lines[i].kind == ASM_FILE)
+			file = i;
+	}
+	return true;
+}
+
 bool asm_listing_parse(const char *text, size_t len, struct asm_listing *out)
 {
 	size_t cap = 0;
@@ -231,7 +250,7 @@ bool asm_listing_parse(const char *text, size_t len, struct asm_listing *out)
 		out->n++;
 	}
 	set_addresses(out);
-	if (!make_blocks(out)) {
+	if (!make_blocks(out) || !find_annotations_above(out)) {
 		asm_listing_free(out);
 		return false;
 	}
@@ -244,6 +263,8 @@ void asm_listing_free(struct asm_listing *a)
 		free(a->blocks[b].preds);
 	free(a->blocks);
 	free(a->lines);
+	free(a->line_above);
+	free(a->file_above);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -467,16 +488,17 @@ static int scan_block(struct walk *w, size_t start, size_t end, size_t *stop)
 	return 0;
 }
 
-/* Once every token is found: the annotations still missing, from line
- * stop upwards in file order (the script's last backward scan). */
+/* Once every token is found: the annotations still missing, the nearest
+ * above line stop (the script's last backward scan, which stops at the
+ * first of each kind). */
 static void final_scan(struct walk *w, size_t stop)
 {
-	for (size_t i = stop; i-- > 0 && !all_annotated(w);) {
-		enum asm_kind k = w->a->lines[i].kind;
+	size_t line = w->a->line_above[stop], file = w->a->file_above[stop];
 
-		if (k == ASM_LINE || k == ASM_FILE)
-			annotate(w, i);
-	}
+	if ((w->line_pending || w->npl) && line != SIZE_MAX)
+		annotate(w, line);
+	if ((w->file_pending || w->npf) && file != SIZE_MAX)
+		annotate(w, file);
 }
 
 struct span {

@@ -45,6 +45,10 @@ struct asm_listing {
 	struct asm_block *blocks; /* no "// Bnnn:" line: one block B000 of every line */
 	uint32_t nblocks;
 	bool has_source;  /* some "// Line" annotation */
+	/* Per line i (0..n): the nearest Line / File annotation above it (a
+	 * line index < i), SIZE_MAX: none; what the walk's last backward scan
+	 * looks for, found without scanning a listing that names its file once. */
+	size_t *line_above, *file_above;
 	bool prefixed;    /* every instruction carried a "/ * [ADDR] * /" prefix */
 };
 

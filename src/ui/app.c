@@ -356,6 +356,13 @@ static void app_dispatch(struct app *a, enum trex_action act)
 	case TREX_ACTION_SUSPEND:
 		suspend(a);
 		break;
+	case TREX_ACTION_OPEN_TIMELINE:
+		/* over a view opened from it (a kernel's stall report): the timeline */
+		if (a->cur == ROOT_TIMELINE)
+			timeline_root(a);
+		else
+			switch_root(a, ROOT_TIMELINE);
+		break;
 	default:
 		switch_root(a, root_opened_by(act));
 		break;

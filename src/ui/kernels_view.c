@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stalls_view.h"
 #include "table_view.h"
 #include "trex/analysis/kernels.h"
 #include "trex/analysis/labels.h"
@@ -74,13 +75,35 @@ struct instances_view {
 	uint32_t *ids; /* row r of the table is slice ids[r] */
 };
 
+/* The table actions, and open-metrics and open-stalls for the selected
+ * kernel (the kernels table) or instance. */
+static bool kernel_rows_supports(enum trex_action a)
+{
+	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS ||
+	       a == TREX_ACTION_OPEN_STALLS;
+}
+
+/* The ops of a table of kernels or their instances called view_name. */
+#define KERNEL_ROWS_OPS(view_name)                                                                 \
+	{                                                                                          \
+		.name = (view_name), .keymap = TREX_KEYMAP_TABLE,                                  \
+		.supports = kernel_rows_supports, .dispatch = table_view_dispatch,                 \
+		.draw = table_view_draw, .free = table_view_free, .mouse = table_view_mouse,       \
+	}
+
 /* ---- instances ------------------------------------------------------------------------- */
 
 static enum trex_handled instances_action(struct table_view *tv, enum trex_action a)
 {
 	struct instances_view *iv = (struct instances_view *)tv;
 	size_t r = table_view_selected(tv);
+	const struct trex_index *idx = tv->base.ctx->idx;
 
+	if (a == TREX_ACTION_OPEN_STALLS && r != (size_t)-1) { /* else the stalls table */
+		const char *name = trex_index_str(idx, trex_index_slice(idx, iv->ids[r])->name);
+
+		return stall_open_kernel(tv->base.ctx, name, true) ? TREX_HANDLED : TREX_IGNORED;
+	}
 	if (a == TREX_ACTION_ENTER) {
 		if (r == (size_t)-1)
 			trex_ui_message(tv->base.ctx, "no instance selected");
@@ -105,7 +128,7 @@ static const struct table_view_hooks instances_hooks = {
     .free = instances_free,
 };
 
-static const struct trex_view_ops instances_ops = TABLE_VIEW_OPS("instances");
+static const struct trex_view_ops instances_ops = KERNEL_ROWS_OPS("instances");
 
 /* The instances of ids[0..n) (copied), titled after their group. */
 static struct trex_view *instances_view_new(struct trex_ui_ctx *ctx, const uint32_t *ids, size_t n,
@@ -200,6 +223,40 @@ static void open_metrics(struct kernels_view *kv)
 		trex_ui_push_view(kv->tv.base.ctx, v);
 }
 
+/* The name of the one kernel row r stands for: its instances' (when a
+ * grouping other than by name mixes names, NULL). */
+static const char *row_kernel_name(const struct kernels_view *kv, size_t r)
+{
+	const struct trex_index *idx = kv->tv.base.ctx->idx;
+	const size_t *first = kv->members.first;
+	uint32_t name = trex_index_slice(idx, kv->members.ids[first[r]])->name;
+
+	for (size_t i = first[r] + 1; kv->group != TREX_KERNELS_BY_NAME && i < first[r + 1]; i++)
+		if (trex_index_slice(idx, kv->members.ids[i])->name != name)
+			return NULL;
+	return trex_index_str(idx, name);
+}
+
+/* open-stalls: the selected kernel's stall report, else (IGNORED) the
+ * app's stalls table, the status line saying why. */
+static enum trex_handled open_stalls(struct kernels_view *kv)
+{
+	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
+	size_t r = table_view_selected(&kv->tv);
+	const char *name;
+
+	if (r == (size_t)-1 || r >= kv->members.nrows ||
+	    kv->members.first[r] == kv->members.first[r + 1])
+		return TREX_IGNORED;
+	name = row_kernel_name(kv, r);
+	if (!name) {
+		if (ctx->profile)
+			trex_ui_message(ctx, "this row is several kernels: the stalls table");
+		return TREX_IGNORED;
+	}
+	return stall_open_kernel(ctx, name, true) ? TREX_HANDLED : TREX_IGNORED;
+}
+
 /* (Re)computes the table for the current grouping; per-rank columns when
  * grouped by name over several files. */
 static bool kernels_build(struct kernels_view *kv)
@@ -292,6 +349,8 @@ static enum trex_handled kernels_action(struct table_view *tv, enum trex_action 
 		toggle_metric_columns(kv);
 	else if (a == TREX_ACTION_OPEN_METRICS)
 		open_metrics(kv);
+	else if (a == TREX_ACTION_OPEN_STALLS)
+		return open_stalls(kv);
 	else
 		return TREX_IGNORED;
 	return TREX_HANDLED;
@@ -311,21 +370,7 @@ static const struct table_view_hooks kernels_hooks = {
     .free = kernels_free,
 };
 
-/* The table actions, and open-metrics for the selected kernel. */
-static bool kernels_supports(enum trex_action a)
-{
-	return trex_table_view_supports(a) || a == TREX_ACTION_OPEN_METRICS;
-}
-
-static const struct trex_view_ops kernels_ops = {
-    .name = "kernels",
-    .keymap = TREX_KEYMAP_TABLE,
-    .supports = kernels_supports,
-    .dispatch = table_view_dispatch,
-    .draw = table_view_draw,
-    .free = table_view_free,
-    .mouse = table_view_mouse,
-};
+static const struct trex_view_ops kernels_ops = KERNEL_ROWS_OPS("kernels");
 
 struct trex_view *trex_kernels_view_new(struct trex_ui_ctx *ctx)
 {

@@ -159,9 +159,12 @@ static bool add_file(struct source_view *sv, size_t from, size_t to)
 	else
 		ok = stall_list_add(&sv->list, &head, NULL, "-- %s: %s; the sampled lines as quoted --",
 		                    recorded, f ? f->why : "no --source-path or --source-map");
-	for (size_t n = 1; ok && f && f->path && n <= f->nlines; n++)
-		ok = add_line(sv, trex_stall_lines_find(&sv->lines, file, (int64_t)n), file,
+	for (size_t n = 1, li = from; ok && f && f->path && n <= f->nlines; n++) {
+		while (li < to && sv->lines.v[li].line < (int64_t)n) /* [from, to) by line */
+			li++;
+		ok = add_line(sv, li < to && sv->lines.v[li].line == (int64_t)n ? li : SIZE_MAX, file,
 		              (int64_t)n, f->lines[n - 1], f->lens[n - 1]);
+	}
 	for (size_t li = from; ok && li < to; li++) {
 		const struct trex_stall_line *l = &sv->lines.v[li];
 		size_t len = 0;
@@ -204,17 +207,25 @@ static size_t find_row(const struct source_view *sv, uint32_t file, int64_t line
 	return SIZE_MAX;
 }
 
+/* With insn, shows line file:line's assembly; true when it was hidden. */
+static bool open_for_insn(struct source_view *sv, uint32_t file, int64_t line, uint32_t insn)
+{
+	size_t li = trex_stall_lines_find(&sv->lines, file, line);
+
+	if (insn == TREX_PROFILE_NONE || li == SIZE_MAX || sv->open[li])
+		return false;
+	sv->open[li] = true;
+	return true;
+}
+
 /* Shows line file:line with its assembly when insn is set, the cursor on
  * it (or on insn); false when out of memory. */
 static bool source_go(struct source_view *sv, uint32_t file, int64_t line, uint32_t insn)
 {
-	size_t li = trex_stall_lines_find(&sv->lines, file, line), r;
+	size_t r;
 
-	if (insn != TREX_PROFILE_NONE && li != SIZE_MAX && !sv->open[li]) {
-		sv->open[li] = true;
-		if (!source_build(sv))
-			return false;
-	}
+	if (open_for_insn(sv, file, line, insn) && !source_build(sv))
+		return false;
 	r = find_row(sv, file, line, insn);
 	if (r == SIZE_MAX)
 		r = find_row(sv, file, line, TREX_PROFILE_NONE);
@@ -364,6 +375,7 @@ struct trex_view *stall_source_view_new(struct trex_ui_ctx *ctx, uint32_t k, uin
 		file = sv->lines.v[hot].file;
 		line = sv->lines.v[hot].line;
 	}
+	open_for_insn(sv, file, line, insn); /* built once, the line open */
 	if (!source_build(sv) || !source_go(sv, file, line, insn)) {
 		trex_ui_message(ctx, "out of memory");
 		source_free(&sv->base);

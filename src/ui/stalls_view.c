@@ -27,19 +27,27 @@ struct trex_stall_opts stall_view_opts(const struct trex_ui_ctx *ctx)
 	return (struct trex_stall_opts){0, NULL, ctx->baseline, ctx->sources};
 }
 
-uint32_t stall_kernel_by_name(const struct trex_profile *p, const char *name)
+uint32_t stall_kernel_by_name(const struct trex_ui_ctx *ctx, const char *name)
 {
-	uint32_t n = p ? trex_profile_kernel_count(p) : 0, near = TREX_PROFILE_NONE;
+	struct trex_stall_opts o = stall_view_opts(ctx);
 
-	for (uint32_t k = 0; k < n; k++) {
-		const char *s = trex_profile_str(p, trex_profile_kernel(p, k)->name);
+	return trex_stalls_kernel_for(ctx->profile, name, &o);
+}
 
-		if (strcmp(s, name) == 0)
-			return k;
-		if (near == TREX_PROFILE_NONE && *s && (strstr(name, s) || strstr(s, name)))
-			near = k;
+bool stall_open_kernel(struct trex_ui_ctx *ctx, const char *name, bool say_none)
+{
+	uint32_t k = ctx->profile ? stall_kernel_by_name(ctx, name) : TREX_PROFILE_NONE;
+	struct trex_view *v;
+
+	if (k == TREX_PROFILE_NONE) {
+		if (ctx->profile && say_none)
+			trex_ui_message(ctx, "no stall samples for %.160s: the stalls table", name);
+		return false;
 	}
-	return near;
+	v = stall_kernel_view_new(ctx, k);
+	if (v)
+		trex_ui_push_view(ctx, v);
+	return true;
 }
 
 /* ---- one kernel's report ------------------------------------------------------------------ */

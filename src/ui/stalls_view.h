@@ -4,6 +4,7 @@
 #ifndef TREX_UI_STALLS_VIEW_H
 #define TREX_UI_STALLS_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "trex/ui/view.h"
@@ -20,8 +21,15 @@ struct trex_view *stall_source_view_new(struct trex_ui_ctx *ctx, uint32_t k, uin
                                         int64_t line, uint32_t insn);
 /* The stall options the views compute with (ctx's baseline and sources). */
 struct trex_stall_opts stall_view_opts(const struct trex_ui_ctx *ctx);
-/* The kernel of the profile named name (else one whose name contains it,
- * or is contained in it), TREX_PROFILE_NONE when none. */
-uint32_t stall_kernel_by_name(const struct trex_profile *p, const char *name);
+/* The kernel of ctx's stall reports that the trace's kernel name is
+ * (trex_stalls_kernel_for, the baseline's left out), TREX_PROFILE_NONE
+ * when none. */
+uint32_t stall_kernel_by_name(const struct trex_ui_ctx *ctx, const char *name);
+/* open-stalls on a kernel (the kernels table's row, the timeline's
+ * slice): its stall report pushed on the view the user is in, true. false
+ * when no stall report has it, for the caller to let the app open the
+ * stalls table; with say_none (and a report loaded) the status line says
+ * that the kernel has no stall samples. */
+bool stall_open_kernel(struct trex_ui_ctx *ctx, const char *name, bool say_none);
 
 #endif

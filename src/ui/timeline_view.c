@@ -3,6 +3,7 @@
 #include "timeline_view.h"
 #include "timeline_search.h"
 #include "timeline_tracks.h"
+#include "stalls_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,23 @@ static void toggle_group(struct timeline_view *tv)
 	tl_select_at_cursor(tv);
 }
 
+/* open-stalls on the selected slice: its kernel's stall report (on a GPU
+ * track without one, the status line says so); IGNORED: the app opens
+ * the stalls table. */
+static enum trex_handled open_stalls(struct timeline_view *tv)
+{
+	const struct trex_index *idx = idx_of(tv);
+	const struct trex_slice *s;
+	bool gpu;
+
+	if (tv->selected == TREX_NONE)
+		return TREX_IGNORED;
+	s = trex_index_slice(idx, tv->selected);
+	gpu = trex_index_track(idx, s->track)->kind == TREX_TRACK_GPU;
+	return stall_open_kernel(tv->base.ctx, trex_index_str(idx, s->name), gpu) ? TREX_HANDLED
+	                                                                          : TREX_IGNORED;
+}
+
 /* ---- the vtable ------------------------------------------------------------------- */
 
 static bool timeline_supports(enum trex_action a)
@@ -395,6 +413,7 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_NEXT_MATCH:
 	case TREX_ACTION_PREV_MATCH:
 	case TREX_ACTION_FILTER:
+	case TREX_ACTION_OPEN_STALLS:
 		return true;
 	default:
 		return tl_tracks_supports(a) || tl_details_supports(a);
@@ -474,6 +493,8 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 		tl_tracks_action(tv, a);
 		return TREX_HANDLED;
 	}
+	if (a == TREX_ACTION_OPEN_STALLS)
+		return open_stalls(tv);
 	switch (a) {
 	case TREX_ACTION_SELECT_NEXT_SLICE:
 		select_step(tv, 1);

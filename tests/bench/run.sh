@@ -172,6 +172,37 @@ metrics_bench() {
 	echo
 }
 
+# The stall views of a kernel with 100k sampled instructions (issue 14
+# target: <= 100 ms to open; tests/bench/stalls.c, built by `make bench`):
+# the data each view opens with, then trex end to end (--dump-screen)
+# loading only, opening the report (3 Enter) and the source pane (5 Enter),
+# interleaved. The inputs are generated once per version of stalls.c.
+stalls_bench() {
+	if [ ! -x "$builddir/tests/bench/stalls" ]; then
+		echo "note: tests/bench/stalls not built: skipped" >&2
+		return 0
+	fi
+	dir=$data/stalls_100k
+	sstamp=$(cksum < "$here/stalls.c" | cut -d' ' -f1)
+	gen=
+	if [ "$(cat "$dir.stamp" 2>/dev/null)" != "$sstamp" ]; then
+		rm -rf "$dir"
+		gen="--generate 100000"
+	fi
+	echo "## Stall views of a kernel with 100k sampled instructions (median of $runs)"
+	echo
+	# shellcheck disable=SC2086 # gen is empty or two words
+	"$builddir/tests/bench/stalls" "$dir" $gen --runs "$runs" && echo "$sstamp" > "$dir.stamp"
+	echo
+	echo "End to end, trex --dump-screen at 160x50 ($runs interleaved rounds):"
+	set -- --dump "$dir/dumps" --source-map "/bench/src=$dir/src" "$dir/stalls.csv"
+	LINES=50 COLUMNS=160 TERM=xterm-256color "$python" "$here/interleave.py" "$runs" \
+		"$trex" -q --dump-screen /dev/null --script "" "$@" -- \
+		"$trex" -q --dump-screen /dev/null --script "3 Enter" "$@" -- \
+		"$trex" -q --dump-screen /dev/null --script "5 Enter" "$@" </dev/null
+	echo
+}
+
 mkdir -p "$data"
 : > "$results"
 info=$(machine_info)
@@ -217,4 +248,5 @@ echo
 ui_bench
 tables_bench
 metrics_bench
+stalls_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

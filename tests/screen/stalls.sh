@@ -73,6 +73,50 @@ dump 110 30 "5 j Enter" --compare "$D/stalls_before.csv" $INTEL
 check_dump "compared: line 27 went from 400 to 286 samples" \
 	sh -c "grep -q 'compared' '$TEST_TMP/screen.txt' && grep -q '286  41.6% ██████████ Sbid  *-114  *27 │' '$TEST_TMP/screen.txt'"
 
+# From a kernel (issue 14 item 4): trace.json has the report's GEMM and
+# lambda #3 with unitrace's shape suffix, and lambda #5, which no report has.
+TRACE="$D/trace.json $INTEL"
+# shellcheck disable=SC2086 # TRACE is a word list
+dump 110 30 "2 3" $TRACE
+check_dump "3 on a kernels table row opens its stall report" \
+	sh -c "grep -q 'stalls of GEMM (device 0)' '$TEST_TMP/screen.txt' && grep -q 'Sbid  *159  *80.71%' '$TEST_TMP/screen.txt'"
+# shellcheck disable=SC2086
+dump 110 30 "2 j 3" $TRACE
+check_dump "... the shape suffix set aside (lambda #3, the device with most samples)" \
+	has "stalls of main::{lambda(auto:1)#3} (device 0)"
+# shellcheck disable=SC2086
+dump 110 30 "2 j 3 q" $TRACE
+check_dump "q goes back to the kernels table" \
+	sh -c "sed -n 1p '$TEST_TMP/screen.txt' | grep -q 'kernels by name'"
+# shellcheck disable=SC2086
+dump 110 30 "2 j Enter 3 q" $TRACE
+check_dump "3 on one of a kernel's instances opens its report, q goes back to them" \
+	sh -c "sed -n 1p '$TEST_TMP/screen.txt' | grep -q '1 instance of main::{lambda(auto:1)#3}'"
+# shellcheck disable=SC2086
+dump 110 30 "2 j j 3" $TRACE
+check_dump "a kernel without stall samples says so, then the stalls table" \
+	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q 'no stall samples for main::{lambda(auto:1)#5}'"
+# shellcheck disable=SC2086
+dump 110 30 "/ G E M M <Enter> 3" $TRACE
+check_dump "3 on a kernel selected in the timeline opens its stall report" \
+	has "stalls of GEMM (device 0)"
+# shellcheck disable=SC2086
+dump 110 30 "/ G E M M <Enter> 3 q" $TRACE
+check_dump "q goes back to the timeline, the kernel still selected" \
+	sh -c "sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q '^ GEMM\[SIMD32 .*dur 400 us'"
+# shellcheck disable=SC2086
+dump 110 30 "/ G E M M <Enter> 3 1" $TRACE
+check_dump "1 over a report opened from the timeline shows the timeline" \
+	sh -c "sed -n '\$p' '$TEST_TMP/screen.txt' | grep -q '^ GEMM\[SIMD32 .*dur 400 us'"
+# shellcheck disable=SC2086
+dump 110 30 "/ # 5 <Enter> 3" $TRACE
+check_dump "a timeline kernel without stall samples says so, then the stalls table" \
+	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && grep -q 'no stall samples for main::{lambda(auto:1)#5}' '$TEST_TMP/screen.txt'"
+# shellcheck disable=SC2086
+dump 110 30 "/ A p p e n d L a u n c h <Enter> 3" $TRACE
+check_dump "on a CPU slice, 3 opens the stalls table without a word" \
+	sh -c "grep -q 'stall samples of 4 kernels' '$TEST_TMP/screen.txt' && ! grep -q 'no stall samples' '$TEST_TMP/screen.txt'"
+
 # No listing: the per-address histogram.
 # 60 columns: what the report holds comes before its path, which may be long
 dump 60 30 "3 Enter" "$D/stalls.csv"

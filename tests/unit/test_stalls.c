@@ -97,7 +97,8 @@ Test(stalls, the_heap_agrees_with_a_sort)
 	cr_assert_eq(m, 40);
 	for (size_t i = 0; i < m; i++)
 		cr_assert_eq(got[i], all[i], "rank %zu", i + 1);
-	cr_assert_eq(trex_stalls_top(p, k, 1, 10000, got - 0) > 40, true);
+	/* top above the count: every sampled instruction (all has room for them) */
+	cr_assert_eq(trex_stalls_top(p, k, 1, 10000, all), n);
 }
 
 Test(stalls, ties_go_to_the_lower_address_and_zeros_never_count)
@@ -204,4 +205,73 @@ Test(stalls, tables_and_their_notes)
 	cr_assert_str_eq(t.note, "no kernel of the reports matches --kernel");
 	trex_table_free(&t);
 	trex_regex_free(re);
+}
+
+/* ---- a trace kernel's report (trex_stalls_kernel_for) ------------------------------------- */
+
+/* The report kernel trex_stalls_kernel_for finds for a trace's name. */
+static void expect_for(const char *name, uint32_t want, const struct trex_stall_opts *o)
+{
+	cr_expect_eq(trex_stalls_kernel_for(p, name, o), want, "%s: %u, not %u", name,
+	             trex_stalls_kernel_for(p, name, o), want);
+}
+
+/* Kernel name with sbid stall samples at one address. */
+static uint32_t named(uint32_t rep, int64_t device, const char *name, uint64_t sbid)
+{
+	uint32_t k = trex_profile_kernel_add(p, rep, device, s(name));
+
+	insn(k, 0x10, NULL, 0, 0, sbid, 0);
+	return k;
+}
+
+Test(stalls, a_trace_kernel_finds_its_report_by_name)
+{
+	uint32_t gemm = named(rep_a, 0, "GEMM", 5);
+	uint32_t gemm_big = named(rep_a, 0, "GEMM_big", 9);
+	uint32_t lam = named(rep_a, 0, "main::{lambda(auto:1)#3}", 7);
+	uint32_t run = named(rep_a, 0, "RunAndCheck(...)::__GEMM", 4);
+	uint32_t vadd = named(rep_a, 0, "vadd", 3);
+	uint32_t scoped = named(rep_a, 0, "ns::detail::reduce", 2);
+	struct trex_stall_opts o = {0, NULL, TREX_PROFILE_NONE, NULL};
+	const struct {
+		const char *trace_name;
+		uint32_t want;
+	} cases[] = {
+	    {"GEMM", gemm},
+	    {"GEMM[SIMD32 {1; 1024; 1} {1024; 1; 1}]", gemm},
+	    {"GEMM_big [SIMD16 {8; 1; 1} {8; 1; 1}]", gemm_big},
+	    {"main::{lambda(auto:1)#3}[SIMD32 {4096; 1; 1} {256; 1; 1}]", lam},
+	    {"RunAndCheck(sycl::_V1::queue, float)::__GEMM[SIMD32 {1; 1; 1}]", run},
+	    {"void vadd(float const*, float*, int)", vadd},
+	    {"reduce(int)", scoped},
+	    {"detail::reduce", scoped},
+	    /* Neither a part of a name nor another lambda. */
+	    {"GEM", TREX_PROFILE_NONE},
+	    {"xreduce", TREX_PROFILE_NONE},
+	    {"main::{lambda(auto:1)#5}[SIMD32 {1; 1; 1}]", TREX_PROFILE_NONE},
+	    {"zeCommandListAppendMemoryCopy(M2D)[4194304]", TREX_PROFILE_NONE},
+	};
+
+	freeze();
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		expect_for(cases[c].trace_name, cases[c].want, &o);
+	cr_expect_eq(trex_stalls_kernel_for(NULL, "GEMM", &o), TREX_PROFILE_NONE);
+}
+
+Test(stalls, of_several_the_most_samples_and_never_the_baseline)
+{
+	uint32_t a1 = named(rep_a, 1, "k", 8);
+	uint32_t b0 = named(rep_b, 0, "k", 50);
+	uint32_t exact = named(rep_a, 0, "k(int)", 1);
+	struct trex_stall_opts o = {0, NULL, rep_b, NULL};
+
+	named(rep_a, 0, "k", 5); /* fewer samples than device 1's */
+
+	freeze();
+	expect_for("k", a1, &o);
+	o.baseline = TREX_PROFILE_NONE;
+	expect_for("k", b0, &o);
+	/* The exact name first, though another has more samples. */
+	expect_for("k(int)", exact, &o);
 }

@@ -37,6 +37,15 @@ struct trex_stall_opts {
  * of p); returns how many. */
 size_t trex_stalls_kernels(const struct trex_profile *p, const struct trex_stall_opts *o,
                            uint32_t *out);
+/* The kernel of p that the trace's kernel name is, by the first of: the
+ * same name; the same once a trailing "[...]" (unitrace's shape suffix),
+ * a leading "void " and "(...)" standing for an argument list are set
+ * aside; the same without argument lists (ncu's function names); one
+ * naming the other without its scopes ("ns::k" and "k"). Kernels of
+ * o->baseline (not NONE) are left out; of several, the one with the most
+ * stall samples (one per device). TREX_PROFILE_NONE when none. */
+uint32_t trex_stalls_kernel_for(const struct trex_profile *p, const char *name,
+                                const struct trex_stall_opts *o);
 /* The kernel k is compared with: same device and name in o->baseline (or
  * an earlier report); TREX_PROFILE_NONE when none. */
 uint32_t trex_stalls_baseline(const struct trex_profile *p, uint32_t k,

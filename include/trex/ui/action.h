@@ -36,7 +36,7 @@
 	X(VIEW, PREV_PANE, "prev-pane", "Move the focus to the previous pane")                     \
 	X(VIEW, OPEN_TIMELINE, "open-timeline", "Show the timeline")                               \
 	X(VIEW, OPEN_KERNELS, "open-kernels", "Show the kernels table")                            \
-	X(VIEW, OPEN_STALLS, "open-stalls", "Show the stalls table")                               \
+	X(VIEW, OPEN_STALLS, "open-stalls", "Show the stalls table (on a kernel: its report)")     \
 	X(VIEW, OPEN_CATEGORIES, "open-categories", "Show the categories breakdown")               \
 	X(VIEW, OPEN_SOURCES, "open-sources", "Show the sources table")                            \
 	X(VIEW, OPEN_GPU_TIME, "open-gpu-time", "Show the GPU time accounting")                    \
