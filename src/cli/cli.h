@@ -55,75 +55,89 @@ enum cli_command {
 #undef CLI_COMMAND_ENUM
 };
 
-/* X(ID, "long", 'short' or 0, "ARG" or NULL, "help"): every option, for the
- * parser and --help (the man page lists the same set). */
+/* Where an option applies (its command's own option set): a set of
+ * commands, CLI_IN(DEFAULT) standing for no command (the interface, or the
+ * info and kernels reports without a terminal). */
+#define CLI_IN(cmd) (1u << CLI_CMD_##cmd)
+#define CLI_ANYWHERE UINT32_MAX
+#define CLI_UI CLI_IN(DEFAULT)
+
+/* X(ID, "long", 'short' or 0, "ARG" or NULL, WHERE, "help"): every option,
+ * for the parser, the check of where it applies and --help (the man page
+ * lists the same set). */
 #define CLI_OPTION_INFO(X)                                                                         \
-	X(FORMAT, "format", 0, "FMT",                                                              \
+	X(FORMAT, "format", 0, "FMT", CLI_ANYWHERE,                                                \
 	  "output format: text (default), csv or json; info: text or json; "                       \
 	  "categories: also unitrace-json")                                                        \
-	X(SCHEMA, "schema", 0, "FILE",                                                             \
+	X(SCHEMA, "schema", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),                       \
 	  "categories (command and view): unitrace category schema (INI) or trex rules file")     \
-	X(COMPILER_LOG, "compiler-log", 0, "FILE",                                                 \
+	X(COMPILER_LOG, "compiler-log", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),           \
 	  "categories (command and view): acelyzer's table of AIU kernel categories, ideal "       \
 	  "cycles and PT utilisation from this DeepTools compiler log")                            \
-	X(CORE_FREQ, "core-freq", 0, "MHZ",                                                        \
+	X(CORE_FREQ, "core-freq", 0, "MHZ", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),                  \
 	  "with --compiler-log: the AIU core clock turning ideal cycles into time (default 1100)") \
-	X(EXPLAIN, "explain", 0, NULL,                                                             \
+	X(EXPLAIN, "explain", 0, NULL, CLI_IN(CATEGORIES),                                         \
 	  "categories: one row per rule that decided work: what it matched, an example")          \
-	X(BY, "by", 0, "KEY",                                                                      \
+	X(BY, "by", 0, "KEY", CLI_IN(KERNELS),                                                     \
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
-	X(MEMORY, "memory", 0, NULL, "kernels: count memcpy and memset too")                       \
-	X(PER_RANK, "per-rank", 0, NULL, "kernels --by name|op: one total column per rank (file)") \
-	X(STEP, "step", 0, "REGEX",                                                                \
+	X(MEMORY, "memory", 0, NULL, CLI_IN(KERNELS), "kernels: count memcpy and memset too")      \
+	X(PER_RANK, "per-rank", 0, NULL, CLI_IN(KERNELS),                                          \
+	  "kernels --by name|op: one total column per rank (file)")                                \
+	X(STEP, "step", 0, "REGEX", CLI_IN(STEPS) | CLI_IN(DEFAULT),                               \
 	  "steps (command and view): steps are the ops/annotations matching REGEX "                \
 	  "(default ^ProfilerStep#)")                                                              \
-	X(MIN, "min", 0, "TIME", "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")    \
-	X(TOP, "top", 0, "N", "gaps, ops, api: only the first N rows; stalls: N instructions per "  \
+	X(MIN, "min", 0, "TIME", CLI_IN(GAPS),                                                     \
+	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")                            \
+	X(TOP, "top", 0, "N", CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS),           \
+	  "gaps, ops, api: only the first N rows; stalls: N instructions per "                     \
 	  "reason (default 10)")                                                                   \
-	X(DUMP, "dump", 0, "DIR",                                                                  \
+	X(DUMP, "dump", 0, "DIR", CLI_IN(STALLS) | CLI_IN(DEFAULT),                                \
 	  "stalls (command and view): the IGC shader dump directory (.asm files) of unitrace "     \
 	  "stall reports")                                                                         \
-	X(SOURCE_PATH, "source-path", 0, "DIR",                                                    \
+	X(SOURCE_PATH, "source-path", 0, "DIR", CLI_IN(STALLS) | CLI_IN(DEFAULT),                  \
 	  "stalls: look for source files under DIR too (repeatable)")                               \
-	X(SOURCE_MAP, "source-map", 0, "OLD=NEW",                                                  \
+	X(SOURCE_MAP, "source-map", 0, "OLD=NEW", CLI_IN(STALLS) | CLI_IN(DEFAULT),                \
 	  "stalls: a source file recorded under directory OLD is under NEW here (repeatable)")     \
-	X(KERNEL, "kernel", 0, "REGEX",                                                            \
+	X(KERNEL, "kernel", 0, "REGEX", CLI_IN(STALLS) | CLI_IN(METRICS),                          \
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
-	X(COMPARE, "compare", 0, "FILE",                                                           \
+	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
 	  "stalls (command and view): the stall report the others are compared with, per line")   \
-	X(METRIC, "metric", 0, "NAME[,NAME]",                                                      \
+	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
 	  "metrics: the metrics to show; kernels and the interface: metric columns in the kernels " \
 	  "table (metric or report column names, or all)")                                         \
-	X(SUMMARY, "summary", 0, NULL,                                                             \
+	X(SUMMARY, "summary", 0, NULL, CLI_IN(METRICS),                                            \
 	  "metrics --metric: min, avg, max and trend per kernel instead of one row per instance")  \
-	X(OUTPUT, "output", 'o', "FILE",                                                           \
+	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
-	X(FORCE, "force", 0, NULL, "replace an existing output file")                              \
-	X(THREADS, "threads", 'j', "N",                                                            \
+	X(FORCE, "force", 0, NULL, CLI_ANYWHERE, "replace an existing output file")                \
+	X(THREADS, "threads", 'j', "N", CLI_ANYWHERE,                                              \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
-	X(INPUT_FORMAT, "input-format", 0, "NAME",                                                 \
+	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
 	  "read every input as format NAME (chrome-json) instead of telling it by its first bytes") \
-	X(STRICT, "strict", 0, NULL,                                                               \
+	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
-	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \
-	X(DEMO, "demo", 0, NULL, "use the built-in demo trace instead of files")                   \
-	X(KEYS, "keys", 0, "FILE",                                                                 \
+	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \
+	X(DEMO, "demo", 0, NULL, CLI_ANYWHERE, "use the built-in demo trace instead of files")     \
+	X(KEYS, "keys", 0, "FILE", CLI_UI,                                                         \
 	  "UI: key bindings (default: $TREX_KEYS or $XDG_CONFIG_HOME/trex/keys)")                  \
-	X(THEME, "theme", 0, "FILE|NAME",                                                          \
+	X(THEME, "theme", 0, "FILE|NAME", CLI_UI,                                                  \
 	  "UI: colour theme file, or an installed theme (dark, light, mono, high-contrast)")       \
-	X(COLOR, "color", 0, "WHEN", "UI: colours auto (default; off with NO_COLOR), always, never") \
-	X(ASCII, "ascii", 0, NULL, "UI: ASCII glyphs only (default in a non-UTF-8 locale)")       \
-	X(NO_MOUSE, "no-mouse", 0, NULL, "UI: leave the mouse to the terminal (text selection)")   \
-	X(SCRIPT, "script", 0, "KEYS",                                                             \
+	X(COLOR, "color", 0, "WHEN", CLI_UI,                                                       \
+	  "UI: colours auto (default; off with NO_COLOR), always, never")                          \
+	X(ASCII, "ascii", 0, NULL, CLI_UI,                                                         \
+	  "UI: ASCII glyphs only (default in a non-UTF-8 locale)")                                 \
+	X(NO_MOUSE, "no-mouse", 0, NULL, CLI_UI,                                                   \
+	  "UI: leave the mouse to the terminal (text selection)")                                  \
+	X(SCRIPT, "script", 0, "KEYS", CLI_UI,                                                     \
 	  "UI: key names (and click:Y,X ...) separated by spaces, pressed before the terminal")   \
-	X(DUMP_SCREEN, "dump-screen", 0, "FILE",                                                   \
+	X(DUMP_SCREEN, "dump-screen", 0, "FILE", CLI_UI,                                           \
 	  "UI: after --script, write the screen as text to FILE and quit (no terminal needed)")    \
-	X(HELP, "help", 'h', NULL, "show this help and exit")                                      \
-	X(VERSION, "version", 'V', NULL, "show the version and exit")
+	X(HELP, "help", 'h', NULL, CLI_ANYWHERE, "show this help and exit")                        \
+	X(VERSION, "version", 'V', NULL, CLI_ANYWHERE, "show the version and exit")
 
 enum cli_option {
-#define CLI_OPTION_ENUM(id, name, short_name, arg, help) CLI_OPT_##id,
+#define CLI_OPTION_ENUM(id, name, short_name, arg, where, help) CLI_OPT_##id,
 	CLI_OPTION_INFO(CLI_OPTION_ENUM)
 #undef CLI_OPTION_ENUM
 	    CLI_OPT_COUNT
@@ -162,7 +176,8 @@ struct cli_opts {
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
 	enum trex_color_mode color;
-	bool ascii, no_mouse, ui_option;
+	bool ascii, no_mouse;
+	uint64_t given; /* bit i: option i (enum cli_option) was given */
 	char **inputs; /* FILE arguments as given (lists, globs) */
 	size_t input_count;
 };
@@ -172,7 +187,8 @@ struct cli_opts {
 /* Parses argv (GNU getopt, options anywhere); USAGE with a one-line
  * message in err on any problem. o->inputs points into argv. */
 enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct trex_error *err);
-void cli_print_help(FILE *out);
+/* --help: every command and option; with a command, its own options. */
+void cli_print_help(FILE *out, enum cli_command c);
 
 /* Expanded input paths. */
 struct cli_paths {

@@ -37,11 +37,12 @@ struct option_desc {
 	const char *name;
 	int short_name;
 	const char *arg;
+	uint32_t where; /* CLI_IN(...) of the commands it applies to */
 	const char *help;
 };
 
 static const struct option_desc option_descs[] = {
-#define CLI_OPTION_DESC(id, name, short_name, arg, help) {name, short_name, arg, help},
+#define CLI_OPTION_DESC(id, name, short_name, arg, where, help) {name, short_name, arg, where, help},
     CLI_OPTION_INFO(CLI_OPTION_DESC)
 #undef CLI_OPTION_DESC
 };
@@ -85,8 +86,50 @@ static void getopt_tables(struct option *longs, char *shorts)
 	*shorts = '\0';
 }
 
-void cli_print_help(FILE *out)
+_Static_assert(CLI_OPT_COUNT <= 64, "cli_opts.given has a bit per option");
+_Static_assert(ARRAY_LEN(command_descs) < 32, "option_descs' where has a bit per command");
+
+static bool option_applies(enum cli_option id, enum cli_command c)
 {
+	return option_descs[id].where & (1u << c);
+}
+
+static void print_option(FILE *out, const struct option_desc *d)
+{
+	char spec[48];
+	int n = d->short_name ? snprintf(spec, sizeof(spec), "-%c, ", d->short_name)
+	                      : snprintf(spec, sizeof(spec), "    ");
+
+	snprintf(spec + n, sizeof(spec) - (size_t)n, "--%s%s%s", d->name, d->arg ? "=" : "",
+	         d->arg ? d->arg : "");
+	fprintf(out, "  %-20s %s\n", spec, d->help);
+}
+
+/* One command's usage, summary and own options, then the common ones. */
+static void print_command_help(FILE *out, enum cli_command c)
+{
+	fprintf(out, "Usage: trex %s [OPTION]... FILE...\n%s.\n\nOptions of %s:\n",
+	        command_descs[c - 1].name, command_descs[c - 1].summary, command_descs[c - 1].name);
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
+		if (option_descs[i].where != CLI_ANYWHERE && option_applies((enum cli_option)i, c))
+			print_option(out, &option_descs[i]);
+	}
+	fputs("\nOptions of every command:\n", out);
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
+		if (option_descs[i].where == CLI_ANYWHERE)
+			print_option(out, &option_descs[i]);
+	}
+	fputs("\nExit status: 0 ok, 1 usage error, 2 unreadable or invalid input (or output),\n"
+	      "130 interrupted.\n",
+	      out);
+}
+
+void cli_print_help(FILE *out, enum cli_command c)
+{
+	if (c != CLI_CMD_DEFAULT && (size_t)c <= ARRAY_LEN(command_descs)) {
+		print_command_help(out, c);
+		return;
+	}
 	fputs("Usage: trex [OPTION]... [FILE]...\n", out);
 	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
 		fprintf(out, "       trex %s [OPTION]... FILE...\n", command_descs[i].name);
@@ -95,17 +138,11 @@ void cli_print_help(FILE *out)
 	      out);
 	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
 		fprintf(out, "  %-10s %s\n", command_descs[i].name, command_descs[i].summary);
-	fputs("  (none)     info, then kernels; without FILE, the demo trace\n\nOptions:\n", out);
-	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
-		const struct option_desc *d = &option_descs[i];
-		char spec[48];
-		int n = d->short_name ? snprintf(spec, sizeof(spec), "-%c, ", d->short_name)
-		                      : snprintf(spec, sizeof(spec), "    ");
-
-		snprintf(spec + n, sizeof(spec) - (size_t)n, "--%s%s%s", d->name, d->arg ? "=" : "",
-		         d->arg ? d->arg : "");
-		fprintf(out, "  %-20s %s\n", spec, d->help);
-	}
+	fputs("  (none)     info, then kernels; without FILE, the demo trace\n\n"
+	      "Options ('trex COMMAND --help' lists a command's own):\n",
+	      out);
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++)
+		print_option(out, &option_descs[i]);
 	fputs("\nFILE may be a comma-separated list or a quoted glob pattern; several files\n"
 	      "merge into one trace, one rank per file. Times are exact nanoseconds.\n\n"
 	      "Exit status: 0 ok, 1 usage error, 2 unreadable or invalid input (or output),\n"
@@ -116,7 +153,7 @@ void cli_print_help(FILE *out)
 /* ---- parsing ------------------------------------------------------------------------- */
 
 struct parse_state {
-	bool format_set, by_set, threads_set;
+	bool format_set, threads_set;
 	bool format_from_path; /* -o FILE's extension chose the format */
 };
 
@@ -152,20 +189,12 @@ static enum trex_status parse_core_freq(const char *s, unsigned *out, struct tre
 	return TREX_OK;
 }
 
-/* --metric: metrics, kernels and the interface; --summary: metrics;
- * --kernel: metrics and stalls. */
+/* What the metrics options need of each other (where each applies is
+ * check_where's). */
 static enum trex_status check_metrics_options(const struct cli_opts *o, struct trex_error *err)
 {
 	bool metrics = o->command == CLI_CMD_METRICS;
 
-	if (o->nmetric_args && !metrics && o->command != CLI_CMD_KERNELS &&
-	    o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--metric applies to 'trex metrics', 'trex kernels' and the "
-		                  "interface only");
-	if (o->summary && !metrics)
-		return usage(err, "--summary applies to 'trex metrics' only");
-	if (o->kernel && !metrics && o->command != CLI_CMD_STALLS)
-		return usage(err, "--kernel applies to 'trex stalls' and 'trex metrics' only");
 	if (o->summary && !o->nmetric_args)
 		return usage(err, "--summary needs --metric NAME (which metrics to sum up)");
 	if (metrics && !o->nmetric_args && o->format == TREX_FMT_CSV)
@@ -174,18 +203,9 @@ static enum trex_status check_metrics_options(const struct cli_opts *o, struct t
 	return TREX_OK;
 }
 
-/* --compiler-log, --core-freq and --explain: categories only, one table. */
-/* The options of the steps, gaps, ops and api commands. */
+/* What the stalls and metrics options need of each other. */
 static enum trex_status check_view_options(const struct cli_opts *o, struct trex_error *err)
 {
-	if (o->step && o->command != CLI_CMD_STEPS && o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--step applies to 'trex steps' and the interface only");
-	if (o->min_ns && o->command != CLI_CMD_GAPS)
-		return usage(err, "--min applies to 'trex gaps' only");
-	if (o->top && o->command != CLI_CMD_GAPS && o->command != CLI_CMD_OPS &&
-	    o->command != CLI_CMD_API && o->command != CLI_CMD_STALLS)
-		return usage(err, "--top applies to 'trex gaps', 'trex ops', 'trex api' and "
-		                  "'trex stalls' only");
 	if (cli_check_stalls_options(o, err) != TREX_OK)
 		return err->status;
 	return check_metrics_options(o, err);
@@ -193,12 +213,6 @@ static enum trex_status check_view_options(const struct cli_opts *o, struct trex
 
 static enum trex_status check_classify_options(const struct cli_opts *o, struct trex_error *err)
 {
-	bool categories = o->command == CLI_CMD_CATEGORIES;
-
-	if (o->compiler_log && !categories && o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--compiler-log applies to 'trex categories' and the interface only");
-	if (o->explain && !categories)
-		return usage(err, "--explain applies to 'trex categories' only");
 	if (o->core_mhz && !o->compiler_log)
 		return usage(err, "--core-freq needs --compiler-log");
 	if (o->compiler_log && (o->schema || o->explain || o->unitrace_json))
@@ -210,7 +224,6 @@ static enum trex_status check_classify_options(const struct cli_opts *o, struct 
 static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, const char *arg,
                                        struct trex_error *err)
 {
-	o->ui_option = true;
 	switch (id) {
 	case CLI_OPT_KEYS:
 		o->keys = arg;
@@ -229,7 +242,6 @@ static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, c
 		o->dump_screen = arg;
 		return TREX_OK;
 	default:
-		o->ui_option = false;
 		return TREX_OK;
 	}
 }
@@ -320,7 +332,6 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	case CLI_OPT_CORE_FREQ:
 		return parse_core_freq(arg, &o->core_mhz, err);
 	case CLI_OPT_BY:
-		ps->by_set = true;
 		if (!trex_kernel_group_parse(arg, &o->group))
 			return usage(err,
 			             "--by: expected name, shape, op, stream, device or rank, not '%s'",
@@ -375,10 +386,10 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 		o->demo = true;
 		break;
 	case CLI_OPT_ASCII:
-		o->ascii = o->ui_option = true;
+		o->ascii = true;
 		break;
 	case CLI_OPT_NO_MOUSE:
-		o->no_mouse = o->ui_option = true;
+		o->no_mouse = true;
 		break;
 	case CLI_OPT_HELP:
 		o->help = true;
@@ -423,6 +434,7 @@ static enum trex_status parse_options(int argc, char **argv, struct cli_opts *o,
 			id++;
 		if (id == CLI_OPT_COUNT)
 			return bad_option(c, argc, argv, err);
+		o->given |= 1ull << id;
 		st = apply_option(o, ps, (enum cli_option)id, optarg, err);
 		if (st != TREX_OK)
 			return st;
@@ -455,9 +467,49 @@ static void format_from_path(struct cli_opts *o, struct parse_state *ps)
 	ps->format_from_path = o->format != TREX_FMT_TEXT;
 }
 
+/* "'trex a', 'trex b' and the interface": where an option applies. */
+static void where_text(uint32_t where, char *buf, size_t size)
+{
+	size_t n = 0, count = 0, done = 0;
+	bool ui = where & (1u << CLI_CMD_DEFAULT);
+
+	for (size_t i = 0; i < ARRAY_LEN(command_descs); i++)
+		count += (where >> (i + 1)) & 1u;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_LEN(command_descs) && n < size; i++) {
+		if (!((where >> (i + 1)) & 1u))
+			continue;
+		done++;
+		n += (size_t)snprintf(buf + n, size - n, "%s'trex %s'",
+		                      done == 1 ? "" : done == count && !ui ? " and " : ", ",
+		                      command_descs[i].name);
+	}
+	if (ui && n < size)
+		snprintf(buf + n, size - n, "%sthe interface", count ? " and " : "");
+}
+
+/* Every option given belongs to the command's own set (option_descs' where). */
+static enum trex_status check_where(const struct cli_opts *o, struct trex_error *err)
+{
+	char where[256];
+
+	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
+		if (!(o->given & (1ull << i)) || option_applies((enum cli_option)i, o->command))
+			continue;
+		if (option_descs[i].where == CLI_UI)
+			return usage(err, "--%s is for the interactive interface (no command)",
+			             option_descs[i].name);
+		where_text(option_descs[i].where, where, sizeof(where));
+		return usage(err, "--%s applies to %s only", option_descs[i].name, where);
+	}
+	return TREX_OK;
+}
+
 static enum trex_status check_combination(const struct cli_opts *o, const struct parse_state *ps,
                                           struct trex_error *err)
 {
+	if (check_where(o, err) != TREX_OK)
+		return TREX_USAGE;
 	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_CSV)
 		return ps->format_from_path
 		           ? usage(err,
@@ -472,12 +524,8 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 	if (o->command == CLI_CMD_DEFAULT && ps->format_set && o->format != TREX_FMT_TEXT)
 		return usage(err,
 		             "--format csv|json needs a command: 'trex info' or 'trex kernels'");
-	if (o->command != CLI_CMD_KERNELS && (ps->by_set || o->memory || o->per_rank))
-		return usage(err, "--by, --memory and --per-rank apply to 'trex kernels' only");
 	if (o->unitrace_json && o->command != CLI_CMD_CATEGORIES)
 		return usage(err, "--format unitrace-json applies to 'trex categories' only");
-	if (o->schema && o->command != CLI_CMD_CATEGORIES && o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--schema applies to 'trex categories' and the interface only");
 	if (o->per_rank && o->group != TREX_KERNELS_BY_NAME && o->group != TREX_KERNELS_BY_OP)
 		return usage(err, "--per-rank needs --by name or --by op");
 	if (check_classify_options(o, err) != TREX_OK)
@@ -486,10 +534,6 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return TREX_USAGE;
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
-	if (o->ui_option && o->command != CLI_CMD_DEFAULT)
-		return usage(err, "--keys, --theme, --color, --ascii, --no-mouse, --script and "
-		                  "--dump-screen are "
-		                  "for the interactive interface (no command)");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
 		return usage(err, "no input: give FILE... or --demo");
 	return TREX_OK;
@@ -497,7 +541,7 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 
 enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct trex_error *err)
 {
-	struct parse_state ps = {false, false, false, false};
+	struct parse_state ps = {false, false, false};
 	const char *env = getenv("TREX_THREADS");
 	enum trex_status st;
 

@@ -67,15 +67,7 @@ enum trex_status cli_apply_stalls_value(struct cli_opts *o, enum cli_option id, 
 
 enum trex_status cli_check_stalls_options(const struct cli_opts *o, struct trex_error *err)
 {
-	bool stalls = o->command == CLI_CMD_STALLS, ui = o->command == CLI_CMD_DEFAULT;
-
-	if (o->kernel && !stalls && o->command != CLI_CMD_METRICS)
-		return usage(err, "--kernel applies to 'trex stalls' and 'trex metrics' only");
-	if ((o->dump || o->nsource_path || o->nsource_map || o->compare) && !stalls && !ui)
-		return usage(err, "--%s applies to 'trex stalls' and the interface only",
-		             o->dump ? "dump" : o->compare ? "compare"
-		                      : o->nsource_path ? "source-path" : "source-map");
-	if (stalls && o->demo)
+	if (o->command == CLI_CMD_STALLS && o->demo)
 		return usage(err, "stalls: the demo trace has no stall samples; give stall reports");
 	return TREX_OK;
 }

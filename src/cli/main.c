@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 	trex_error_clear(&err);
 	st = cli_parse(argc, argv, &o, &err);
 	if (st == TREX_OK && o.help) {
-		cli_print_help(stdout);
+		cli_print_help(stdout, o.command);
 		exit(fflush(stdout) == 0 ? EXIT_SUCCESS : 2);
 	}
 	if (st == TREX_OK && o.version) {
