@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Accelerator checks, computed independently of trex from the JSON and the
-compiler log with Python, following ../shared/formats/acelyzer.md.
+compiler log with Python, following doc/formats/acelyzer.md.
 
 Usage (from tests/e2e/accelerators.sh; TREX is the program under test):
   accelerators.py summary TRACE     acelyzer's summary: the "Cmpt Exec" slices

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Metrics checks, computed independently of trex with Python from the same
-files, following ../shared/formats/unitrace.md (§2-§4) and kineto.md.
+files, following doc/formats/unitrace.md (§2, §3, §5) and, for Kineto's
+range profiler, doc/formats/chrome-trace.md §5.
 
 Usage (from tests/e2e/metrics.sh; TREX is the program under test):
   metrics.py report FILE        unitrace -d/-h text report: every table row

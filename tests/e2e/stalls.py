@@ -3,7 +3,7 @@
 
 Intel: unitrace's analyzeperfmetrics.py stall analysis (AnalyzeStalls,
 ConstructCFG, Demangler; intel/pti-gpu tools/unitrace/scripts/metrics, as
-../../../shared/formats/unitrace.md §4 describes it) restated here: the
+doc/formats/unitrace.md §4 describes it) restated here: the
 stall CSV read as pandas reads it (skipinitialspace), the .asm files found
 by their demangled //.kernel line (longest name, then largest), addresses
 added as addrasm.py does when the listing has none, and the SBID token walk
