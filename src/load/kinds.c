@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* One row per category spelling seen across dialects (kineto.md §5,
+/* One row per category spelling seen across dialects (doc/formats/chrome-trace.md §5,
  * unitrace.md §1, acelyzer.md §1). Categories with name rules (below)
  * are decided by the name; any other category is OTHER. */
 struct cat_rule {

@@ -1,4 +1,4 @@
-/* Kineto's CUPTI range-profiler mode (kineto.md §5): no kernel events, one
+/* Kineto's CUPTI range-profiler mode (doc/formats/chrome-trace.md §5): no kernel events, one
  * cuda_profiler_range X event per kernel launch whose args are counter
  * values ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 9119334400).
  * Each event becomes one metrics instance of one sample, linked to the

@@ -1,6 +1,6 @@
 /* What an event of a Chrome-trace dialect is: the one table that says
  * which categories (and, where the category is not enough, which names)
- * are GPU kernels, memory copies, runtime calls, ... (kineto.md §5,
+ * are GPU kernels, memory copies, runtime calls, ... (doc/formats/chrome-trace.md §5,
  * unitrace.md §1, acelyzer.md). The loaders store the kind of every slice
  * (trex_ev.kind); nothing downstream reads categories again. */
 #ifndef TREX_LOAD_KINDS_H
