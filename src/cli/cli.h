@@ -103,7 +103,7 @@ enum cli_command {
 	X(THREADS, "threads", 'j', "N",                                                            \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(INPUT_FORMAT, "input-format", 0, "NAME",                                                 \
-	  "read every input as format NAME (chrome-json) instead of telling it by its first bytes") \
+	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by its first bytes") \
 	X(STRICT, "strict", 0, NULL,                                                               \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, "no progress line")                                           \

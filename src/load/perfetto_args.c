@@ -34,6 +34,11 @@ static bool json_string(struct pf_text *t, const char *s)
 	return pf_text_append(t, "\"", 1);
 }
 
+bool pf_json_string(struct pf_text *t, const char *s)
+{
+	return json_string(t, s);
+}
+
 /* The shortest %g that reads back as the same double; JSON has no NaN or
  * infinity, so those are written as strings inside JSON. */
 static bool double_text(struct pf_text *t, double v, bool in_json)
@@ -173,6 +178,28 @@ static bool ann_value(struct ann_ctx *c, struct pf_text *t, const pf_annotation 
 	return in_json ? pf_text_append(t, "null", 4) : true;
 }
 
+/* Whether a top-level value's text is no JSON literal (ann_value writes
+ * strings, pointers and non-finite doubles bare, absent values empty). */
+static bool value_is_text(const pf_annotation *a)
+{
+	switch (a->value_case) {
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_NESTED_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_LEGACY_JSON_VALUE:
+		return false;
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE:
+		return !isfinite(a->double_value);
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID:
+		return true;
+	default:
+		return !(a->n_dict_entries || a->n_array_values);
+	}
+}
+
 static bool args_room(struct pf_decoder *d, size_t n)
 {
 	struct trex_pf_arg *v;
@@ -210,6 +237,7 @@ int64_t pf_args_collect(struct pf_decoder *d, struct pf_seq *s,
 			return -1;
 		d->args[i].key = offset_as_pointer(key_off);
 		d->args[i].value = offset_as_pointer(value_off);
+		d->args[i].quoted = value_is_text(anns[i]);
 	}
 	*interned = c.interned;
 	return (int64_t)n;

@@ -791,6 +791,7 @@ static enum trex_status decode_stream(struct pf_decoder *d, struct trex_stream *
 		if (st != TREX_OK)
 			return st;
 		gzip_cut = gzip_cut || truncated;
+		d->stats->input_bytes = offset + len;
 		const unsigned char *p = (const unsigned char *)data;
 		if (len == carry) {
 			d->stats->bytes = offset + len - carry;

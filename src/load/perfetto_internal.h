@@ -160,6 +160,8 @@ void pf_seqs_free(struct pf_decoder *d);
  * interned name or string was used. Returns the count, -1 out of memory. */
 int64_t pf_args_collect(struct pf_decoder *d, struct pf_seq *s,
                         Perfetto__Protos__DebugAnnotation *const *anns, size_t n, bool *interned);
+/* s as a JSON string literal, appended to t. */
+bool pf_json_string(struct pf_text *t, const char *s);
 /* Turns the offsets of n collected args into pointers into d->scratch. */
 void pf_args_finish(struct pf_decoder *d, size_t n);
 /* Fields of m and of every message inside it that this reader does not know. */
