@@ -4,7 +4,10 @@ records perfetto.py decodes from the wire format itself (no trex code):
 slices and instants per (process, thread) track, the time span, the events
 per type, truncation. Prints PASS/FAIL lines (tests/e2e/perfetto_load.sh).
 
-    perfetto_load.py info TRACE      trex info of TRACE against the records
+    perfetto_load.py info TREX TRACE          trex info of TRACE against the records
+    perfetto_load.py gpu TREX TRACE SUMMARY   trex kernels and info of a trace from
+                                              tests/bench/perfetto_gen.py against
+                                              what it says it wrote
 """
 import gzip
 import json
@@ -102,10 +105,46 @@ def info(trex, path):
             sorted(set(map(str, rows.items())) ^ set(map(str, exp["tracks"].items())))[:6]))
 
 
+def trex_json(trex, *args):
+    p = subprocess.run([trex] + list(args) + ["--format", "json"], capture_output=True,
+                       text=True, stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        result(False, "trex %s exits 0 (got %d: %s)" % (args[0], p.returncode, p.stderr[:300]))
+        return None
+    return json.loads(p.stdout)
+
+
+def gpu(trex, path, summary_path):
+    with open(summary_path) as f:
+        want = json.load(f)
+    kernels = trex_json(trex, "kernels", path)
+    got = trex_json(trex, "info", path)
+    if kernels is None or got is None:
+        return
+    rows = {r["name"]: [r["instances"], r["total_ns"]] for r in kernels["rows"]}
+    result(rows == want["kernels"], "kernels on the GPU tracks: %d names, instances and totals "
+           "as written (diff %s)" % (len(want["kernels"]), sorted(
+               set(map(str, rows.items())) ^ set(map(str, want["kernels"].items())))[:4]))
+    cats = {r["kind"]: r["slices"] for r in got["categories"]["rows"]}
+    result(cats.get("memcpy") == want["memcpy"], "%d copies of kind memcpy (got %s)" %
+           (want["memcpy"], cats.get("memcpy")))
+    result(got["slices"] == want["slices"] and got["flows"] == want["flows"] and
+           got["samples"] == want["counter_values"],
+           "%d slices, %d flows launch -> kernel, %d counter values (got %d, %d, %d)" %
+           (want["slices"], want["flows"], want["counter_values"], got["slices"],
+            got["flows"], got["samples"]))
+    nested = {r["track"]: r["kind"] for r in got["tracks"]["rows"]}
+    result("stream 7" in nested and "GPU 0" in nested and nested.get("GPU memory") == "counter",
+           "tracks GPU 0, stream 7 and the counter GPU memory (got %s)" % nested)
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] != "info":
+    if len(sys.argv) == 4 and sys.argv[1] == "info":
+        info(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "gpu":
+        gpu(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
         sys.exit(__doc__)
-    info(sys.argv[2], sys.argv[3])
 
 
 if __name__ == "__main__":

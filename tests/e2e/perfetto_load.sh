@@ -71,6 +71,12 @@ else
 	diag_file "$TEST_TMP/screen.err"
 fi
 
+# a PyTorch-like trace: kernels and copies on custom GPU stream tracks by
+# their categories, flows from their launches, a counter track
+"$PYTHON3" "$TREX_SRCDIR/tests/bench/perfetto_gen.py" 3000 "$TEST_TMP/gpu.pftrace" \
+	--summary "$TEST_TMP/gpu.json" 2>/dev/null
+run_checker "$LOAD_PY" gpu "$TREX" "$TEST_TMP/gpu.pftrace" "$TEST_TMP/gpu.json"
+
 # cut copies: everything complete before the cut is kept (perfetto_load.py
 # counts it) and the warning names the byte and packet where it ends
 size=$(wc -c <"$tokio")
