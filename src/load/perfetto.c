@@ -212,7 +212,11 @@ struct pl_loader {
 	struct pl_track *tracks;
 	size_t n_tracks, cap_tracks;
 	struct pf_map flows; /* flow ids seen and not terminated */
+	/* uuids of tracks placed before their descriptor came, or of parents
+	 * a placed track named before theirs came */
+	struct pf_map awaited;
 	uint32_t global_pid, flow_space;
+	bool global_named;
 	uint64_t types[PL_TYPES];
 	struct trex_pf_stats seen; /* the decoder's counts at its last problem */
 	const struct trex_pf_stats *stats;
@@ -285,6 +289,11 @@ static uint32_t pl_process(struct pl_loader *l, const struct pl_track *t)
 		if (t->kind == TREX_PF_TRACK_PROCESS || t->kind == TREX_PF_TRACK_THREAD)
 			return pl_intern_num(l, "", t->pid);
 	}
+	if (!l->global_named) { /* named once it has a track */
+		l->global_named = true;
+		if (trex_builder_process_name(l->b, l->global_pid, pl_intern(l, "global tracks")) < 0)
+			l->oom = true;
+	}
 	return l->global_pid;
 }
 
@@ -307,6 +316,9 @@ static void pl_resolve(struct pl_loader *l, struct pl_track *t, int depth)
 	if (t->resolved || depth > PL_MAX_DEPTH)
 		return;
 	t->resolved = true;
+	if ((!t->described && !pf_map_put(&l->awaited, t->uuid, 1)) ||
+	    (t->has_parent && !pl_parent(l, t) && !pf_map_put(&l->awaited, t->parent, 1)))
+		l->oom = true;
 	t->pid_id = pl_process(l, t);
 	if (t->kind == TREX_PF_TRACK_COUNTER)
 		return;
@@ -342,7 +354,7 @@ static enum trex_status pl_on_track(void *user, const struct trex_pf_track *d,
 	l->types[PL_TRACK]++;
 	if (!t)
 		return TREX_NOMEM;
-	if (t->resolved && !t->described)
+	if (!t->described && pf_map_get(&l->awaited, d->uuid) != PF_MAP_EMPTY)
 		l->late_descriptor = true;
 	/* a track already in use stays where it is (until a second reading);
 	 * only its name follows */
@@ -575,6 +587,7 @@ static void pl_free(struct pl_loader *l)
 	free(l->tracks);
 	pf_map_free(&l->index);
 	pf_map_free(&l->flows);
+	pf_map_free(&l->awaited);
 }
 
 static enum trex_status pl_run(struct pl_loader *l, struct trex_error *err)
@@ -588,7 +601,6 @@ static enum trex_status pl_run(struct pl_loader *l, struct trex_error *err)
 	l->stats = &stats;
 	l->global_pid = pl_intern(l, PL_GLOBAL_PID);
 	l->flow_space = pl_intern(l, "flow");
-	trex_builder_process_name(l->b, l->global_pid, pl_intern(l, "global tracks"));
 	if (l->oom)
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	enum trex_status s = trex_pf_decode(l->job->source, &sink, &stats, &derr);
@@ -625,6 +637,7 @@ static void pl_restart(struct pl_loader *l, struct trex_builder *b)
 		t->n_open = 0;
 	}
 	pf_map_clear(&l->flows);
+	pf_map_clear(&l->awaited);
 	l->codec->store.len = 0;
 	memset(l->types, 0, sizeof(l->types));
 	memset(&l->seen, 0, sizeof(l->seen));
@@ -632,6 +645,7 @@ static void pl_restart(struct pl_loader *l, struct trex_builder *b)
 	trex_error_clear(&f->first_problem);
 	f->truncated = false;
 	l->late_descriptor = false;
+	l->global_named = false;
 }
 
 static enum trex_status pl_load(struct trex_load_job *job, struct trex_error *err)

@@ -1143,3 +1143,37 @@ Test(perfetto, loader_tracks_nesting_flows_kinds_args_counters)
 	trex_index_free(idx);
 	free(t.buf);
 }
+
+/* A parent's descriptor after its child's track was used: the file is
+ * read again, and the child nests under it in the parent's process. */
+Test(perfetto, loader_parent_described_late)
+{
+	struct trace t = {0};
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Track proc = track(1, 0, NULL), gpu = track(3, 1, "GPU 0"), stream = track(4, 3, "stream 7");
+	Event k = event(BEGIN, 4, "k"), end = event(END, 4, NULL);
+
+	pd.has_pid = true;
+	pd.pid = 42;
+	proc.process = &pd;
+	add_track(&t, &proc);
+	add_track(&t, &stream);
+	add_event(&t, 1, 1000, &k);
+	add_track(&t, &gpu);
+	add_event(&t, 1, 2000, &end);
+
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, NULL, &idx, &err), TREX_OK, "%s", err.message);
+	uint32_t s = track_named(idx, "stream 7"), g = track_named(idx, "GPU 0");
+	cr_assert(s != TREX_NONE && g != TREX_NONE);
+	cr_assert_eq(trex_index_track(idx, s)->parent, g);
+	const struct trex_process *p = trex_index_process(idx, trex_index_track(idx, s)->process);
+	cr_assert_str_eq(trex_index_str(idx, p->pid), "42");
+	cr_assert_eq(trex_index_slice_count(idx), 1);
+	cr_assert_eq(trex_index_slice(idx, 0)->dur, 1000);
+	trex_index_free(idx);
+	free(t.buf);
+}
