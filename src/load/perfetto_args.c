@@ -263,28 +263,64 @@ static bool field_present(const ProtobufCMessage *m, const ProtobufCFieldDescrip
 	return true;
 }
 
-uint64_t pf_unknown_fields(const ProtobufCMessage *m)
+/* The fields of desc that hold messages, listed once per message type
+ * (a TracePacket has some 40 fields, a handful of them messages); NULL
+ * when out of memory. */
+static const struct pf_msg_fields *msg_fields(struct pf_decoder *d,
+                                              const ProtobufCMessageDescriptor *desc)
 {
-	const ProtobufCMessageDescriptor *desc = m->descriptor;
+	for (size_t i = 0; i < d->n_msg_fields; i++)
+		if (d->msg_fields[i].desc == desc)
+			return &d->msg_fields[i];
+	struct pf_msg_fields *v =
+	    trex_grow(d->msg_fields, &d->cap_msg_fields, d->n_msg_fields + 1, sizeof(*v), 16);
+	if (!v)
+		return NULL;
+	d->msg_fields = v;
+	struct pf_msg_fields *mf = &v[d->n_msg_fields];
+	mf->desc = desc;
+	mf->n = 0;
+	mf->fields = malloc((desc->n_fields ? desc->n_fields : 1) * sizeof(*mf->fields));
+	if (!mf->fields)
+		return NULL;
+	for (unsigned i = 0; i < desc->n_fields; i++)
+		if (desc->fields[i].type == PROTOBUF_C_TYPE_MESSAGE)
+			mf->fields[mf->n++] = &desc->fields[i];
+	d->n_msg_fields++;
+	return mf;
+}
+
+uint64_t pf_unknown_fields(struct pf_decoder *d, const ProtobufCMessage *m)
+{
+	const struct pf_msg_fields *mf = msg_fields(d, m->descriptor);
 	const char *base = (const char *)m;
 	uint64_t n = m->n_unknown_fields;
 
-	for (unsigned i = 0; i < desc->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &desc->fields[i];
-		if (f->type != PROTOBUF_C_TYPE_MESSAGE || !field_present(m, f))
+	if (!mf)
+		return n; /* out of memory: the nested ones go uncounted */
+	for (size_t i = 0; i < mf->n; i++) {
+		const ProtobufCFieldDescriptor *f = mf->fields[i];
+		if (!field_present(m, f))
 			continue;
 		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
 			size_t count = *(const size_t *)(base + f->quantifier_offset);
 			ProtobufCMessage *const *v =
 			    *(ProtobufCMessage *const *const *)(base + f->offset);
 			for (size_t k = 0; k < count; k++)
-				n += pf_unknown_fields(v[k]);
+				n += pf_unknown_fields(d, v[k]);
 		} else {
 			const ProtobufCMessage *sub =
 			    *(ProtobufCMessage *const *)(base + f->offset);
 			if (sub)
-				n += pf_unknown_fields(sub);
+				n += pf_unknown_fields(d, sub);
 		}
 	}
 	return n;
+}
+
+void pf_msg_fields_free(struct pf_decoder *d)
+{
+	for (size_t i = 0; i < d->n_msg_fields; i++)
+		free(d->msg_fields[i].fields);
+	free(d->msg_fields);
 }
