@@ -114,7 +114,8 @@ enum cli_command {
 	X(THREADS, "threads", 'j', "N", CLI_ANYWHERE,                                              \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
-	  "read every input as format NAME (chrome-json) instead of telling it by its first bytes") \
+	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by "      \
+	  "its first bytes")                                                                       \
 	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \

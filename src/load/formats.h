@@ -6,6 +6,7 @@
 #include "trex/load/metrics_load.h"
 
 extern const struct trex_format trex_format_chrome_json;
+extern const struct trex_format trex_format_perfetto;
 /* Metrics formats (metrics_load.h). */
 extern const struct trex_metrics_format trex_format_unitrace_text;
 

@@ -15,6 +15,7 @@
 
 static const struct trex_format *const registry[] = {
 	&trex_format_chrome_json,
+	&trex_format_perfetto,
 	NULL,
 };
 
@@ -355,6 +356,12 @@ static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
 	return TREX_OK;
 }
 
+/* The source when its format has lines (a binary one has none), else NULL. */
+static struct trex_source *text_source(const struct job_run *run, struct trex_source *src)
+{
+	return run->format->codec->positions ? src : NULL;
+}
+
 static enum trex_status finish_files(struct job_run *runs, struct trex_build_file *files,
 				     struct trex_source **sources, size_t count, bool strict,
 				     struct trex_error *err)
@@ -362,12 +369,12 @@ static enum trex_status finish_files(struct job_run *runs, struct trex_build_fil
 	for (size_t i = 0; i < count; i++) {
 		if (runs[i].status != TREX_OK) {
 			*err = runs[i].err;
-			add_line_col(err, sources[i]);
+			add_line_col(err, text_source(&runs[i], sources[i]));
 			return runs[i].status;
 		}
 	}
 	for (size_t i = 0; i < count; i++) {
-		add_line_col(&files[i].first_problem, sources[i]);
+		add_line_col(&files[i].first_problem, text_source(&runs[i], sources[i]));
 		enum trex_status s = check_file(&files[i], strict, err);
 		if (s != TREX_OK)
 			return s;

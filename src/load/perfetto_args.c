@@ -34,6 +34,11 @@ static bool json_string(struct pf_text *t, const char *s)
 	return pf_text_append(t, "\"", 1);
 }
 
+bool pf_json_string(struct pf_text *t, const char *s)
+{
+	return json_string(t, s);
+}
+
 /* The shortest %g that reads back as the same double; JSON has no NaN or
  * infinity, so those are written as strings inside JSON. */
 static bool double_text(struct pf_text *t, double v, bool in_json)
@@ -173,6 +178,28 @@ static bool ann_value(struct ann_ctx *c, struct pf_text *t, const pf_annotation 
 	return in_json ? pf_text_append(t, "null", 4) : true;
 }
 
+/* Whether a top-level value's text is no JSON literal (ann_value writes
+ * strings, pointers and non-finite doubles bare, absent values empty). */
+static bool value_is_text(const pf_annotation *a)
+{
+	switch (a->value_case) {
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_NESTED_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_LEGACY_JSON_VALUE:
+		return false;
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE:
+		return !isfinite(a->double_value);
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE:
+	case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID:
+		return true;
+	default:
+		return !(a->n_dict_entries || a->n_array_values);
+	}
+}
+
 static bool args_room(struct pf_decoder *d, size_t n)
 {
 	struct trex_pf_arg *v;
@@ -210,6 +237,7 @@ int64_t pf_args_collect(struct pf_decoder *d, struct pf_seq *s,
 			return -1;
 		d->args[i].key = offset_as_pointer(key_off);
 		d->args[i].value = offset_as_pointer(value_off);
+		d->args[i].quoted = value_is_text(anns[i]);
 	}
 	*interned = c.interned;
 	return (int64_t)n;
@@ -235,28 +263,64 @@ static bool field_present(const ProtobufCMessage *m, const ProtobufCFieldDescrip
 	return true;
 }
 
-uint64_t pf_unknown_fields(const ProtobufCMessage *m)
+/* The fields of desc that hold messages, listed once per message type
+ * (a TracePacket has some 40 fields, a handful of them messages); NULL
+ * when out of memory. */
+static const struct pf_msg_fields *msg_fields(struct pf_decoder *d,
+                                              const ProtobufCMessageDescriptor *desc)
 {
-	const ProtobufCMessageDescriptor *desc = m->descriptor;
+	for (size_t i = 0; i < d->n_msg_fields; i++)
+		if (d->msg_fields[i].desc == desc)
+			return &d->msg_fields[i];
+	struct pf_msg_fields *v =
+	    trex_grow(d->msg_fields, &d->cap_msg_fields, d->n_msg_fields + 1, sizeof(*v), 16);
+	if (!v)
+		return NULL;
+	d->msg_fields = v;
+	struct pf_msg_fields *mf = &v[d->n_msg_fields];
+	mf->desc = desc;
+	mf->n = 0;
+	mf->fields = malloc((desc->n_fields ? desc->n_fields : 1) * sizeof(*mf->fields));
+	if (!mf->fields)
+		return NULL;
+	for (unsigned i = 0; i < desc->n_fields; i++)
+		if (desc->fields[i].type == PROTOBUF_C_TYPE_MESSAGE)
+			mf->fields[mf->n++] = &desc->fields[i];
+	d->n_msg_fields++;
+	return mf;
+}
+
+uint64_t pf_unknown_fields(struct pf_decoder *d, const ProtobufCMessage *m)
+{
+	const struct pf_msg_fields *mf = msg_fields(d, m->descriptor);
 	const char *base = (const char *)m;
 	uint64_t n = m->n_unknown_fields;
 
-	for (unsigned i = 0; i < desc->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &desc->fields[i];
-		if (f->type != PROTOBUF_C_TYPE_MESSAGE || !field_present(m, f))
+	if (!mf)
+		return n; /* out of memory: the nested ones go uncounted */
+	for (size_t i = 0; i < mf->n; i++) {
+		const ProtobufCFieldDescriptor *f = mf->fields[i];
+		if (!field_present(m, f))
 			continue;
 		if (f->label == PROTOBUF_C_LABEL_REPEATED) {
 			size_t count = *(const size_t *)(base + f->quantifier_offset);
 			ProtobufCMessage *const *v =
 			    *(ProtobufCMessage *const *const *)(base + f->offset);
 			for (size_t k = 0; k < count; k++)
-				n += pf_unknown_fields(v[k]);
+				n += pf_unknown_fields(d, v[k]);
 		} else {
 			const ProtobufCMessage *sub =
 			    *(ProtobufCMessage *const *)(base + f->offset);
 			if (sub)
-				n += pf_unknown_fields(sub);
+				n += pf_unknown_fields(d, sub);
 		}
 	}
 	return n;
+}
+
+void pf_msg_fields_free(struct pf_decoder *d)
+{
+	for (size_t i = 0; i < d->n_msg_fields; i++)
+		free(d->msg_fields[i].fields);
+	free(d->msg_fields);
 }

@@ -671,7 +671,7 @@ static enum trex_status on_packet(struct pf_decoder *d, const struct pf_bytes *r
 		problem(d, w, "does not decode as a TracePacket (skipped)");
 		return TREX_OK;
 	}
-	uint64_t unknown = pf_unknown_fields(&p->base);
+	uint64_t unknown = pf_unknown_fields(d, &p->base);
 	d->stats->unknown_fields += unknown;
 	d->stats->packets_with_unknown_fields += unknown > 0;
 	struct pf_seq *s = pf_seq_get(d, p->trusted_packet_sequence_id);
@@ -766,6 +766,7 @@ static void decoder_free(struct pf_decoder *d)
 	pf_text_free(&d->scratch);
 	free(d->flows);
 	free(d->args);
+	pf_msg_fields_free(d);
 }
 
 static void count_unfinished(struct pf_decoder *d)
@@ -791,6 +792,7 @@ static enum trex_status decode_stream(struct pf_decoder *d, struct trex_stream *
 		if (st != TREX_OK)
 			return st;
 		gzip_cut = gzip_cut || truncated;
+		d->stats->input_bytes = offset + len;
 		const unsigned char *p = (const unsigned char *)data;
 		if (len == carry) {
 			d->stats->bytes = offset + len - carry;

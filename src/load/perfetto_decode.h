@@ -61,6 +61,9 @@ struct trex_pf_arg {
 	/* strings as their text, numbers and true/false as written, pointers
 	 * as 0x hex, nested dicts and arrays as compact JSON */
 	const char *value;
+	/* value is text, not a JSON literal (a string, a pointer, NaN...):
+	 * quoted when the args are written as JSON */
+	bool quoted;
 };
 
 /* A TrackEvent that is a slice begin, a slice end or an instant. */
@@ -118,6 +121,7 @@ struct trex_pf_sink {
 struct trex_pf_stats {
 	uint64_t packets; /* TracePackets read (inner ones included) */
 	uint64_t bytes;   /* decoded bytes consumed */
+	uint64_t input_bytes; /* decoded bytes of input seen (past a cut too) */
 	uint64_t track_descriptors;
 	uint64_t track_events; /* TrackEvents of any type */
 	uint64_t slice_begins, slice_ends, instants;

@@ -110,6 +110,13 @@ struct pf_track_state {
 
 struct pf_block;
 
+/* The fields of one message type that hold messages (perfetto_args.c). */
+struct pf_msg_fields {
+	const ProtobufCMessageDescriptor *desc;
+	const ProtobufCFieldDescriptor **fields;
+	size_t n;
+};
+
 /* The decoder. */
 struct pf_decoder {
 	const struct trex_pf_sink *sink;
@@ -128,6 +135,8 @@ struct pf_decoder {
 	size_t cap_flows;
 	struct trex_pf_arg *args;
 	size_t cap_args;
+	struct pf_msg_fields *msg_fields; /* per message type seen */
+	size_t n_msg_fields, cap_msg_fields;
 	int depth; /* compressed_packets nesting */
 	/* the packet being decoded at each depth (perfetto_decode.c) */
 	struct pf_block *blocks[PF_MAX_NESTING + 1];
@@ -160,9 +169,13 @@ void pf_seqs_free(struct pf_decoder *d);
  * interned name or string was used. Returns the count, -1 out of memory. */
 int64_t pf_args_collect(struct pf_decoder *d, struct pf_seq *s,
                         Perfetto__Protos__DebugAnnotation *const *anns, size_t n, bool *interned);
+/* s as a JSON string literal, appended to t. */
+bool pf_json_string(struct pf_text *t, const char *s);
 /* Turns the offsets of n collected args into pointers into d->scratch. */
 void pf_args_finish(struct pf_decoder *d, size_t n);
-/* Fields of m and of every message inside it that this reader does not know. */
-uint64_t pf_unknown_fields(const ProtobufCMessage *m);
+/* Fields of m and of every message inside it that this reader does not
+ * know (the fields that hold messages are listed once per type in d). */
+uint64_t pf_unknown_fields(struct pf_decoder *d, const ProtobufCMessage *m);
+void pf_msg_fields_free(struct pf_decoder *d);
 
 #endif

@@ -14,6 +14,9 @@
 #                       3, and Python runs once on it)
 #   TREX_BENCH_STREAMS  compute streams in the traces (default 2)
 #   TREX_BENCH_SEED     generator seed (default 1)
+#   TREX_BENCH_PERFETTO events of the Perfetto protobuf trace that
+#                       tests/bench/perfetto_gen.py writes (default 1000000;
+#                       0: none), timed like the JSON ones
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 1; }
@@ -177,6 +180,29 @@ metrics_bench() {
 # the data each view opens with, then trex end to end (--dump-screen)
 # loading only, opening the report (3 Enter) and the source pane (5 Enter),
 # interleaved. The inputs are generated once per version of stalls.c.
+# The Perfetto loader on a generated protobuf trace, plain and gzip'd: its
+# rows join the results table (MB/s and Mevents/s).
+perfetto_bench() {
+	n=${TREX_BENCH_PERFETTO:-1000000}
+	[ "$n" -gt 0 ] && [ "$have_trex" = yes ] || return 0
+	pf=$data/perfetto_$n.pftrace
+	pstamp="$(cksum < "$here/perfetto_gen.py" | cut -d' ' -f1) seed=$seed"
+	if [ "$(sed -n 1p "$pf.stamp" 2>/dev/null)" != "$pstamp" ] || [ ! -f "$pf.gz" ]; then
+		"$python" "$here/perfetto_gen.py" "$n" "$pf" --seed "$seed" --summary "$pf.json"
+		gzip -6 -c "$pf" > "$pf.gz"
+		echo "$pstamp" > "$pf.stamp"
+	fi
+	events=$("$trex" info -q --format json "$pf" |
+		"$python" -c 'import json, sys; print(json.load(sys.stdin)["files"]["rows"][0]["events"])')
+	raw=$(wc -c < "$pf")
+	echo "$(basename "$pf"): $events events, $raw bytes, $(wc -c < "$pf.gz") bytes gzip'd"
+	for f in "$pf" "$pf.gz"; do
+		cat "$f" > /dev/null
+		measure cat "$runs" "$f" "$raw" cat "$f"
+		measure "trex -j1" "$runs" "$f" "$raw" "$trex" kernels -q -j1 "$f"
+	done
+}
+
 stalls_bench() {
 	if [ ! -x "$builddir/tests/bench/stalls" ]; then
 		echo "note: tests/bench/stalls not built: skipped" >&2
@@ -234,6 +260,7 @@ for n in $sizes; do
 	bench_file "$plain" "$raw" "$tool_runs" "$py_runs"
 	bench_file "$gz" "$raw" "$tool_runs" "$py_runs"
 done
+perfetto_bench
 echo
 echo "## Results (median wall time; page cache warm)"
 echo

@@ -13,6 +13,8 @@
 
 #include "perfetto_decode.h"
 #include "perfetto_trace.pb-c.h"
+#include "trex/core/kind.h"
+#include "trex/load/loader.h"
 
 /* protobuf-c's strings are char *; the literals given to them are never
  * written through. */
@@ -1024,4 +1026,154 @@ Test(perfetto, corpus_systing_tracks_without_events)
 	cr_assert_eq(s->stats.track_events, 0);
 	cr_assert_gt(s->stats.unknown_fields, 0);
 	free(s);
+}
+
+/* ---- the loader: records into the index ---------------------------------------------------- */
+
+static uint32_t track_named(const struct trex_index *idx, const char *name)
+{
+	for (uint32_t i = 0; i < trex_index_track_count(idx); i++)
+		if (strcmp(trex_index_str(idx, trex_index_track(idx, i)->name), name) == 0)
+			return i;
+	return TREX_NONE;
+}
+
+/* A process, its thread, a custom track under the process and one under
+ * that, a counter track; a flow from a launch on the thread to a kernel on
+ * the nested track; annotations that are strings and numbers. The
+ * descriptor of the nested track comes after its first event (as some
+ * writers do): the track must still nest. */
+Test(perfetto, loader_tracks_nesting_flows_kinds_args_counters)
+{
+	struct trace t = {0};
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+	Track proc = track(1, 0, NULL), thr = track(2, 1, NULL), gpu = track(3, 1, "GPU 0"),
+	      stream = track(4, 3, "stream 7"), mem = track(5, 1, "memory");
+	Event launch = event(BEGIN, 2, "cudaLaunchKernel"), end_cpu = event(END, 2, NULL);
+	Event gemm = event(BEGIN, 4, "gemm"), end_gpu = event(END, 4, NULL);
+	Event value = event(COUNTER, 5, NULL);
+	Ann s = named("s"), n = named("n");
+	Ann *anns[] = {&s, &n};
+	char *kernel_cat[] = {S("kernel")};
+	uint64_t flow = 99;
+
+	pd.has_pid = thd.has_pid = thd.has_tid = true;
+	pd.pid = thd.pid = 42;
+	thd.tid = 7;
+	pd.process_name = S("train.py");
+	thd.thread_name = S("main");
+	proc.process = &pd;
+	thr.thread = &thd;
+	mem.counter = &cd;
+	s.value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
+	s.string_value = S("say \"5\"");
+	n.value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
+	n.int_value = 5;
+	launch.n_debug_annotations = 2;
+	launch.debug_annotations = anns;
+	launch.n_flow_ids = 1;
+	launch.flow_ids = &flow;
+	gemm.n_categories = 1;
+	gemm.categories = kernel_cat;
+	gemm.n_terminating_flow_ids = 1;
+	gemm.terminating_flow_ids = &flow;
+	value.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+	value.counter_value = 1024;
+	add_track(&t, &proc);
+	add_track(&t, &thr);
+	add_track(&t, &gpu);
+	add_track(&t, &mem);
+	add_event(&t, 1, 1000, &launch);
+	add_event(&t, 1, 1000, &value);
+	add_event(&t, 1, 1500, &end_cpu);
+	add_event(&t, 1, 2000, &gemm);
+	add_track(&t, &stream); /* after its first event */
+	add_event(&t, 1, 3000, &end_gpu);
+
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, NULL, &idx, &err), TREX_OK, "%s", err.message);
+
+	cr_assert_str_eq(trex_index_str(idx, trex_index_file(idx, 0)->format), "perfetto");
+	cr_assert_eq(trex_index_slice_count(idx), 2);
+	uint32_t main_track = track_named(idx, "main"), gpu_track = track_named(idx, "GPU 0"),
+		 stream_track = track_named(idx, "stream 7"), mem_track = track_named(idx, "memory");
+	cr_assert(main_track != TREX_NONE && gpu_track != TREX_NONE && stream_track != TREX_NONE &&
+		  mem_track != TREX_NONE);
+	const struct trex_track *st = trex_index_track(idx, stream_track);
+	cr_assert_eq(st->parent, gpu_track, "stream 7 nests under GPU 0");
+	const struct trex_process *p = trex_index_process(idx, st->process);
+	cr_assert_str_eq(trex_index_str(idx, p->pid), "42");
+	cr_assert_str_eq(trex_index_str(idx, p->name), "train.py");
+	cr_assert_eq(trex_index_track(idx, main_track)->process, st->process);
+	cr_assert_eq(trex_index_track(idx, mem_track)->kind, TREX_TRACK_COUNTER);
+	cr_assert_eq(trex_index_track(idx, mem_track)->sample_count, 1);
+	cr_assert_eq(trex_index_sample(idx, trex_index_track(idx, mem_track)->first_sample)->value,
+		     1024.0);
+
+	const struct trex_slice *k = trex_index_slice(idx, st->first_slice);
+	const struct trex_slice *l = trex_index_slice(idx, trex_index_track(idx, main_track)->first_slice);
+	cr_assert_str_eq(trex_index_str(idx, k->name), "gemm");
+	cr_assert_eq(k->kind, TREX_KIND_KERNEL);
+	cr_assert_eq(k->dur, 1000);
+	cr_assert_eq(trex_index_flow_count(idx), 1);
+	const struct trex_flow *f = trex_index_flow(idx, 0);
+	cr_assert_eq(f->from_track, main_track);
+	cr_assert_eq(f->to_track, stream_track);
+
+	char *json = NULL;
+	size_t len = 0;
+	struct trex_args a;
+	cr_assert_eq(trex_index_args_json(idx, 0, l->args, &json, &len, &err), TREX_OK);
+	cr_assert_str_eq(json, "{\"s\":\"say \\\"5\\\"\",\"n\":5}");
+	cr_assert_eq(len, strlen(json));
+	free(json);
+	cr_assert_eq(trex_index_args(idx, 0, l->args, &a, NULL, &err), TREX_OK);
+	cr_assert_eq(a.n, 2);
+	cr_assert_str_eq(a.v[0].key, "s");
+	cr_assert_str_eq(a.v[0].value, "say \"5\"");
+	cr_assert_str_eq(a.v[1].value, "5");
+	trex_args_free(&a);
+	cr_assert_eq(trex_index_args_json(idx, 0, k->args, &json, &len, &err), TREX_OK);
+	cr_assert_null(json);
+	trex_index_free(idx);
+	free(t.buf);
+}
+
+/* A parent's descriptor after its child's track was used: the file is
+ * read again, and the child nests under it in the parent's process. */
+Test(perfetto, loader_parent_described_late)
+{
+	struct trace t = {0};
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Track proc = track(1, 0, NULL), gpu = track(3, 1, "GPU 0"), stream = track(4, 3, "stream 7");
+	Event k = event(BEGIN, 4, "k"), end = event(END, 4, NULL);
+
+	pd.has_pid = true;
+	pd.pid = 42;
+	proc.process = &pd;
+	add_track(&t, &proc);
+	add_track(&t, &stream);
+	add_event(&t, 1, 1000, &k);
+	add_track(&t, &gpu);
+	add_event(&t, 1, 2000, &end);
+
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, NULL, &idx, &err), TREX_OK, "%s", err.message);
+	uint32_t s = track_named(idx, "stream 7"), g = track_named(idx, "GPU 0");
+	cr_assert(s != TREX_NONE && g != TREX_NONE);
+	cr_assert_eq(trex_index_track(idx, s)->parent, g);
+	const struct trex_process *p = trex_index_process(idx, trex_index_track(idx, s)->process);
+	cr_assert_str_eq(trex_index_str(idx, p->pid), "42");
+	cr_assert_eq(trex_index_slice_count(idx), 1);
+	cr_assert_eq(trex_index_slice(idx, 0)->dur, 1000);
+	trex_index_free(idx);
+	free(t.buf);
 }
