@@ -531,9 +531,18 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 			return cj_open_events(ps, pp, p);
 		}
 	}
-	int st = json_skip_value(p, end, &q);
+	/* Once a top-level value ran to the end of the input, the object is
+	 * damaged and every later member's value may run there too: such a
+	 * skip looks at most CJ_RESUME_SPAN bytes, so that each damaged spot
+	 * costs that much rather than the rest of the input. */
+	const char *limit = final && ps->top_ran_out && (size_t)(end - p) > CJ_RESUME_SPAN
+	                        ? p + CJ_RESUME_SPAN
+	                        : end;
+	int st = json_skip_value(p, limit, &q);
 	if (st == JSON_INCOMPLETE && !final)
 		return CJ_NEED_MORE;
+	if (st == JSON_INCOMPLETE && limit == end)
+		ps->top_ran_out = true;
 	if (st != JSON_OK) {
 		const char *at;
 		/* a value running to the end of input: cut input, unless

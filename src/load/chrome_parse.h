@@ -101,6 +101,7 @@ struct cj_parser {
 	uint64_t base_offset;           /* decoded offset of base[0] */
 	enum cj_state state;
 	bool expect_value;              /* in the array: a value (not ',') comes next */
+	bool top_ran_out;               /* a top-level value ran to the end of the input */
 	bool stop_on_array;
 	bool stream;                    /* windows of a stream (gzip), not a mapping */
 	struct cj_stats st;
