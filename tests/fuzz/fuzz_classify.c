@@ -21,6 +21,8 @@
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
 
+#include "fuzz_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Two AIU devices in FLEX form, and a log with two tables for them. */
@@ -40,37 +42,6 @@ static void ignore(void *user, const struct trex_error *problem)
 	(void)problem;
 }
 
-static struct trex_index *load(const char *name, const void *data, size_t size)
-{
-	struct trex_load_opts opts = {.threads = 1};
-	struct trex_source *src = NULL;
-	struct trex_index *idx = NULL;
-	struct trex_error err;
-
-	if (trex_source_open_memory(name, data, size, false, &src, &err) != TREX_OK)
-		return NULL;
-	return trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK ? idx : NULL;
-}
-
-/* Every table's rows are read, so uninitialised cells would show. */
-static void touch(struct trex_table *t, enum trex_status st)
-{
-	char sum = 0;
-
-	if (st != TREX_OK)
-		return;
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			const union trex_cell *cell = trex_table_cell(t, r, c);
-
-			sum ^= t->cols[c].type == TREX_COL_TEXT ? cell->text[0] : (char)cell->count;
-		}
-	}
-	sum ^= t->note ? t->note[0] : 0;
-	(void)sum;
-	trex_table_free(t);
-}
-
 static void as_log(const uint8_t *data, size_t size)
 {
 	struct trex_ideal_log *log = NULL;
@@ -81,16 +52,16 @@ static void as_log(const uint8_t *data, size_t size)
 	if (trex_deeptools_log_parse("fuzz.log", (const char *)data, size, ignore, NULL, &log,
 	                             &err) != TREX_OK)
 		return;
-	idx = load("aiu.json", aiu_trace, sizeof(aiu_trace) - 1);
+	idx = fuzz_load_trace("aiu.json", aiu_trace, sizeof(aiu_trace) - 1);
 	if (idx)
-		touch(&t, trex_ideal_categories_table(idx, log, 7, &t, &err));
+		fuzz_touch_table(&t, trex_ideal_categories_table(idx, log, 7, &t, &err));
 	trex_index_free(idx);
 	trex_ideal_log_free(log);
 }
 
 static void as_trace(const uint8_t *data, size_t size)
 {
-	struct trex_index *idx = load("fuzz.json", data, size);
+	struct trex_index *idx = fuzz_load_trace("fuzz.json", data, size);
 	struct trex_ideal_log *log = NULL;
 	struct trex_category_opts opts = {NULL, true};
 	struct trex_work w;
@@ -102,12 +73,12 @@ static void as_trace(const uint8_t *data, size_t size)
 		return;
 	trex_work_count(idx, &w);
 	trex_work_empty_reason(idx, &w, TREX_WORK_WANT_KERNELS, why, sizeof(why));
-	touch(&t, trex_gpu_time_table(idx, &t, &err));
-	touch(&t, trex_categories_table(idx, &opts, &t, &err));
-	touch(&t, trex_categories_explain_table(idx, &opts, &t, &err));
+	fuzz_touch_table(&t, trex_gpu_time_table(idx, &t, &err));
+	fuzz_touch_table(&t, trex_categories_table(idx, &opts, &t, &err));
+	fuzz_touch_table(&t, trex_categories_explain_table(idx, &opts, &t, &err));
 	if (trex_deeptools_log_parse("aiu.log", aiu_log, sizeof(aiu_log) - 1, NULL, NULL, &log,
 	                             &err) == TREX_OK)
-		touch(&t, trex_ideal_categories_table(idx, log, 0, &t, &err));
+		fuzz_touch_table(&t, trex_ideal_categories_table(idx, log, 0, &t, &err));
 	trex_ideal_log_free(log);
 	trex_index_free(idx);
 }

@@ -21,6 +21,8 @@
 #include "trex/load/metrics_load.h"
 #include "trex/load/source.h"
 
+#include "fuzz_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Two kernels' device ops with instance ids 1..3, as unitrace writes them. */
@@ -32,38 +34,6 @@ static const char unitrace_trace[] =
     "\"args\":{\"id\":\"2\"}},\n"
     "{\"ph\":\"X\",\"tid\":1,\"pid\":1,\"name\":\"k1[SIMD32 {8; 1; 1} {256; 1; 1}]\","
     "\"cat\":\"gpu_op\",\"ts\":30,\"dur\":5,\"args\":{\"id\":\"3\"}}]}\n";
-
-static struct trex_index *load_trace(const char *name, const void *data, size_t size)
-{
-	struct trex_load_opts opts = {.threads = 1};
-	struct trex_source *src = NULL;
-	struct trex_index *idx = NULL;
-	struct trex_error err;
-
-	if (trex_source_open_memory(name, data, size, false, &src, &err) != TREX_OK)
-		return NULL;
-	return trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK ? idx : NULL;
-}
-
-/* Every table's cells are read, so uninitialised ones would show. */
-static void touch(struct trex_table *t, enum trex_status st)
-{
-	char sum = 0;
-
-	if (st != TREX_OK)
-		return;
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t c = 0; c < t->ncols; c++) {
-			const union trex_cell *cell = trex_table_cell(t, r, c);
-
-			sum ^= t->cols[c].type == TREX_COL_TEXT ? (cell->text ? cell->text[0] : 0)
-			                                        : (char)cell->count;
-		}
-	}
-	sum ^= t->note ? t->note[0] : 0;
-	(void)sum;
-	trex_table_free(t);
-}
 
 /* The kernels table with every metric and report column m has. */
 static void kernels_with_metrics(const struct trex_index *idx, const struct trex_metrics *m)
@@ -79,7 +49,7 @@ static void kernels_with_metrics(const struct trex_index *idx, const struct trex
 		return;
 	if (trex_kernels_table_members(idx, &(struct trex_kernel_opts){0}, &t, &mem, &err) ==
 	    TREX_OK) {
-		touch(&t, trex_kernels_add_metrics(idx, m, &mem, cols, n, &t, &err));
+		fuzz_touch_table(&t, trex_kernels_add_metrics(idx, m, &mem, cols, n, &t, &err));
 		trex_kernel_members_free(&mem);
 	}
 	free(cols);
@@ -93,20 +63,20 @@ static void tables(const struct trex_index *idx, const struct trex_metrics *m)
 	struct trex_table t;
 	struct trex_error err;
 
-	touch(&t, trex_metrics_sources_table(m, &t, &err));
-	touch(&t, trex_metrics_devices_table(m, &t, &err));
-	touch(&t, trex_metrics_list_table(m, &t, &err));
-	touch(&t, trex_metrics_unmatched_table(m, idx, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_sources_table(m, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_devices_table(m, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_list_table(m, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_unmatched_table(m, idx, &t, &err));
 	for (uint32_t r = 0; r < trex_metrics_report_count(m); r++)
-		touch(&t, trex_metrics_report_table(m, r, &t, &err));
+		fuzz_touch_table(&t, trex_metrics_report_table(m, r, &t, &err));
 	if (trex_metrics_group(m, &sel, &g, &err) != TREX_OK)
 		return;
-	touch(&t, trex_metrics_kernels_table(m, idx, &sel, &g, &t, &err));
-	touch(&t, trex_metrics_instances_table(m, idx, &sel, &g, TREX_METRICS_ALL, &t, &err));
-	touch(&t, trex_metrics_summary_table(m, &sel, &g, TREX_METRICS_ALL, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_kernels_table(m, idx, &sel, &g, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_instances_table(m, idx, &sel, &g, TREX_METRICS_ALL, &t, &err));
+	fuzz_touch_table(&t, trex_metrics_summary_table(m, &sel, &g, TREX_METRICS_ALL, &t, &err));
 	if (g.n) {
 		sel.no_kernel = true;
-		touch(&t, trex_metrics_instances_table(m, idx, &sel, &g, 0, &t, &err));
+		fuzz_touch_table(&t, trex_metrics_instances_table(m, idx, &sel, &g, 0, &t, &err));
 	}
 	trex_metrics_groups_free(&g);
 	if (idx)
@@ -134,7 +104,7 @@ static void as_unitrace_text(const struct trex_index *idx, const uint8_t *data, 
 
 static void as_profiler_ranges(const uint8_t *data, size_t size)
 {
-	struct trex_index *idx = load_trace("t.json", data, size);
+	struct trex_index *idx = fuzz_load_trace("t.json", data, size);
 	struct trex_metrics *m = idx ? trex_metrics_new() : NULL;
 	struct trex_error err;
 
@@ -147,7 +117,7 @@ static void as_profiler_ranges(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trex_index *idx = load_trace("u.json", unitrace_trace, sizeof(unitrace_trace) - 1);
+	struct trex_index *idx = fuzz_load_trace("u.json", unitrace_trace, sizeof(unitrace_trace) - 1);
 
 	as_unitrace_text(idx, data, size);
 	as_unitrace_text(NULL, data, size);
