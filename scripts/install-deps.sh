@@ -12,12 +12,13 @@
 #   test:   libcriterion-dev (unit tests), python3 (expected numbers),
 #           groff-base (man page lint), gzip
 #   fuzz:   clang libclang-rt-14-dev (libFuzzer + ASan/UBSan runtimes)
+#   format: clang-format (14 on Debian 12: scripts/check-format.sh)
 #   bench:  tmux (screen tests), time (/usr/bin/time -v for peak memory)
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config zlib1g-dev libpcre2-dev
 libncurses-dev libisal-dev libprotobuf-c-dev protobuf-c-compiler libcriterion-dev python3
-groff-base clang libclang-rt-14-dev tmux gzip time"
+groff-base clang libclang-rt-14-dev clang-format tmux gzip time"
 
 missing=
 for pkg in $PACKAGES; do

@@ -10,17 +10,18 @@
 #   4. build/noisal: configure --enable-werror --without-isal (gzip through
 #      zlib alone), make check of a fast subset: the source, loader and
 #      Chrome-parser unit tests and every command's golden output;
-#   5. make fuzz: the libFuzzer target for FUZZ_SECONDS (default 60) seconds.
+#   5. make fuzz: the libFuzzer target for FUZZ_SECONDS (default 60) seconds;
+#   6. scripts/check-format.sh: every tracked C file as clang-format 14 writes it.
 #
 # Prints the failing logs, and ends with exactly one line "N passed, N failed":
 # the tests of the make check runs (PASS vs FAIL + ERROR + XPASS of each
-# test-suite.log), plus distcheck and the fuzz run as one test each. Exits
+# test-suite.log), plus distcheck, the fuzz run and the format check as one test each. Exits
 # non-zero when anything failed. Needs no terminal and no stdin.
 #
 # Environment: JOBS (make -j, default 2), FUZZ_SECONDS (60), TREX_CORPUS (the
 # shared trace corpus; default ../shared/corpus beside this checkout or beside
 # the repository it was cloned from), SKIP_DISTCHECK=1, SKIP_ASAN=1, SKIP_NOISAL=1,
-# SKIP_FUZZ=1.
+# SKIP_FUZZ=1, SKIP_FORMAT=1.
 set -u
 exec </dev/null
 
@@ -191,6 +192,16 @@ if [ -z "${SKIP_FUZZ:-}" ]; then
 		one_test "fuzz (${FUZZ_SECONDS}s)" 0
 	else
 		one_test "fuzz (${FUZZ_SECONDS}s)" 1
+	fi
+fi
+
+# ---- 6. formatting ---------------------------------------------------------------------------
+if [ -z "${SKIP_FORMAT:-}" ]; then
+	say "clang-format check"
+	if scripts/check-format.sh; then
+		one_test "clang-format" 0
+	else
+		one_test "clang-format" 1
 	fi
 fi
 

@@ -26,11 +26,11 @@ enum rule_kind { R_REGEX, R_EQUALS, R_PREFIX, R_SUFFIX, R_COMM };
 
 struct rule {
 	enum rule_kind kind;
-	uint32_t cat;    /* index into cats */
+	uint32_t cat;     /* index into cats */
 	uint32_t section; /* INI: section number, for duplicate tags */
-	size_t line;     /* rules files: the line, for its label */
-	pcre2_code *re;  /* R_REGEX */
-	char *tag;       /* INI tags, spaces removed */
+	size_t line;      /* rules files: the line, for its label */
+	pcre2_code *re;   /* R_REGEX */
+	char *tag;        /* INI tags, spaces removed */
 	size_t len;
 };
 
@@ -139,8 +139,8 @@ static const struct rule *ini_match(const struct trex_catset *cs, const char *s,
 	for (size_t i = 0; i < cs->nrules; i++) {
 		const struct rule *r = &cs->rules[i];
 
-		if (r->kind == R_SUFFIX && r->len <= n && memcmp(r->tag, s + n - r->len, r->len) == 0 &&
-		    (!best || r->len >= best->len))
+		if (r->kind == R_SUFFIX && r->len <= n &&
+		    memcmp(r->tag, s + n - r->len, r->len) == 0 && (!best || r->len >= best->len))
 			best = r;
 	}
 	return best;
@@ -204,8 +204,8 @@ static int rule_label(const struct trex_catset *cs, const struct rule *r, char *
 /* ---- building ------------------------------------------------------------------------- */
 
 /* Compiles a regex rule; PCRE2's message in msg on failure. */
-static bool add_regex(struct trex_catset *cs, uint32_t cat, const char *re, size_t len,
-                      char *msg, size_t msg_size, bool *nomem)
+static bool add_regex(struct trex_catset *cs, uint32_t cat, const char *re, size_t len, char *msg,
+                      size_t msg_size, bool *nomem)
 {
 	int code;
 	PCRE2_SIZE off;
@@ -262,11 +262,13 @@ enum trex_status trex_catset_builtin(struct trex_catset **out, struct trex_error
 				*r = (struct rule){.kind = R_COMM, .cat = cat};
 			continue;
 		}
-		if (!nomem && !add_regex(cs, cat, builtin[i].re, strlen(builtin[i].re), msg,
-		                         sizeof(msg), &nomem) && !nomem) {
+		if (!nomem &&
+		    !add_regex(cs, cat, builtin[i].re, strlen(builtin[i].re), msg, sizeof(msg),
+		               &nomem) &&
+		    !nomem) {
 			trex_catset_free(cs);
-			return trex_error_set(err, TREX_FORMAT, NULL, -1, "built-in category %s: %s",
-			                      builtin[i].cat, msg);
+			return trex_error_set(err, TREX_FORMAT, NULL, -1,
+			                      "built-in category %s: %s", builtin[i].cat, msg);
 		}
 	}
 	if (nomem) {
@@ -544,8 +546,8 @@ static void parse_lines(struct parser *p, const char *text, size_t len)
 }
 
 enum trex_status trex_catset_parse(const char *path, const char *text, size_t len,
-                                   trex_catset_diag_fn *diag, void *user,
-                                   struct trex_catset **out, struct trex_error *err)
+                                   trex_catset_diag_fn *diag, void *user, struct trex_catset **out,
+                                   struct trex_error *err)
 {
 	struct parser p = {.path = path, .diag = diag, .user = user};
 	enum trex_status st = TREX_OK;
@@ -586,8 +588,8 @@ struct cat_acc {
 	const char *name;
 	__int128 total;
 	int64_t calls;
-	int64_t *dev;  /* per device column, ns */
-	char *rules;   /* the rules column text */
+	int64_t *dev; /* per device column, ns */
+	char *rules;  /* the rules column text */
 };
 
 /* What one rule decided. Rule keys: the communication rules first
@@ -595,8 +597,8 @@ struct cat_acc {
 struct key_acc {
 	__int128 total;
 	int64_t calls;
-	uint32_t acc;       /* its category's acc index */
-	uint32_t example;   /* its longest slice */
+	uint32_t acc;     /* its category's acc index */
+	uint32_t example; /* its longest slice */
 	int64_t example_dur;
 };
 
@@ -604,12 +606,12 @@ struct cat_ctx {
 	const struct trex_index *idx;
 	const struct trex_catset *cs;
 	const struct trex_work *work;
-	uint32_t *name_key;  /* per name string: key + 1 of the set's rule, 0 unknown */
-	uint32_t *proc_col;  /* per process: device column or UINT32_MAX */
+	uint32_t *name_key; /* per name string: key + 1 of the set's rule, 0 unknown */
+	uint32_t *proc_col; /* per process: device column or UINT32_MAX */
 	uint32_t ndev;
 	struct cat_acc *acc; /* per category, then uncategorized unless the set has it */
 	size_t nacc;
-	uint32_t none;       /* acc index of uncategorized */
+	uint32_t none; /* acc index of uncategorized */
 	struct key_acc *keys;
 	size_t nkeys;
 	__int128 grand;
@@ -626,7 +628,8 @@ static uint32_t key_of(struct cat_ctx *c, uint32_t slice)
 		const struct rule *r = match_rule(c->cs, trex_index_str(c->idx, name));
 
 		c->name_key[name] = (uint32_t)(r ? TREX_COMM_RULE_COUNT + (size_t)(r - c->cs->rules)
-		                                 : c->nkeys - 1) + 1;
+		                                 : c->nkeys - 1) +
+		                    1;
 	}
 	return c->name_key[name] - 1;
 }
@@ -891,8 +894,8 @@ static bool empty_note(struct cat_ctx *c, struct trex_table *t)
 
 	if (c->grand || c->work->kernels || c->work->memcpys || c->work->memsets)
 		return false;
-	t->note = text_cell(t, trex_work_empty_reason(c->idx, c->work, TREX_WORK_WANT_DEVICE, why,
-	                                              sizeof(why)));
+	t->note = text_cell(
+	    t, trex_work_empty_reason(c->idx, c->work, TREX_WORK_WANT_DEVICE, why, sizeof(why)));
 	return true;
 }
 
@@ -977,8 +980,8 @@ static bool explain_rows(struct cat_ctx *c, struct trex_table *t)
 	return v != NULL;
 }
 
-
-/* ---- both tables -------------------------------------------------------------------------------- */
+/* ---- both tables --------------------------------------------------------------------------------
+ */
 
 static void cat_ctx_free(struct cat_ctx *c)
 {
@@ -1036,8 +1039,8 @@ static enum trex_status with_rules(const struct trex_index *idx,
 }
 
 enum trex_status trex_categories_table(const struct trex_index *idx,
-                                       const struct trex_category_opts *opts,
-                                       struct trex_table *t, struct trex_error *err)
+                                       const struct trex_category_opts *opts, struct trex_table *t,
+                                       struct trex_error *err)
 {
 	trex_table_init(t, "categories", cat_cols_head, NHEAD);
 	return with_rules(idx, opts, t, cat_compute, err);

@@ -37,9 +37,9 @@ static int64_t busy_of(const struct trex_index *idx, const uint32_t *ids, uint32
 		busy = overlap(trex_index_slice(idx, CELL_ID(0)), lo, hi) +
 		       overlap(trex_index_slice(idx, CELL_ID(n - 1)), lo, hi);
 		for (uint32_t i = 0; i < scan; i++)
-			sum += overlap(
-			    trex_index_slice(idx, CELL_ID(1 + (uint32_t)((uint64_t)i * inner / scan))),
-			    lo, hi);
+			sum += overlap(trex_index_slice(idx, CELL_ID(1 + (uint32_t)((uint64_t)i *
+			                                                            inner / scan))),
+			               lo, hi);
 		busy += sum * inner / scan;
 	}
 #undef CELL_ID
@@ -68,8 +68,8 @@ void trex_lane_cell(const struct trex_index *idx, const struct trex_lane *lane, 
 	cell->busy = busy_of(idx, NULL, first, cell->count, lo, hi);
 }
 
-void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin,
-                   uint32_t end, int64_t lo, int64_t hi, struct trex_cell_info *cell)
+void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin, uint32_t end,
+                   int64_t lo, int64_t hi, struct trex_cell_info *cell)
 {
 	memset(cell, 0, sizeof(*cell));
 	if (begin >= end)

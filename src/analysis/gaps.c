@@ -77,9 +77,13 @@ static enum trex_status collect_work(struct ctx *c)
 		}
 		c->w = v;
 		rt = trex_index_launch_of(c->idx, i);
-		c->w[c->nw++] = (struct work){trex_index_track(c->idx, s->track)->process, i, rt,
-		                              s->ts, s->ts + s->dur,
-		                              rt == TREX_NONE ? 0 : trex_index_slice(c->idx, rt)->ts};
+		c->w[c->nw++] =
+		    (struct work){trex_index_track(c->idx, s->track)->process,
+		                  i,
+		                  rt,
+		                  s->ts,
+		                  s->ts + s->dur,
+		                  rt == TREX_NONE ? 0 : trex_index_slice(c->idx, rt)->ts};
 	}
 	if (st == TREX_OK && c->nw > 1)
 		qsort(c->w, c->nw, sizeof(*c->w), cmp_work);
@@ -150,8 +154,8 @@ static bool device_gaps(struct ctx *c, const struct work *v, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		if (v[i].ts > end) {
 			uint32_t rt = gap_launch(v, n, i, v[i].ts, before_launch);
-			struct trex_gap g = {end, v[i].ts, v[0].process, before->slice, v[i].slice,
-			                     TREX_NONE, TREX_NONE, TREX_NONE};
+			struct trex_gap g = {end,        v[i].ts,   v[0].process, before->slice,
+			                     v[i].slice, TREX_NONE, TREX_NONE,    TREX_NONE};
 
 			if (rt != TREX_NONE)
 				g.thread = trex_index_slice(c->idx, rt)->track;
@@ -212,16 +216,15 @@ static bool gap_row(struct ctx *c, struct trex_table *t, const struct trex_gap *
 
 	if (!cell)
 		return false;
-	cell[C_RANK].count =
-	    trex_index_file(idx, trex_index_process(idx, g->process)->file)->rank;
+	cell[C_RANK].count = trex_index_file(idx, trex_index_process(idx, g->process)->file)->rank;
 	cell[C_DEVICE].text = views_text(t, views_device_label(idx, g->process, buf, sizeof(buf)));
 	cell[C_START].number = views_from_start(idx, g->start);
 	cell[C_LENGTH].number = (double)(g->end - g->start);
 	cell[C_THREAD].text = views_text(
 	    t, g->thread == TREX_NONE ? "" : trex_track_label(idx, g->thread, buf, sizeof(buf)));
 	cell[C_CALL].text = views_text(t, name_of(idx, g->call, ""));
-	cell[C_OP].text = views_text(t, g->thread == TREX_NONE ? LAUNCH_UNKNOWN
-	                                                       : name_of(idx, g->op, NOTHING_RUNNING));
+	cell[C_OP].text = views_text(
+	    t, g->thread == TREX_NONE ? LAUNCH_UNKNOWN : name_of(idx, g->op, NOTHING_RUNNING));
 	return cell[C_DEVICE].text && cell[C_THREAD].text && cell[C_CALL].text && cell[C_OP].text;
 }
 

@@ -42,9 +42,30 @@ static const struct trex_column cols[] = {
     {"delay_max_ns", "Delay max", TREX_COL_DURATION, true},
     {"short_kernels", "Short", TREX_COL_COUNT, true},
 };
-enum { G_RANK, G_DEVICE, G_SPAN, G_BUSY, G_IDLE, G_BUSY_PCT, G_HOST, G_KGAP, G_SYNC, G_OTHER,
-       G_COMPUTE, G_COMM, G_MEMORY, G_OVERLAP, G_KERNELS, G_LAUNCHES, G_DMIN, G_DMED, G_DAVG,
-       G_DP95, G_DMAX, G_SHORT };
+enum {
+	G_RANK,
+	G_DEVICE,
+	G_SPAN,
+	G_BUSY,
+	G_IDLE,
+	G_BUSY_PCT,
+	G_HOST,
+	G_KGAP,
+	G_SYNC,
+	G_OTHER,
+	G_COMPUTE,
+	G_COMM,
+	G_MEMORY,
+	G_OVERLAP,
+	G_KERNELS,
+	G_LAUNCHES,
+	G_DMIN,
+	G_DMED,
+	G_DAVG,
+	G_DP95,
+	G_DMAX,
+	G_SHORT
+};
 
 /* Idle gap classes, in the order of the columns from G_HOST on. */
 enum idle_class { I_HOST, I_KERNEL, I_SYNC, I_OTHER, I_COUNT };
@@ -53,12 +74,12 @@ enum work_class { W_COMPUTE, W_COMM, W_MEMORY };
 
 struct item {
 	uint32_t process;
-	uint8_t cls;      /* enum work_class */
-	bool launched;    /* has a correlated runtime launch */
-	bool shorter;     /* shorter than that launch call */
+	uint8_t cls;   /* enum work_class */
+	bool launched; /* has a correlated runtime launch */
+	bool shorter;  /* shorter than that launch call */
 	int64_t ts, end;
-	int64_t delay;    /* ts - launch ts */
-	int64_t launch;   /* launch call start */
+	int64_t delay;  /* ts - launch ts */
+	int64_t launch; /* launch call start */
 };
 
 /* A synchronization interval: a cuda_sync slice keyed by its device
@@ -81,8 +102,8 @@ struct ctx {
 	const struct trex_work *work;
 	struct item *v;
 	size_t n, cap;
-	struct sync_list gpu_sync;   /* by process */
-	struct sync_list call_sync;  /* by file */
+	struct sync_list gpu_sync;  /* by process */
+	struct sync_list call_sync; /* by file */
 	uint32_t sync_names[ARRAY_LEN(sync_calls)];
 };
 
@@ -384,8 +405,8 @@ static bool device_row(struct ctx *c, struct trex_table *t, const struct item *v
 	idle_breakdown(c, v, n, s1, n1, idle);
 	for (int i = 0; i < I_COUNT; i++)
 		cell[G_HOST + i].number = (double)idle[i];
-	cell[G_BUSY_PCT].number = last > first ? cell[G_BUSY].number * 100 / (double)(last - first)
-	                                       : 0;
+	cell[G_BUSY_PCT].number =
+	    last > first ? cell[G_BUSY].number * 100 / (double)(last - first) : 0;
 	cell[G_MEMORY].number = (double)merge(v, n, 1u << W_MEMORY, s1, &n1);
 	comm = merge(v, n, 1u << W_COMM, s1, &n1);
 	compute = merge(v, n, 1u << W_COMPUTE, s2, &n2);

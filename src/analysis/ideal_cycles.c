@@ -26,8 +26,19 @@ static const struct trex_column cols[] = {
     {"pt_util_pct", "PT util %", TREX_COL_PERCENT, true},
     {"category", "Category", TREX_COL_TEXT, false},
 };
-enum { I_RANK, I_DEVICE, I_PHASE, I_TIME, I_TIME_PCT, I_CALLS, I_IDEAL, I_CYCLES, I_IDEAL_PCT,
-       I_UTIL, I_CATEGORY };
+enum {
+	I_RANK,
+	I_DEVICE,
+	I_PHASE,
+	I_TIME,
+	I_TIME_PCT,
+	I_CALLS,
+	I_IDEAL,
+	I_CYCLES,
+	I_IDEAL_PCT,
+	I_UTIL,
+	I_CATEGORY
+};
 
 /* acelyzer's rows before the log's categories, in its order. */
 static const char *const fixed_cats[] = {"Total", "StcdpHbm", "other"};
@@ -35,7 +46,7 @@ enum { F_TOTAL, F_STCDP, F_OTHER, NFIXED };
 
 /* A kernel name's entry in one table: its category row and cycles. */
 struct entry {
-	uint32_t cat;    /* row index (NFIXED + the table's category index) */
+	uint32_t cat; /* row index (NFIXED + the table's category index) */
 	uint64_t cycles;
 	bool listed;
 };
@@ -170,9 +181,11 @@ static bool emit_rows(struct ctx *c, struct trex_table *t, uint32_t process,
 			free(o);
 			return false;
 		}
-		cell[I_RANK].count = trex_index_file(c->idx, trex_index_process(c->idx, process)->file)->rank;
+		cell[I_RANK].count =
+		    trex_index_file(c->idx, trex_index_process(c->idx, process)->file)->rank;
 		cell[I_TIME].number = (double)w->time;
-		cell[I_TIME_PCT].number = pct((long double)w->time, (long double)rows[F_TOTAL].time);
+		cell[I_TIME_PCT].number =
+		    pct((long double)w->time, (long double)rows[F_TOTAL].time);
 		cell[I_CALLS].count = w->calls;
 		cell[I_IDEAL].number = (double)ideal;
 		cell[I_CYCLES].count = (int64_t)w->cycles;
@@ -189,8 +202,8 @@ static bool fits(const struct ctx *c, uint64_t cycles, int64_t dur_ns)
 	return (unsigned __int128)cycles * 1000 <= (unsigned __int128)dur_ns * c->core_mhz;
 }
 
-static bool device_rows(struct ctx *c, struct trex_table *t, uint32_t process,
-                        const uint32_t *ids, size_t n)
+static bool device_rows(struct ctx *c, struct trex_table *t, uint32_t process, const uint32_t *ids,
+                        size_t n)
 {
 	size_t ti = pick_table(c, ids, n);
 	const struct trex_ideal_table *tab = &c->log->tables[ti];
@@ -243,7 +256,8 @@ static enum trex_status all_rows(struct ctx *c, struct trex_table *t)
 	for (uint32_t i = 0; ok && i < c->work.nslices; i++) {
 		if (trex_work_kind(&c->work, i) == TREX_KIND_KERNEL)
 			v[n++] = (struct kernel_at){
-			    trex_index_track(c->idx, trex_index_slice(c->idx, i)->track)->process, i};
+			    trex_index_track(c->idx, trex_index_slice(c->idx, i)->track)->process,
+			    i};
 	}
 	if (ok)
 		qsort(v, n, sizeof(*v), cmp_kernel_at);
@@ -291,7 +305,8 @@ enum trex_status trex_ideal_categories_table(const struct trex_index *idx,
 
 	trex_table_init(t, "ideal_categories", cols, ARRAY_LEN(cols));
 	if (!log || !log->ntables)
-		return trex_error_set(err, TREX_USAGE, NULL, -1, "ideal cycles: no compiler log table");
+		return trex_error_set(err, TREX_USAGE, NULL, -1,
+		                      "ideal cycles: no compiler log table");
 	st = compute(&c, t);
 	for (size_t i = 0; i < log->ntables; i++) {
 		free(c.entry ? c.entry[i] : NULL);

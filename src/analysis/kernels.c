@@ -77,8 +77,19 @@ static const struct trex_column stat_cols[] = {
     {"p95_ns", "P95", TREX_COL_DURATION, true},
     {"p99_ns", "P99", TREX_COL_DURATION, true},
 };
-enum { COL_PCT, COL_TOTAL, COL_N, COL_AVG, COL_MED, COL_MIN, COL_MAX, COL_SD, COL_P95, COL_P99,
-       NSTAT };
+enum {
+	COL_PCT,
+	COL_TOTAL,
+	COL_N,
+	COL_AVG,
+	COL_MED,
+	COL_MIN,
+	COL_MAX,
+	COL_SD,
+	COL_P95,
+	COL_P99,
+	NSTAT
+};
 
 enum label { L_RANK, L_FILE, L_DEVICE, L_STREAM, L_SHAPE, L_ARGS, L_NAME, L_OP, NLABEL };
 static const struct trex_column label_cols[NLABEL] = {
@@ -133,10 +144,10 @@ struct ctx {
 	const struct trex_index *idx;
 	const struct trex_kernel_opts *opts;
 	struct trex_kernel_members *members; /* NULL: not wanted */
-	const struct trex_catset *catset; /* with opts->category */
-	uint8_t *name_in_cat;             /* per name id: 0 unknown, 1 in the category, 2 not */
-	struct trex_work work;            /* kinds; communication with a category */
-	uint32_t *anc_op;     /* by op: innermost CPU op at or above each slice */
+	const struct trex_catset *catset;    /* with opts->category */
+	uint8_t *name_in_cat;                /* per name id: 0 unknown, 1 in the category, 2 not */
+	struct trex_work work;               /* kinds; communication with a category */
+	uint32_t *anc_op;                    /* by op: innermost CPU op at or above each slice */
 	uint32_t *track_file; /* by op: file of each track (launch links are per file) */
 	/* with opts->memory: the copies and sets (ascending slice ids) and their
 	 * bytes (-1: unknown); bytes columns when any is known */
@@ -202,7 +213,8 @@ static uint32_t cpu_op_by_op_link(struct ctx *c, uint32_t slice)
 	uint32_t links[LINKS_MAX];
 	size_t n;
 
-	if (slice == TREX_NONE || !(trex_index_slice(c->idx, slice)->flags & TREX_SLICE_HAS_OP_LINK))
+	if (slice == TREX_NONE ||
+	    !(trex_index_slice(c->idx, slice)->flags & TREX_SLICE_HAS_OP_LINK))
 		return TREX_NONE;
 	n = trex_index_same_op_link(c->idx, slice, links, LINKS_MAX);
 	for (size_t i = 0; i < n && i < LINKS_MAX; i++) {
@@ -211,7 +223,6 @@ static uint32_t cpu_op_by_op_link(struct ctx *c, uint32_t slice)
 	}
 	return TREX_NONE;
 }
-
 
 /* (file, launch link) + 1 (0: none) and a slice or sample index. */
 struct link_kv {
@@ -234,8 +245,8 @@ struct link_vec {
 /* Lane d's slices against lane d - 1 of the same track: a slice's parent is
  * the latest one above starting no later than it (trex_index_parent), found
  * by walking both lanes once instead of a binary search per kernel. */
-static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane,
-                           const struct trex_lane *up, struct link_vec *rt)
+static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane, const struct trex_lane *up,
+                           struct link_vec *rt)
 {
 	uint32_t j = up ? up->first : 0, end = up ? up->first + up->count : 0;
 
@@ -248,7 +259,7 @@ static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane,
 			j++;
 		if (j < end && trex_index_slice(c->idx, j)->ts <= s->ts)
 			parent = j;
-		c->anc_op[i] = k == TREX_KIND_CPU_OP  ? i
+		c->anc_op[i] = k == TREX_KIND_CPU_OP ? i
 		               : parent == TREX_NONE ? TREX_NONE
 		                                     : c->anc_op[parent];
 		if (k == TREX_KIND_RUNTIME && (s->flags & TREX_SLICE_HAS_LAUNCH_LINK)) {
@@ -455,18 +466,17 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	return TREX_OK;
 }
 
-
 /* Launching ops found earlier (trex_kernel_ops_compute). */
 static enum trex_status take_ops(const struct trex_kernel_ops *ops, struct sample_vec *sv)
 {
 	for (size_t i = 0; i < sv->n; i++)
-		sv->v[i].key[0] = sv->v[i].slice < ops->nslices ? ops->op_name[sv->v[i].slice]
-		                                                : TREX_NONE;
+		sv->v[i].key[0] =
+		    sv->v[i].slice < ops->nslices ? ops->op_name[sv->v[i].slice] : TREX_NONE;
 	return TREX_OK;
 }
 
-enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
-                                         struct trex_kernel_ops *out, struct trex_error *err)
+enum trex_status trex_kernel_ops_compute(const struct trex_index *idx, struct trex_kernel_ops *out,
+                                         struct trex_error *err)
 {
 	static const struct trex_kernel_opts every = {.group = TREX_KERNELS_BY_OP, .memory = true};
 	struct ctx c = {.idx = idx, .opts = &every};
@@ -779,8 +789,8 @@ static const char *key_str(const struct trex_index *idx, uint32_t id)
 static void set_labels(const struct ctx *c, struct group *g)
 {
 	enum trex_kernel_group gr = c->opts->group;
-	bool by_text = gr == TREX_KERNELS_BY_NAME || gr == TREX_KERNELS_BY_SHAPE ||
-	               gr == TREX_KERNELS_BY_OP;
+	bool by_text =
+	    gr == TREX_KERNELS_BY_NAME || gr == TREX_KERNELS_BY_SHAPE || gr == TREX_KERNELS_BY_OP;
 
 	g->label = by_text ? key_str(c->idx, g->v->key[0]) : "";
 	g->label2 = gr == TREX_KERNELS_BY_SHAPE ? trex_index_str(c->idx, g->v->key[1]) : "";
@@ -901,7 +911,8 @@ static enum trex_status first_args(struct ctx *c, const struct group *g, struct 
 	size_t len = 0;
 
 	for (uint64_t i = 1; i < g->n; i++) {
-		if (g->v[i].ts < first->ts || (g->v[i].ts == first->ts && g->v[i].slice < first->slice))
+		if (g->v[i].ts < first->ts ||
+		    (g->v[i].ts == first->ts && g->v[i].slice < first->slice))
 			first = &g->v[i];
 	}
 	s = trex_index_slice(c->idx, first->slice);
@@ -984,7 +995,8 @@ static enum trex_status emit_row(struct ctx *c, struct trex_table *t, const stru
 		copy_cells(c, g, &cell[k]);
 		k += ARRAY_LEN(bytes_cols);
 	}
-	for (const enum label *l = group_labels[c->opts->group]; *l != NLABEL && st == TREX_OK; l++) {
+	for (const enum label *l = group_labels[c->opts->group]; *l != NLABEL && st == TREX_OK;
+	     l++) {
 		if (*l != L_ARGS || c->opts->args)
 			st = label_cell(c, g, *l, t, &cell[k++], err);
 	}
@@ -1016,8 +1028,8 @@ static enum trex_status fill_members(struct trex_kernel_members *m, const struct
 	return TREX_OK;
 }
 
-static enum trex_status fill_table(struct ctx *c, struct trex_table *t, struct group *g,
-                                   size_t ng, struct trex_error *err)
+static enum trex_status fill_table(struct ctx *c, struct trex_table *t, struct group *g, size_t ng,
+                                   struct trex_error *err)
 {
 	__int128 grand = 0;
 	enum trex_status st = TREX_OK;
@@ -1171,7 +1183,8 @@ static void sort_instances(const struct trex_index *idx, uint32_t *v, uint32_t *
 			size_t i = lo, j = mid, o = lo;
 
 			while (i < mid && j < hi)
-				dst[o++] = cmp_instance(idx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+				dst[o++] =
+				    cmp_instance(idx, src[j], src[i]) < 0 ? src[j++] : src[i++];
 			while (i < mid)
 				dst[o++] = src[i++];
 			while (j < hi)
@@ -1223,9 +1236,8 @@ static enum trex_status instance_row(const struct trex_index *idx, uint32_t id,
 	return TREX_OK;
 }
 
-enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids,
-                                             size_t n, struct trex_table *t,
-                                             struct trex_error *err)
+enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids, size_t n,
+                                             struct trex_table *t, struct trex_error *err)
 {
 	uint32_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
 	const char **devices = calloc(trex_index_process_count(idx) + 1, sizeof(*devices));

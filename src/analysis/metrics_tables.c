@@ -640,7 +640,8 @@ static bool summary_row(const struct trex_metrics *m, const uint32_t *ids, size_
 	union trex_cell *row = trex_table_add_row(t);
 	double pts[TREX_METRICS_TREND], sum = 0, v;
 	char label[512], trend[TREX_METRICS_TREND * 3 + 1];
-	size_t npts = n < TREX_METRICS_TREND ? n : TREX_METRICS_TREND; /* one per instance at most */
+	size_t npts =
+	    n < TREX_METRICS_TREND ? n : TREX_METRICS_TREND; /* one per instance at most */
 
 	if (!row)
 		return false;

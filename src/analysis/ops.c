@@ -14,14 +14,10 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct trex_column op_cols[] = {
-    {"calls", "Calls", TREX_COL_COUNT, true},
-    {"total_ns", "Total", TREX_COL_DURATION, true},
-    {"self_ns", "Self", TREX_COL_DURATION, true},
-    {"self_pct", "Self %", TREX_COL_PERCENT, true},
-    {"avg_ns", "Avg", TREX_COL_DURATION, true},
-    {"p95_ns", "P95", TREX_COL_DURATION, true},
-    {"max_ns", "Max", TREX_COL_DURATION, true},
-    {"gpu_ns", "GPU time", TREX_COL_DURATION, true},
+    {"calls", "Calls", TREX_COL_COUNT, true},     {"total_ns", "Total", TREX_COL_DURATION, true},
+    {"self_ns", "Self", TREX_COL_DURATION, true}, {"self_pct", "Self %", TREX_COL_PERCENT, true},
+    {"avg_ns", "Avg", TREX_COL_DURATION, true},   {"p95_ns", "P95", TREX_COL_DURATION, true},
+    {"max_ns", "Max", TREX_COL_DURATION, true},   {"gpu_ns", "GPU time", TREX_COL_DURATION, true},
     {"name", "Name", TREX_COL_TEXT, false},
 };
 enum { O_CALLS, O_TOTAL, O_SELF, O_SELF_PCT, O_AVG, O_P95, O_MAX, O_GPU, O_NAME };
@@ -73,9 +69,9 @@ static void lane_up(struct costs *c, const struct trex_lane *lane, const struct 
 			j++;
 		if (j < end && trex_index_slice(c->idx, j)->ts <= ts)
 			parent = j;
-		c->up[i] = parent == TREX_NONE                                     ? TREX_NONE
+		c->up[i] = parent == TREX_NONE                              ? TREX_NONE
 		           : views_kind(c->idx, parent) == TREX_KIND_CPU_OP ? parent
-		                                                                   : c->up[parent];
+		                                                            : c->up[parent];
 	}
 }
 
@@ -174,8 +170,8 @@ struct group {
 struct table_ctx {
 	const struct trex_index *idx;
 	const struct trex_ops_opts *opts;
-	uint32_t *ids;   /* every instance, grouped by name (ascending ids within a group) */
-	int64_t *durs;   /* their durations, sorted within each group */
+	uint32_t *ids; /* every instance, grouped by name (ascending ids within a group) */
+	int64_t *durs; /* their durations, sorted within each group */
 	struct group *g;
 	size_t ng, n;
 };

@@ -42,11 +42,12 @@ static bool has_upper(const char *p)
 
 static enum trex_status compile(const char *pattern, pcre2_code **out, struct trex_error *err)
 {
-	uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (has_upper(pattern) ? 0 : PCRE2_CASELESS);
+	uint32_t opts =
+	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (has_upper(pattern) ? 0 : PCRE2_CASELESS);
 	int code;
 	PCRE2_SIZE off;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &code, &off,
-	                               NULL);
+	pcre2_code *re =
+	    pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &code, &off, NULL);
 
 	if (!re) {
 		PCRE2_UCHAR text[160];
@@ -69,7 +70,8 @@ static bool name_matches(struct trex_search *s, const struct trex_search *within
 	if (s->name_state[name] == NAME_UNKNOWN) {
 		bool ok = !within || trex_search_name_matches(within, name);
 		size_t len;
-		const char *str = ok ? trex_strtab_get(trex_index_strings(s->idx), name, &len) : NULL;
+		const char *str =
+		    ok ? trex_strtab_get(trex_index_strings(s->idx), name, &len) : NULL;
 
 		if (ok)
 			ok = pcre2_match(re, (PCRE2_SPTR)str, len, 0, 0, md, NULL) >= 0;
@@ -89,7 +91,8 @@ static bool collect(struct trex_search *s, const struct trex_search *within, con
 		if (!name_matches(s, within, re, md, trex_index_slice(s->idx, i)->name))
 			continue;
 		if (s->count == cap) {
-			uint32_t *p = trex_grow(s->ids, &cap, (size_t)s->count + 1, sizeof(*p), 1024);
+			uint32_t *p =
+			    trex_grow(s->ids, &cap, (size_t)s->count + 1, sizeof(*p), 1024);
 
 			if (!p)
 				return false;
@@ -126,7 +129,8 @@ static bool index_lanes(struct trex_search *s)
 		const struct trex_lane *lane = trex_index_lane(s->idx, l);
 
 		s->lane_begin[l] = lower_id(s->ids, 0, s->count, lane->first);
-		s->lane_end[l] = lower_id(s->ids, s->lane_begin[l], s->count, lane->first + lane->count);
+		s->lane_end[l] =
+		    lower_id(s->ids, s->lane_begin[l], s->count, lane->first + lane->count);
 	}
 	return true;
 }

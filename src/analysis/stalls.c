@@ -57,9 +57,10 @@ uint32_t trex_stalls_baseline(const struct trex_profile *p, uint32_t k,
 
 		if (bk->device != kk->device || bk->name != kk->name)
 			continue;
-		if (want != NONE ? bk->report == want
-		                 : bk->report < kk->report &&
-		                       (best == NONE || bk->report > trex_profile_kernel(p, best)->report))
+		if (want != NONE
+		        ? bk->report == want
+		        : bk->report < kk->report &&
+		              (best == NONE || bk->report > trex_profile_kernel(p, best)->report))
 			best = b;
 	}
 	return best;
@@ -260,8 +261,8 @@ static bool group_lines(const struct trex_profile *p, uint32_t k, const struct l
 		struct trex_stall_line *l;
 
 		if (i == 0 || !same_line(&keys[i - 1], &keys[i])) {
-			out->v[out->n] = (struct trex_stall_line){keys[i].file, keys[i].line, 0, 0,
-			                                          (uint32_t)i, 0};
+			out->v[out->n] = (struct trex_stall_line){
+			    keys[i].file, keys[i].line, 0, 0, (uint32_t)i, 0};
 			out->n++;
 		}
 		l = &out->v[out->n - 1];
@@ -301,7 +302,8 @@ static bool reorder_lines(const struct trex_profile *p, struct trex_stall_lines 
 {
 	size_t *order = malloc((l->n ? l->n : 1) * sizeof(*order));
 	struct trex_stall_line *v = malloc((l->n ? l->n : 1) * sizeof(*v));
-	uint64_t *counts = malloc((l->n ? l->n : 1) * (l->nreasons ? l->nreasons : 1) * sizeof(*counts));
+	uint64_t *counts =
+	    malloc((l->n ? l->n : 1) * (l->nreasons ? l->nreasons : 1) * sizeof(*counts));
 	struct line_order lo = {p, l->v};
 
 	if (!order || !v || !counts) {

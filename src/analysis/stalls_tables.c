@@ -121,8 +121,20 @@ static const struct trex_column kernel_cols[] = {
     {"change", "Change", TREX_COL_COUNT, true},
     {"name", "Kernel", TREX_COL_TEXT, false},
 };
-enum { K_REPORT, K_DEVICE, K_STALLS, K_SAMPLES, K_TOP, K_TOP_PCT, K_INSNS, K_LISTING, K_BASE,
-       K_BASE_STALLS, K_CHANGE, K_NAME };
+enum {
+	K_REPORT,
+	K_DEVICE,
+	K_STALLS,
+	K_SAMPLES,
+	K_TOP,
+	K_TOP_PCT,
+	K_INSNS,
+	K_LISTING,
+	K_BASE,
+	K_BASE_STALLS,
+	K_CHANGE,
+	K_NAME
+};
 
 /* Instructions of k with any sample. */
 static int64_t sampled(const struct trex_profile *p, uint32_t k)
@@ -144,7 +156,8 @@ static void kernel_row(struct filler *f, uint32_t k)
 {
 	const struct trex_profile_kernel *kk = trex_profile_kernel(f->p, k);
 	uint32_t w = trex_profile_report(f->p, kk->report)->nreasons, top;
-	uint32_t *slots = malloc((w + 1) * sizeof(*slots)), base = trex_stalls_baseline(f->p, k, f->o);
+	uint32_t *slots = malloc((w + 1) * sizeof(*slots)),
+	         base = trex_stalls_baseline(f->p, k, f->o);
 	uint64_t all = 0;
 
 	if (!slots) {
@@ -187,12 +200,9 @@ enum trex_status trex_stalls_kernels_table(const struct trex_profile *p,
 /* ---- reasons -------------------------------------------------------------------------------- */
 
 static const struct trex_column reason_cols[] = {
-    {"report", "Report", TREX_COL_TEXT, false},
-    {"device", "Device", TREX_COL_COUNT, false},
-    {"kernel", "Kernel", TREX_COL_TEXT, false},
-    {"column", "Column", TREX_COL_TEXT, false},
-    {"samples", "Samples", TREX_COL_COUNT, true},
-    {"stall_pct", "Share %", TREX_COL_PERCENT, true},
+    {"report", "Report", TREX_COL_TEXT, false},   {"device", "Device", TREX_COL_COUNT, false},
+    {"kernel", "Kernel", TREX_COL_TEXT, false},   {"column", "Column", TREX_COL_TEXT, false},
+    {"samples", "Samples", TREX_COL_COUNT, true}, {"stall_pct", "Share %", TREX_COL_PERCENT, true},
     {"name", "Reason", TREX_COL_TEXT, false},
 };
 enum { R_REPORT, R_DEVICE, R_KERNEL, R_COLUMN, R_SAMPLES, R_PCT, R_NAME };
@@ -213,9 +223,10 @@ static void reason_rows(struct filler *f, uint32_t k)
 		text(f, R_COLUMN, str(f, r->name));
 		text(f, R_NAME, str(f, r->label));
 		count(f, R_SAMPLES, (int64_t)kk->totals[slots[i]]);
-		number(f, R_PCT, r->flags & TREX_REASON_NOT_STALL
-		                     ? NAN
-		                     : share(kk->totals[slots[i]], kk->stall_total));
+		number(f, R_PCT,
+		       r->flags & TREX_REASON_NOT_STALL
+		           ? NAN
+		           : share(kk->totals[slots[i]], kk->stall_total));
 	}
 	free(slots);
 }
@@ -252,9 +263,26 @@ static const struct trex_column top_cols[] = {
     {"waits_line", "Awaited line", TREX_COL_COUNT, false},
     {"source", "Source", TREX_COL_TEXT, false},
 };
-enum { T_REPORT, T_DEVICE, T_KERNEL, T_REASON, T_COLUMN, T_RANK, T_ADDR, T_SAMPLES, T_SHARE,
-       T_INSN, T_BLOCK, T_FILE, T_LINE, T_WAITS, T_WAITS_INSN, T_WAITS_FILE, T_WAITS_LINE,
-       T_SOURCE };
+enum {
+	T_REPORT,
+	T_DEVICE,
+	T_KERNEL,
+	T_REASON,
+	T_COLUMN,
+	T_RANK,
+	T_ADDR,
+	T_SAMPLES,
+	T_SHARE,
+	T_INSN,
+	T_BLOCK,
+	T_FILE,
+	T_LINE,
+	T_WAITS,
+	T_WAITS_INSN,
+	T_WAITS_FILE,
+	T_WAITS_LINE,
+	T_SOURCE
+};
 
 /* The columns of instruction i that every row of it repeats. */
 static void insn_cells(struct filler *f, uint32_t k, uint32_t slot, size_t rank, uint32_t i)
@@ -293,9 +321,9 @@ static void wait_cells(struct filler *f, uint32_t k, const struct trex_profile_w
 		text(f, T_WAITS_FILE, "");
 		return;
 	}
-	text(f, T_WAITS, trex_stalls_addr(&(struct trex_profile_insn){.addr = w->producer,
-	                                                             .has_addr = true},
-	                                  addr, sizeof(addr)));
+	text(f, T_WAITS,
+	     trex_stalls_addr(&(struct trex_profile_insn){.addr = w->producer, .has_addr = true},
+	                      addr, sizeof(addr)));
 	text(f, T_WAITS_INSN, pi == NONE ? "" : str(f, trex_profile_insn(f->p, pi)->text));
 	text(f, T_WAITS_FILE, str(f, w->file));
 	count(f, T_WAITS_LINE, w->line);
@@ -357,8 +385,20 @@ static const struct trex_column line_cols[] = {
     {"change", "Change", TREX_COL_COUNT, true},
     {"source", "Source", TREX_COL_TEXT, false},
 };
-enum { L_REPORT, L_DEVICE, L_KERNEL, L_FILE, L_LINE, L_STALLS, L_PCT, L_TOP, L_INSNS, L_BASE,
-       L_CHANGE, L_SOURCE };
+enum {
+	L_REPORT,
+	L_DEVICE,
+	L_KERNEL,
+	L_FILE,
+	L_LINE,
+	L_STALLS,
+	L_PCT,
+	L_TOP,
+	L_INSNS,
+	L_BASE,
+	L_CHANGE,
+	L_SOURCE
+};
 
 /* The stall reason with most samples on line li of l, "" when none. */
 static const char *line_top(const struct filler *f, uint32_t k, const struct trex_stall_lines *l,

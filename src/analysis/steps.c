@@ -29,8 +29,20 @@ static const struct trex_column cols[] = {
     {"kernels", "Kernels", TREX_COL_COUNT, true},
     {"step", "Step", TREX_COL_TEXT, false},
 };
-enum { C_RANK, C_START, C_DUR, C_BUSY, C_IDLE, C_BUSY_PCT, C_COMPUTE, C_COMM, C_OVERLAP,
-       C_MEMORY, C_KERNELS, C_STEP };
+enum {
+	C_RANK,
+	C_START,
+	C_DUR,
+	C_BUSY,
+	C_IDLE,
+	C_BUSY_PCT,
+	C_COMPUTE,
+	C_COMM,
+	C_OVERLAP,
+	C_MEMORY,
+	C_KERNELS,
+	C_STEP
+};
 
 /* GPU work of a file, and the steps. */
 struct item {
@@ -142,7 +154,8 @@ static struct file_work work_of(const struct ctx *c, uint32_t file)
 			hi = mid;
 	}
 	for (end = lo; end < c->work.n && v[end].file == file; end++)
-		fw.max_dur = v[end].end - v[end].ts > fw.max_dur ? v[end].end - v[end].ts : fw.max_dur;
+		fw.max_dur =
+		    v[end].end - v[end].ts > fw.max_dur ? v[end].end - v[end].ts : fw.max_dur;
 	fw.v = v + lo;
 	fw.n = end - lo;
 	return fw;
@@ -212,8 +225,8 @@ static enum trex_status rows(struct ctx *c, struct trex_table *t)
 		cell[C_START].number = views_from_start(c->idx, st->ts);
 		cell[C_DUR].number = (double)(st->end - st->ts);
 		step_gpu(c, &fw, st->ts, st->end, cell);
-		cell[C_STEP].text =
-		    views_text(t, trex_index_str(c->idx, trex_index_slice(c->idx, st->slice)->name));
+		cell[C_STEP].text = views_text(
+		    t, trex_index_str(c->idx, trex_index_slice(c->idx, st->slice)->name));
 		if (!cell[C_STEP].text)
 			return TREX_NOMEM;
 	}

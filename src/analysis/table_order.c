@@ -278,8 +278,8 @@ enum trex_status trex_table_transpose(const struct trex_table *t, size_t label_c
 		/* nothing to show per metric without a row: empty too, same note */
 		if (st == TREX_OK && t->nrows)
 			st = transpose_cells(t, label_cols, out, *types);
-		if (st == TREX_OK && t->note && !(out->note = trex_table_strdup(out, t->note,
-		                                                                 strlen(t->note))))
+		if (st == TREX_OK && t->note &&
+		    !(out->note = trex_table_strdup(out, t->note, strlen(t->note))))
 			st = TREX_NOMEM;
 	}
 	if (st != TREX_OK) {

@@ -10,7 +10,6 @@
 #include "trex/analysis/kernels.h"
 #include "trex/core/strtab.h"
 
-
 const char *views_device_label(const struct trex_index *idx, uint32_t process, char *buf,
                                size_t size)
 {
@@ -84,8 +83,7 @@ int64_t views_union(struct views_span *v, size_t n, size_t *merged)
 	return total;
 }
 
-int64_t views_overlap(const struct views_span *a, size_t na, const struct views_span *b,
-                      size_t nb)
+int64_t views_overlap(const struct views_span *a, size_t na, const struct views_span *b, size_t nb)
 {
 	int64_t total = 0;
 	size_t i = 0, j = 0;

@@ -49,7 +49,6 @@ struct views_span {
  * disjoint spans; returns the length of their union. */
 int64_t views_union(struct views_span *v, size_t n, size_t *merged);
 /* Length of the intersection of two sorted, disjoint span lists. */
-int64_t views_overlap(const struct views_span *a, size_t na, const struct views_span *b,
-                      size_t nb);
+int64_t views_overlap(const struct views_span *a, size_t na, const struct views_span *b, size_t nb);
 
 #endif

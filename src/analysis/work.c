@@ -22,7 +22,8 @@ void trex_work_count(const struct trex_index *idx, struct trex_work *out)
 	}
 }
 
-/* ---- why there is nothing --------------------------------------------------------------------- */
+/* ---- why there is nothing ---------------------------------------------------------------------
+ */
 
 struct cat_count {
 	uint32_t cat;
@@ -117,26 +118,32 @@ const char *trex_work_empty_reason(const struct trex_index *idx, const struct tr
 	if (w->kernels || (want == TREX_WORK_WANT_DEVICE && memory))
 		return NULL;
 	if (memory) {
-		snprintf(buf, size, "%s: only %llu memory copies and %llu memory sets "
-		         "(trex kernels --memory lists them)", what, (unsigned long long)w->memcpys,
-		         (unsigned long long)w->memsets);
+		snprintf(buf, size,
+		         "%s: only %llu memory copies and %llu memory sets "
+		         "(trex kernels --memory lists them)",
+		         what, (unsigned long long)w->memcpys, (unsigned long long)w->memsets);
 	} else if ((ranges = slices_of_category(idx, "cuda_profiler_range")) != 0) {
-		snprintf(buf, size, "CUPTI range-profiler trace: kernels appear as %llu "
+		snprintf(buf, size,
+		         "CUPTI range-profiler trace: kernels appear as %llu "
 		         "cuda_profiler_range events (counters per kernel, no kernel times)",
 		         (unsigned long long)ranges);
 	} else if (w->nslices == 0) {
-		snprintf(buf, size, "%s: the trace has no events with a duration "
-		         "(%u instants, %u counter samples)", what, trex_index_instant_count(idx),
-		         trex_index_sample_count(idx));
+		snprintf(buf, size,
+		         "%s: the trace has no events with a duration "
+		         "(%u instants, %u counter samples)",
+		         what, trex_index_instant_count(idx), trex_index_sample_count(idx));
 	} else if (list_categories(idx, w, gpu_kind, cats, sizeof(cats))) {
 		snprintf(buf, size, "%s: the device events are only of categories %s", what, cats);
 	} else if (!list_categories(idx, w, unknown_kind, cats, sizeof(cats))) {
 		list_categories(idx, w, host_kind, cats, sizeof(cats));
-		snprintf(buf, size, "%s: this trace has only CPU events (categories %s)", what, cats);
+		snprintf(buf, size, "%s: this trace has only CPU events (categories %s)", what,
+		         cats);
 	} else {
 		list_categories(idx, w, any_kind, cats, sizeof(cats));
-		snprintf(buf, size, "%s: no category or track of this trace is a device's "
-		         "(categories %s; see GPU WORK in trex(1))", what, cats);
+		snprintf(buf, size,
+		         "%s: no category or track of this trace is a device's "
+		         "(categories %s; see GPU WORK in trex(1))",
+		         what, cats);
 	}
 	return buf;
 }

@@ -30,20 +30,20 @@
 	  "GPU time by kernel category (GEMM, attention, collectives, ...), "                      \
 	  "built-in, --schema or --compiler-log (AIU)")                                            \
 	X(GPU_TIME, "gpu-time", cmd_gpu_time,                                                      \
-	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")      \
+	  "per GPU: span, busy (union), idle, compute/comm/memory, overlap, launch delays")        \
 	X(GAPS, "gaps", cmd_gaps,                                                                  \
-	  "idle gaps of each GPU, longest first, with the CPU op running when each began")       \
+	  "idle gaps of each GPU, longest first, with the CPU op running when each began")         \
 	X(STEPS, "steps", cmd_steps,                                                               \
-	  "per ProfilerStep (or --step): time, GPU busy, compute, comm, overlap, idle")          \
+	  "per ProfilerStep (or --step): time, GPU busy, compute, comm, overlap, idle")            \
 	X(OPS, "ops", cmd_ops,                                                                     \
-	  "CPU ops: calls, total, self time, avg, P95, max, GPU time launched")                  \
+	  "CPU ops: calls, total, self time, avg, P95, max, GPU time launched")                    \
 	X(API, "api", cmd_api,                                                                     \
 	  "runtime API calls (cuda*, hip*, cu*): calls, total, avg, med, min, max, P95")           \
 	X(INTEGRITY, "integrity", cmd_integrity,                                                   \
-	  "what was lost or repaired: every integrity counter per run, with its first example")   \
+	  "what was lost or repaired: every integrity counter per run, with its first example")    \
 	X(STALLS, "stalls", cmd_stalls,                                                            \
-	  "per kernel: stall samples by reason, hottest instructions and source lines, what "     \
-	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")             \
+	  "per kernel: stall samples by reason, hottest instructions and source lines, what "      \
+	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")              \
 	X(METRICS, "metrics", cmd_metrics,                                                         \
 	  "per-kernel hardware metrics (unitrace -q/-k, Kineto ranges) and unitrace reports: "     \
 	  "devices, metrics, kernels; --metric: their values")
@@ -70,14 +70,14 @@ enum cli_command {
 	  "output format: text (default), csv or json; info: text or json; "                       \
 	  "categories: also unitrace-json")                                                        \
 	X(SCHEMA, "schema", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),                       \
-	  "categories (command and view): unitrace category schema (INI) or trex rules file")     \
+	  "categories (command and view): unitrace category schema (INI) or trex rules file")      \
 	X(COMPILER_LOG, "compiler-log", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),           \
 	  "categories (command and view): acelyzer's table of AIU kernel categories, ideal "       \
 	  "cycles and PT utilisation from this DeepTools compiler log")                            \
 	X(CORE_FREQ, "core-freq", 0, "MHZ", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),                  \
 	  "with --compiler-log: the AIU core clock turning ideal cycles into time (default 1100)") \
 	X(EXPLAIN, "explain", 0, NULL, CLI_IN(CATEGORIES),                                         \
-	  "categories: one row per rule that decided work: what it matched, an example")          \
+	  "categories: one row per rule that decided work: what it matched, an example")           \
 	X(BY, "by", 0, "KEY", CLI_IN(KERNELS),                                                     \
 	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
 	X(MEMORY, "memory", 0, NULL, CLI_IN(KERNELS), "kernels: count memcpy and memset too")      \
@@ -95,15 +95,16 @@ enum cli_command {
 	  "stalls (command and view): the IGC shader dump directory (.asm files) of unitrace "     \
 	  "stall reports")                                                                         \
 	X(SOURCE_PATH, "source-path", 0, "DIR", CLI_IN(STALLS) | CLI_IN(DEFAULT),                  \
-	  "stalls: look for source files under DIR too (repeatable)")                               \
+	  "stalls: look for source files under DIR too (repeatable)")                              \
 	X(SOURCE_MAP, "source-map", 0, "OLD=NEW", CLI_IN(STALLS) | CLI_IN(DEFAULT),                \
 	  "stalls: a source file recorded under directory OLD is under NEW here (repeatable)")     \
 	X(KERNEL, "kernel", 0, "REGEX", CLI_IN(STALLS) | CLI_IN(METRICS),                          \
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
-	  "stalls (command and view): the stall report the others are compared with, per line")   \
+	  "stalls (command and view): the stall report the others are compared with, per line")    \
 	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
-	  "metrics: the metrics to show; kernels and the interface: metric columns in the kernels " \
+	  "metrics: the metrics to show; kernels and the interface: metric columns in the "        \
+	  "kernels "                                                                               \
 	  "table (metric or report column names, or all)")                                         \
 	X(SUMMARY, "summary", 0, NULL, CLI_IN(METRICS),                                            \
 	  "metrics --metric: min, avg, max and trend per kernel instead of one row per instance")  \
@@ -131,7 +132,7 @@ enum cli_command {
 	X(NO_MOUSE, "no-mouse", 0, NULL, CLI_UI,                                                   \
 	  "UI: leave the mouse to the terminal (text selection)")                                  \
 	X(SCRIPT, "script", 0, "KEYS", CLI_UI,                                                     \
-	  "UI: key names (and click:Y,X ...) separated by spaces, pressed before the terminal")   \
+	  "UI: key names (and click:Y,X ...) separated by spaces, pressed before the terminal")    \
 	X(DUMP_SCREEN, "dump-screen", 0, "FILE", CLI_UI,                                           \
 	  "UI: after --script, write the screen as text to FILE and quit (no terminal needed)")    \
 	X(HELP, "help", 'h', NULL, CLI_ANYWHERE, "show this help and exit")                        \
@@ -151,27 +152,27 @@ struct cli_opts {
 	enum cli_command command;
 	enum trex_table_format format;
 	enum trex_kernel_group group;
-	const char *output; /* NULL: stdout */
-	unsigned threads;   /* 0 = all cores */
-	bool memory, per_rank; /* kernels */
-	bool unitrace_json;    /* categories --format unitrace-json (format is then JSON) */
-	const char *schema;    /* categories --schema */
+	const char *output;       /* NULL: stdout */
+	unsigned threads;         /* 0 = all cores */
+	bool memory, per_rank;    /* kernels */
+	bool unitrace_json;       /* categories --format unitrace-json (format is then JSON) */
+	const char *schema;       /* categories --schema */
 	const char *compiler_log; /* categories --compiler-log */
-	unsigned core_mhz;     /* --core-freq, 0: the default */
-	bool explain;          /* categories --explain */
-	const char *step;      /* steps --step REGEX, NULL: the default */
-	int64_t min_ns;        /* gaps --min */
-	size_t top;            /* gaps, ops, api --top; 0: all; stalls: per reason, 0: 10 */
-	const char *dump;      /* stalls --dump DIR */
+	unsigned core_mhz;        /* --core-freq, 0: the default */
+	bool explain;             /* categories --explain */
+	const char *step;         /* steps --step REGEX, NULL: the default */
+	int64_t min_ns;           /* gaps --min */
+	size_t top;               /* gaps, ops, api --top; 0: all; stalls: per reason, 0: 10 */
+	const char *dump;         /* stalls --dump DIR */
 	const char *source_path[CLI_LIST_MAX]; /* stalls --source-path, in order */
 	size_t nsource_path;
-	const char *source_map[CLI_LIST_MAX];  /* stalls --source-map OLD=NEW, in order */
+	const char *source_map[CLI_LIST_MAX]; /* stalls --source-map OLD=NEW, in order */
 	size_t nsource_map;
-	const char *kernel;    /* stalls, metrics --kernel REGEX */
-	const char *compare;   /* stalls --compare FILE */
+	const char *kernel;                           /* stalls, metrics --kernel REGEX */
+	const char *compare;                          /* stalls --compare FILE */
 	const char *metric_args[CLI_METRIC_ARGS_MAX]; /* --metric, as given (comma lists) */
 	size_t nmetric_args;
-	bool summary;          /* metrics --summary */
+	bool summary;             /* metrics --summary */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
@@ -179,7 +180,7 @@ struct cli_opts {
 	enum trex_color_mode color;
 	bool ascii, no_mouse;
 	uint64_t given; /* bit i: option i (enum cli_option) was given */
-	char **inputs; /* FILE arguments as given (lists, globs) */
+	char **inputs;  /* FILE arguments as given (lists, globs) */
 	size_t input_count;
 };
 
@@ -238,7 +239,7 @@ struct trex_ideal_log;
 struct trex_profile;
 struct trex_srcfiles;
 struct cli_model {
-	const struct trex_index *idx;  /* NULL only for `trex metrics` of metrics inputs alone */
+	const struct trex_index *idx; /* NULL only for `trex metrics` of metrics inputs alone */
 	const struct trex_catset *catset;
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	const struct trex_profile *profile; /* the stall reports among the inputs, or NULL */
@@ -297,8 +298,7 @@ enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_cat
                                        struct trex_error *err);
 /* Reads --compiler-log before the load (problems on stderr, positioned);
  * NULL log without the option. */
-enum trex_status cmd_categories_compiler_log(const struct cli_opts *o,
-                                             struct trex_ideal_log **log,
+enum trex_status cmd_categories_compiler_log(const struct cli_opts *o, struct trex_ideal_log **log,
                                              struct trex_error *err);
 
 /* ---- cli_profile.c: stall reports among the inputs ------------------------------------ */

@@ -42,7 +42,8 @@ struct option_desc {
 };
 
 static const struct option_desc option_descs[] = {
-#define CLI_OPTION_DESC(id, name, short_name, arg, where, help) {name, short_name, arg, where, help},
+#define CLI_OPTION_DESC(id, name, short_name, arg, where, help)                                    \
+	{name, short_name, arg, where, help},
     CLI_OPTION_INFO(CLI_OPTION_DESC)
 #undef CLI_OPTION_DESC
 };
@@ -216,8 +217,9 @@ static enum trex_status check_classify_options(const struct cli_opts *o, struct 
 	if (o->core_mhz && !o->compiler_log)
 		return usage(err, "--core-freq needs --compiler-log");
 	if (o->compiler_log && (o->schema || o->explain || o->unitrace_json))
-		return usage(err, "--compiler-log makes its own table: not with --schema, --explain "
-		                  "or --format unitrace-json");
+		return usage(err,
+		             "--compiler-log makes its own table: not with --schema, --explain "
+		             "or --format unitrace-json");
 	return TREX_OK;
 }
 
@@ -262,8 +264,8 @@ static enum trex_status check_pattern(const char *option, const char *arg, struc
 }
 
 /* The options of metrics. */
-static enum trex_status apply_metrics_value(struct cli_opts *o, enum cli_option id,
-                                            const char *arg, struct trex_error *err)
+static enum trex_status apply_metrics_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                            struct trex_error *err)
 {
 	switch (id) {
 	case CLI_OPT_METRIC:
@@ -302,7 +304,8 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		errno = 0;
 		n = strtoull(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end || errno || n == 0 || n > TOP_MAX)
-			return usage(err, "--top: expected a number of rows (1 or more), not '%s'", arg);
+			return usage(err, "--top: expected a number of rows (1 or more), not '%s'",
+			             arg);
 		o->top = (size_t)n;
 		return TREX_OK;
 	default:
@@ -333,9 +336,9 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 		return parse_core_freq(arg, &o->core_mhz, err);
 	case CLI_OPT_BY:
 		if (!trex_kernel_group_parse(arg, &o->group))
-			return usage(err,
-			             "--by: expected name, shape, op, stream, device or rank, not '%s'",
-			             arg);
+			return usage(
+			    err, "--by: expected name, shape, op, stream, device or rank, not '%s'",
+			    arg);
 		return TREX_OK;
 	case CLI_OPT_OUTPUT:
 		o->output = arg;
@@ -346,7 +349,8 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 			char names[256];
 
 			trex_format_names(names, sizeof(names));
-			return usage(err, "--input-format: no format '%s' (formats: %s)", arg, names);
+			return usage(err, "--input-format: no format '%s' (formats: %s)", arg,
+			             names);
 		}
 		return TREX_OK;
 	case CLI_OPT_THREADS:
@@ -481,7 +485,9 @@ static void where_text(uint32_t where, char *buf, size_t size)
 			continue;
 		done++;
 		n += (size_t)snprintf(buf + n, size - n, "%s'trex %s'",
-		                      done == 1 ? "" : done == count && !ui ? " and " : ", ",
+		                      done == 1              ? ""
+		                      : done == count && !ui ? " and "
+		                                             : ", ",
 		                      command_descs[i].name);
 	}
 	if (ui && n < size)
@@ -764,8 +770,9 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 		st = cli_empty_index(out, err);
 	cli_paths_free(&paths);
 	if (st == TREX_OK && m && !metrics) { /* a caller that takes no metrics */
-		st = trex_error_set(err, TREX_USAGE, trex_metrics_str(m, trex_metrics_source(m, 0)->path),
-		                    -1, "metrics input: not for this command");
+		st = trex_error_set(err, TREX_USAGE,
+		                    trex_metrics_str(m, trex_metrics_source(m, 0)->path), -1,
+		                    "metrics input: not for this command");
 		trex_index_free(*out);
 		*out = NULL;
 	}

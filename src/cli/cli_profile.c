@@ -50,8 +50,8 @@ enum trex_status cli_apply_stalls_value(struct cli_opts *o, enum cli_option id, 
 		return add_to_list(o->source_path, &o->nsource_path, arg, "source-path", err);
 	case CLI_OPT_SOURCE_MAP:
 		if (!trex_srcfiles_map_valid(arg))
-			return usage(err, "--source-map: expected OLD=NEW (two directories), not '%s'",
-			             arg);
+			return usage(
+			    err, "--source-map: expected OLD=NEW (two directories), not '%s'", arg);
 		return add_to_list(o->source_map, &o->nsource_map, arg, "source-map", err);
 	case CLI_OPT_KERNEL:
 		o->kernel = arg;
@@ -68,7 +68,8 @@ enum trex_status cli_apply_stalls_value(struct cli_opts *o, enum cli_option id, 
 enum trex_status cli_check_stalls_options(const struct cli_opts *o, struct trex_error *err)
 {
 	if (o->command == CLI_CMD_STALLS && o->demo)
-		return usage(err, "stalls: the demo trace has no stall samples; give stall reports");
+		return usage(err,
+		             "stalls: the demo trace has no stall samples; give stall reports");
 	return TREX_OK;
 }
 
@@ -159,7 +160,8 @@ static enum trex_status check_strict(const struct trex_profile *p, struct trex_e
 static enum trex_status make_sources(const struct cli_opts *o, struct trex_srcfiles **sources,
                                      struct trex_error *err)
 {
-	*sources = trex_srcfiles_new(o->source_path, o->nsource_path, o->source_map, o->nsource_map);
+	*sources =
+	    trex_srcfiles_new(o->source_path, o->nsource_path, o->source_map, o->nsource_map);
 	return *sources ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 }
 
@@ -175,13 +177,15 @@ enum trex_status cli_profile_load(const struct cli_opts *o, struct trex_profile 
 	*sources = NULL;
 	*baseline = TREX_PROFILE_NONE;
 	if (o->compare && !trex_profile_sniff_path(o->compare))
-		return trex_error_set(err, TREX_FORMAT, o->compare, -1,
-		                      "--compare: expected a stall report (a unitrace --stall-sampling "
-		                      "CSV or an Nsight Compute source-page CSV)");
+		return trex_error_set(
+		    err, TREX_FORMAT, o->compare, -1,
+		    "--compare: expected a stall report (a unitrace --stall-sampling "
+		    "CSV or an Nsight Compute source-page CSV)");
 	if (!o->demo)
 		st = report_paths(o, &paths, err);
 	if (st == TREX_OK && paths.n)
-		st = trex_profile_load_paths((const char *const *)paths.v, paths.n, &lo, profile, err);
+		st = trex_profile_load_paths((const char *const *)paths.v, paths.n, &lo, profile,
+		                             err);
 	cli_paths_free(&paths);
 	if (st == TREX_OK && *profile && o->strict)
 		st = check_strict(*profile, err);

@@ -13,7 +13,7 @@
 #include "trex/export/unitrace_summary.h"
 #include "trex/load/deeptools_log.h"
 
-#define SCHEMA_MAX (64u << 20) /* a category file is small; refuse anything huge */
+#define SCHEMA_MAX (64u << 20)         /* a category file is small; refuse anything huge */
 #define COMPILER_LOG_MAX (1024u << 20) /* compiler logs are verbose, not unbounded */
 
 static void print_diag(void *user, const char *line)
@@ -88,8 +88,7 @@ static void print_problem(void *user, const struct trex_error *problem)
 	fprintf(stderr, "trex: %s\n", msg);
 }
 
-enum trex_status cmd_categories_compiler_log(const struct cli_opts *o,
-                                             struct trex_ideal_log **log,
+enum trex_status cmd_categories_compiler_log(const struct cli_opts *o, struct trex_ideal_log **log,
                                              struct trex_error *err)
 {
 	char *text = NULL;

@@ -19,8 +19,9 @@ enum trex_status cmd_gaps(const struct cli_opts *o, const struct cli_model *m, F
 		return st;
 	st = trex_table_write(out, &t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
-		fputs(o->min_ns ? "(no GPU gap that long)\n" : "(no GPU gaps: no device has two "
-		                                                "separate pieces of GPU work)\n",
+		fputs(o->min_ns ? "(no GPU gap that long)\n"
+		                : "(no GPU gaps: no device has two "
+		                  "separate pieces of GPU work)\n",
 		      out);
 	trex_table_free(&t);
 	return st;

@@ -6,8 +6,8 @@
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
 
-enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m,
-                                    bool api, FILE *out, struct trex_error *err)
+enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
+                                 FILE *out, struct trex_error *err)
 {
 	struct trex_ops_opts oo = {api, o->top};
 	struct trex_table t;

@@ -60,7 +60,8 @@ static void kernel_header(const struct report *r, uint32_t k)
 	if (kk->listing) {
 		fputs("listing ", r->out);
 		puts_esc(r, str(r, kk->listing));
-	} else if (kk->flags & TREX_KERNEL_SOURCE || strcmp(str(r, rep->format), "ncu-source") == 0) {
+	} else if (kk->flags & TREX_KERNEL_SOURCE ||
+	           strcmp(str(r, rep->format), "ncu-source") == 0) {
 		fputs("instructions as the report gives them", r->out);
 	} else {
 		fprintf(r->out, "no listing: samples per address only%s",
@@ -93,7 +94,8 @@ static void reasons(const struct report *r, uint32_t k, uint32_t *slots)
 
 	fprintf(r->out, "\n  %-14s %10s %8s\n", "Reason", "Samples", "Share %");
 	for (size_t i = 0; i < n; i++) {
-		const struct trex_profile_reason *re = trex_profile_reason(r->p, rep->reasons[slots[i]]);
+		const struct trex_profile_reason *re =
+		    trex_profile_reason(r->p, rep->reasons[slots[i]]);
 		bool stall = !(re->flags & TREX_REASON_NOT_STALL);
 
 		fprintf(r->out, "  %-14s %10" PRIu64, str(r, re->label), kk->totals[slots[i]]);
@@ -107,7 +109,8 @@ static void reasons(const struct report *r, uint32_t k, uint32_t *slots)
 	}
 }
 
-/* ---- hot instructions -------------------------------------------------------------------------- */
+/* ---- hot instructions --------------------------------------------------------------------------
+ */
 
 static void source_ref(const struct report *r, uint32_t file, int64_t line)
 {
@@ -135,7 +138,8 @@ static void waits(const struct report *r, uint32_t k, const struct trex_profile_
 		uint32_t pi = trex_profile_insn_find(r->p, k, wt->producer);
 
 		fprintf(r->out, "%31swaits for 0x%" PRIx64 "  ", "", wt->producer);
-		puts_esc(r, pi == TREX_PROFILE_NONE ? "" : str(r, trex_profile_insn(r->p, pi)->text));
+		puts_esc(r,
+		         pi == TREX_PROFILE_NONE ? "" : str(r, trex_profile_insn(r->p, pi)->text));
 		if (wt->file || wt->line) {
 			fprintf(r->out, "\n%41s", "");
 			source_ref(r, wt->file, wt->line);
@@ -150,8 +154,9 @@ static void hot_insn(const struct report *r, uint32_t k, uint32_t slot, size_t r
 	uint64_t n = trex_profile_counts(r->p, i)[slot];
 	char addr[32];
 
-	fprintf(r->out, "  %3zu %-10s %8" PRIu64 " %6.2f%%  ", rank, trex_stalls_addr(in, addr, sizeof(addr)),
-	        n, pct(n, trex_profile_kernel(r->p, k)->totals[slot]));
+	fprintf(r->out, "  %3zu %-10s %8" PRIu64 " %6.2f%%  ", rank,
+	        trex_stalls_addr(in, addr, sizeof(addr)), n,
+	        pct(n, trex_profile_kernel(r->p, k)->totals[slot]));
 	puts_esc(r, in->text ? str(r, in->text) : in->has_addr ? "(not in the listing)" : "");
 	fputc('\n', r->out);
 	if (in->file || in->line) {
@@ -159,8 +164,9 @@ static void hot_insn(const struct report *r, uint32_t k, uint32_t slot, size_t r
 		source_ref(r, in->file, in->line);
 		fputc('\n', r->out);
 	}
-	if (trex_profile_reason(r->p, trex_profile_report(r->p, trex_profile_kernel(r->p, k)->report)
-	                                  ->reasons[slot])
+	if (trex_profile_reason(
+	        r->p,
+	        trex_profile_report(r->p, trex_profile_kernel(r->p, k)->report)->reasons[slot])
 	        ->flags &
 	    TREX_REASON_DEPENDENCY)
 		waits(r, k, in);
@@ -173,7 +179,8 @@ static void hot(const struct report *r, uint32_t k, uint32_t *slots, uint32_t *t
 	size_t ns = trex_stalls_reasons(r->p, k, true, slots), want = r->so->top;
 
 	for (size_t s = 0; s < ns; s++) {
-		const struct trex_profile_reason *re = trex_profile_reason(r->p, rep->reasons[slots[s]]);
+		const struct trex_profile_reason *re =
+		    trex_profile_reason(r->p, rep->reasons[slots[s]]);
 		size_t n = trex_stalls_top(r->p, k, slots[s], want, top);
 
 		fprintf(r->out, "\n  %s: the %zu hottest %s\n", str(r, re->label), n,
@@ -236,7 +243,8 @@ static enum trex_status hot_lines(const struct report *r, uint32_t k, struct tre
 	qsort(h, n, sizeof(*h), cmp_hot_line);
 	if (n) {
 		fprintf(r->out, "\n  Hottest source lines\n  %10s %8s%s  %s\n", "Samples", "Share",
-		        base != TREX_PROFILE_NONE ? "   Baseline   Change" : "", "File:line  source");
+		        base != TREX_PROFILE_NONE ? "   Baseline   Change" : "",
+		        "File:line  source");
 		for (size_t i = 0; i < n && i < HOT_LINES; i++)
 			line_row(r, &l, h[i].i, base != TREX_PROFILE_NONE,
 			         trex_profile_kernel(r->p, k)->stall_total);
@@ -246,14 +254,16 @@ static enum trex_status hot_lines(const struct report *r, uint32_t k, struct tre
 	return TREX_OK;
 }
 
-/* ---- the report -------------------------------------------------------------------------------- */
+/* ---- the report --------------------------------------------------------------------------------
+ */
 
 static enum trex_status text_kernel(const struct report *r, uint32_t k, struct trex_error *err)
 {
 	const struct trex_profile_kernel *kk = trex_profile_kernel(r->p, k);
 	uint32_t w = trex_profile_report(r->p, kk->report)->nreasons;
 	size_t top = r->so->top ? r->so->top : TREX_STALLS_TOP_DEFAULT;
-	uint32_t *slots = malloc((w + 1) * sizeof(*slots)), *hot_v = malloc((top + 1) * sizeof(*hot_v));
+	uint32_t *slots = malloc((w + 1) * sizeof(*slots)),
+	         *hot_v = malloc((top + 1) * sizeof(*hot_v));
 	enum trex_status st = TREX_OK;
 
 	if (!slots || !hot_v)
@@ -274,14 +284,16 @@ static enum trex_status write_text(const struct report *r, struct trex_error *er
 {
 	uint32_t *ks = malloc((trex_profile_kernel_count(r->p) + 1) * sizeof(*ks));
 	size_t n = ks ? trex_stalls_kernels(r->p, r->so, ks) : 0;
-	enum trex_status st = ks ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	enum trex_status st =
+	    ks ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 
 	for (size_t i = 0; st == TREX_OK && i < n; i++)
 		st = text_kernel(r, ks[i], err);
 	if (st == TREX_OK && n == 0)
-		fprintf(r->out, "(%s)\n", trex_profile_kernel_count(r->p)
-		                              ? "no kernel of the reports matches --kernel"
-		                              : "no stall samples: the reports hold no kernel");
+		fprintf(r->out, "(%s)\n",
+		        trex_profile_kernel_count(r->p)
+		            ? "no kernel of the reports matches --kernel"
+		            : "no stall samples: the reports hold no kernel");
 	free(ks);
 	return st;
 }
@@ -340,7 +352,8 @@ enum trex_status cmd_stalls(const struct cli_opts *o, const struct cli_model *m,
 	enum trex_status st = TREX_OK;
 
 	if (!m->profile)
-		return trex_error_set(err, TREX_FORMAT, NULL, -1, "stalls: no stall report among the inputs");
+		return trex_error_set(err, TREX_FORMAT, NULL, -1,
+		                      "stalls: no stall report among the inputs");
 	if (o->kernel && (st = trex_regex_compile(o->kernel, &re, err)) != TREX_OK)
 		return st;
 	so.kernel = re;

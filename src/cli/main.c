@@ -55,7 +55,8 @@ static void ui_title(const struct cli_opts *o, const struct trex_index *idx,
 	if (n == 0 && profile) { /* stall reports only */
 		uint32_t nr = trex_profile_report_count(profile);
 
-		snprintf(buf, size, "%s%s", trex_profile_str(profile, trex_profile_report(profile, 0)->path),
+		snprintf(buf, size, "%s%s",
+		         trex_profile_str(profile, trex_profile_report(profile, 0)->path),
 		         nr > 1 ? " and more stall reports" : "");
 		return;
 	}
@@ -102,8 +103,15 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
 	struct trex_profile *profile = NULL;
-	struct trex_ui_opts uo = {o->keys, o->theme, o->color, o->ascii, o->script,
-	                          o->dump_screen, title, o->no_mouse, .core_mhz = o->core_mhz,
+	struct trex_ui_opts uo = {o->keys,
+	                          o->theme,
+	                          o->color,
+	                          o->ascii,
+	                          o->script,
+	                          o->dump_screen,
+	                          title,
+	                          o->no_mouse,
+	                          .core_mhz = o->core_mhz,
 	                          .step_pattern = o->step};
 	enum trex_status st;
 

@@ -117,8 +117,8 @@ static uint32_t intern_c(struct bld *c, const char *s)
 static enum trex_status fill_event_types(struct bld *c, const struct trex_build_file *in,
                                          struct trex_file *out)
 {
-	out->event_type_count =
-	    in->event_type_count < TREX_EVENT_TYPES_MAX ? in->event_type_count : TREX_EVENT_TYPES_MAX;
+	out->event_type_count = in->event_type_count < TREX_EVENT_TYPES_MAX ? in->event_type_count
+	                                                                    : TREX_EVENT_TYPES_MAX;
 	for (uint32_t i = 0; i < out->event_type_count; i++) {
 		struct trex_event_type *t = &out->event_types[i];
 
@@ -261,9 +261,9 @@ static enum trex_status add_integrity(struct bld *c)
 	for (uint32_t f = 0; f < c->idx->nfiles; f++) {
 		trex_integrity_add(&c->idx->files[f].integrity, &c->integ[f]);
 		for (int k = 0; k < TREX_INTEG_COUNT; k++) {
-			if (!trex_problems_add_cands(&c->idx->problems[f],
-			                             (enum trex_integrity_counter)k,
-			                             bld_cand(c, f, (enum trex_integrity_counter)k)))
+			if (!trex_problems_add_cands(
+			        &c->idx->problems[f], (enum trex_integrity_counter)k,
+			        bld_cand(c, f, (enum trex_integrity_counter)k)))
 				return bld_nomem(c);
 		}
 		trex_problems_complete(c->idx, f);

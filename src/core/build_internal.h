@@ -94,8 +94,8 @@ struct fkey {
 
 /* How a flow's ends are bound once slices are placed (flow_how). */
 enum {
-	FLOW_FROM_STEP = 1,  /* the from point is a step (unbound: counted as an end already) */
-	FLOW_TO_NEXT = 2,    /* the to point binds to the next slice, not the enclosing one */
+	FLOW_FROM_STEP = 1,   /* the from point is a step (unbound: counted as an end already) */
+	FLOW_TO_NEXT = 2,     /* the to point binds to the next slice, not the enclosing one */
 	FLOW_FROM_ANCHOR = 4, /* the from point sits on a slice (flow_anchor) */
 	FLOW_TO_ANCHOR = 8,
 	FLOW_FROM_NEXT = 16, /* the from point binds to the next slice */
@@ -167,8 +167,8 @@ struct bld {
 	size_t nblock_seq, block_seq_cap;
 	struct seq_run *seq_runs;
 	size_t nseq_runs, seq_runs_cap;
-	size_t nfull;         /* slices in whole blocks, once rest has joined */
-	uint64_t slices_seen; /* slices of the files merged so far */
+	size_t nfull;                 /* slices in whole blocks, once rest has joined */
+	uint64_t slices_seen;         /* slices of the files merged so far */
 	struct trex_integrity *integ; /* the build's own counts, per file */
 	/* the build's own integrity examples, per file and counter: the
 	 * earliest (tracks in display order once stage 2 renumbered them) */
@@ -180,7 +180,7 @@ struct bld {
 	uint32_t file, file_first_track;
 	int64_t base;
 	uint32_t next_launch_link; /* a new launch link of the file (launch edges) */
-	uint32_t *be_top; /* per global track: its open begun slices */
+	uint32_t *be_top;          /* per global track: its open begun slices */
 	size_t be_top_cap;
 	struct stack_ent *pool;
 	uint32_t pool_n, pool_free;
@@ -241,7 +241,7 @@ struct trex_earliest *bld_cand(struct bld *c, uint32_t file, enum trex_integrity
 /* A problem of the build's own about slice s, counted and offered as an
  * example. */
 void bld_problem(struct bld *c, uint32_t file, enum trex_integrity_counter k,
-		 const struct trex_slice *s, int64_t value);
+                 const struct trex_slice *s, int64_t value);
 void bld_note_span(struct bld *c, int64_t start, int64_t end);
 uint32_t bld_track_file(const struct trex_index *idx, uint32_t track);
 /* A merge-time reference as a place in the joined store. */

@@ -75,8 +75,8 @@ struct sort_worker {
 
 /* Per-track order: ts ascending, longer first at equal ts (a parent before
  * the children starting with it), then file order. */
-static inline bool key_less(const struct bld *c, int64_t ats, int64_t adur, uint32_t a,
-                            int64_t bts, int64_t bdur, uint32_t b)
+static inline bool key_less(const struct bld *c, int64_t ats, int64_t adur, uint32_t a, int64_t bts,
+                            int64_t bdur, uint32_t b)
 {
 	if (ats != bts)
 		return ats < bts;
@@ -129,8 +129,8 @@ static size_t run_end(const struct slice_sort *ss, const uint32_t *ids, size_t i
 	return i;
 }
 
-static void merge_runs(const struct slice_sort *ss, const uint32_t *a, size_t na,
-                       const uint32_t *b, size_t nb, uint32_t *out)
+static void merge_runs(const struct slice_sort *ss, const uint32_t *a, size_t na, const uint32_t *b,
+                       size_t nb, uint32_t *out)
 {
 	size_t i = 0, j = 0, k = 0;
 
@@ -155,7 +155,8 @@ static void merge_sort(const struct slice_sort *ss, uint32_t *ids, uint32_t *tmp
 		uint32_t *swap;
 
 		for (runs = 0; i < n; runs++) {
-			size_t mid = run_end(ss, src, i, n), hi = mid < n ? run_end(ss, src, mid, n) : n;
+			size_t mid = run_end(ss, src, i, n),
+			       hi = mid < n ? run_end(ss, src, mid, n) : n;
 
 			merge_runs(ss, src + i, mid - i, src + mid, hi - mid, dst + i);
 			i = hi;
@@ -642,7 +643,8 @@ static void place_range(const struct place *p, size_t lo, size_t hi, struct trex
 		shift++;
 	place_pass(p, lo, hi, shift);
 	for (size_t b = lo; b < hi; b += (size_t)1 << shift)
-		place_range(p, b, b + ((size_t)1 << shift) < hi ? b + ((size_t)1 << shift) : hi, buf);
+		place_range(p, b, b + ((size_t)1 << shift) < hi ? b + ((size_t)1 << shift) : hi,
+		            buf);
 }
 
 /* On several threads, [lo, hi) is first split in place into the slices
@@ -835,8 +837,8 @@ static enum trex_status resolve_deps(struct bld *c)
 		return bld_nomem(c);
 	}
 	for (size_t i = 0; i < c->ndeps; i++)
-		idx->edges[i] = (struct trex_edge){final_id(c, c->deps[i].from),
-		                                   final_id(c, c->deps[i].to)};
+		idx->edges[i] =
+		    (struct trex_edge){final_id(c, c->deps[i].from), final_id(c, c->deps[i].to)};
 	qsort(idx->edges, c->ndeps, sizeof(*idx->edges), cmp_edge);
 	for (size_t i = 0; i < c->ndeps; i++)
 		keys[i] = ((uint64_t)idx->edges[i].to << 32) | i;
@@ -928,7 +930,8 @@ enum trex_status bld_lanes(struct bld *c)
 	return st;
 }
 
-/* ---- instants and counter samples ---------------------------------------------------------------- */
+/* ---- instants and counter samples
+ * ---------------------------------------------------------------- */
 
 struct rkey {
 	int64_t ts;

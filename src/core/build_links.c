@@ -168,10 +168,10 @@ static uint32_t bind_next(const struct trex_index *idx, uint32_t track, int64_t 
 /* Flows are bound in ranges, one per task, each with its own search hints
  * and counts (summed afterwards, in task order). */
 struct bind_task {
-	uint32_t *hints;              /* per lane */
-	struct trex_integrity *integ; /* per file */
+	uint32_t *hints;                  /* per lane */
+	struct trex_integrity *integ;     /* per file */
 	struct trex_earliest *unbound_ex; /* per file */
-	int64_t start, end;           /* span seen, start > end if none */
+	int64_t start, end;               /* span seen, start > end if none */
 };
 
 /* A flow point on no slice: counted and offered as an example of file. */
@@ -226,7 +226,7 @@ static void bind_range(struct bld *c, struct bind_task *t, size_t lo, size_t hi)
 		         how & FLOW_FROM_NEXT);
 		bind_end(c, t, &f->to_slice, &f->to_track, &f->to_ts, how & FLOW_TO_ANCHOR,
 		         how & FLOW_TO_NEXT);
-		file = f->from_track != TREX_NONE  ? bld_track_file(idx, f->from_track)
+		file = f->from_track != TREX_NONE ? bld_track_file(idx, f->from_track)
 		       : f->to_track != TREX_NONE ? bld_track_file(idx, f->to_track)
 		                                  : 0;
 		if (f->from_slice == TREX_NONE && !(how & FLOW_FROM_STEP))

@@ -329,7 +329,8 @@ static void flow_task(void *arg, size_t k, unsigned worker)
 	bld_flows_fill(j->c, &j->c->pm[k], j->c->in->parts[j->first + k]);
 }
 
-/* ---- a part, serially: hand-over and pairing ---------------------------------------------------- */
+/* ---- a part, serially: hand-over and pairing ----------------------------------------------------
+ */
 
 static bool note_seq_run(struct bld *c, size_t at, uint64_t seq, size_t n)
 {
@@ -394,8 +395,7 @@ static enum trex_status pair_part(struct bld *c, struct trex_builder *b, struct 
 }
 
 /* The stack top slot of a key, created empty. */
-static uint32_t *async_top(struct bld *c, uint32_t proc, uint32_t space, uint64_t num,
-                           uint32_t str)
+static uint32_t *async_top(struct bld *c, uint32_t proc, uint32_t space, uint64_t num, uint32_t str)
 {
 	uint32_t *slot = trex_kmap_insert(&c->async_map, ((uint64_t)proc << 32) | space, num, str);
 
@@ -418,8 +418,8 @@ static uint32_t keyed_track(struct bld *c, uint32_t top, uint32_t proc, uint32_t
 	                        : async_track(c, proc, name);
 }
 
-static enum trex_status keyed_instant(struct bld *c, struct pmerge *pm,
-                                      const struct trex_bkeyed *k, uint32_t top, uint32_t proc)
+static enum trex_status keyed_instant(struct bld *c, struct pmerge *pm, const struct trex_bkeyed *k,
+                                      uint32_t top, uint32_t proc)
 {
 	uint32_t name = pstr(pm, k->name), track = keyed_track(c, top, proc, name);
 	struct trex_instant *in;
@@ -440,8 +440,7 @@ static enum trex_status keyed_instant(struct bld *c, struct pmerge *pm,
 	return TREX_OK;
 }
 
-static enum trex_status keyed_record(struct bld *c, struct pmerge *pm,
-                                     const struct trex_bkeyed *k)
+static enum trex_status keyed_record(struct bld *c, struct pmerge *pm, const struct trex_bkeyed *k)
 {
 	uint32_t proc, *top;
 	struct trex_slice s = {.track = TREX_NONE};
@@ -789,7 +788,8 @@ static enum trex_status apply_file_edges(struct bld *c)
 	for (size_t i = 0; st == TREX_OK && i < c->nfile_edges; i++) {
 		const struct edge_ref *e = &c->file_edges[i];
 
-		st = e->kind == TREX_EDGE_LAUNCH ? launch_edge(c, e) : bld_flow_edge(c, e->from, e->to);
+		st = e->kind == TREX_EDGE_LAUNCH ? launch_edge(c, e)
+		                                 : bld_flow_edge(c, e->from, e->to);
 	}
 	return st;
 }

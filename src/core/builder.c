@@ -537,9 +537,8 @@ uint32_t trex_builder_track(struct trex_builder *b, uint32_t pid, uint32_t tid)
 /* A parent must be an earlier slice track of the same process. */
 static bool parent_ok(const struct trex_builder *b, uint32_t parent, uint32_t pid)
 {
-	return parent == TREX_NONE ||
-	       (parent < b->ntracks && b->tracks[parent].pid == pid &&
-	        b->tracks[parent].cls != TREX_BT_COUNTER);
+	return parent == TREX_NONE || (parent < b->ntracks && b->tracks[parent].pid == pid &&
+	                               b->tracks[parent].cls != TREX_BT_COUNTER);
 }
 
 uint32_t trex_builder_named_track(struct trex_builder *b, uint32_t pid, uint32_t key,
@@ -772,8 +771,8 @@ int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p)
 	bool on_slice = p->slice != TREX_HANDLE_NONE;
 	int64_t ts = p->ts;
 
-	if (b->failed || !key_ok(b, &p->key) || !valid_str(b, p->name) ||
-	    p->role > TREX_FLOW_END || p->bind > TREX_BIND_NEXT ||
+	if (b->failed || !key_ok(b, &p->key) || !valid_str(b, p->name) || p->role > TREX_FLOW_END ||
+	    p->bind > TREX_BIND_NEXT ||
 	    (on_slice ? !handle_ok(b, p->slice) : !slice_track(b, p->track)))
 		return fail(b);
 	f = trex_vec_push(&b->flows);

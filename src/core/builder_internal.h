@@ -240,9 +240,9 @@ struct trex_builder {
 };
 
 /* Every record vector of a builder, for what applies to all of them. */
-#define TREX_BUILDER_VECS(b)                                                                      \
+#define TREX_BUILDER_VECS(b)                                                                       \
 	{                                                                                          \
-		&(b)->slices, &(b)->begins, &(b)->ends, &(b)->keyed, &(b)->instants,              \
+		&(b)->slices, &(b)->begins, &(b)->ends, &(b)->keyed, &(b)->instants,               \
 		    &(b)->samples, &(b)->flows, &(b)->edges                                        \
 	}
 

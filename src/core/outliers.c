@@ -137,15 +137,18 @@ static void collect(struct trex_builder *const *parts, size_t n, struct extremes
 		for (size_t i = 0; i < b->ends.count; i++)
 			extremes_offer(x, TREX_VEC_AT(&b->ends, const struct trex_bend, i)->ts);
 		for (size_t i = 0; i < b->keyed.count; i++) {
-			const struct trex_bkeyed *k = TREX_VEC_AT(&b->keyed, const struct trex_bkeyed, i);
+			const struct trex_bkeyed *k =
+			    TREX_VEC_AT(&b->keyed, const struct trex_bkeyed, i);
 
 			if (k->op != TREX_KEYED_BEGIN)
 				extremes_offer(x, k->ts);
 		}
 		for (size_t i = 0; i < b->instants.count; i++)
-			extremes_offer(x, TREX_VEC_AT(&b->instants, const struct trex_instant, i)->ts);
+			extremes_offer(x,
+			               TREX_VEC_AT(&b->instants, const struct trex_instant, i)->ts);
 		for (size_t i = 0; i < b->samples.count; i++)
-			extremes_offer(x, TREX_VEC_AT(&b->samples, const struct trex_bsample, i)->ts);
+			extremes_offer(x,
+			               TREX_VEC_AT(&b->samples, const struct trex_bsample, i)->ts);
 		for (size_t i = 0; i < b->flows.count; i++)
 			extremes_offer(x, TREX_VEC_AT(&b->flows, const struct trex_bflow, i)->ts);
 	}
@@ -228,8 +231,7 @@ static int64_t outlier_at(const struct trex_builder *b, const struct trex_outlie
 
 /* Whether a record of kind k (ts, dur for complete slices, track and name
  * or TREX_NONE) is an outlier; reports it when it is. */
-static bool judge(struct drop_ctx *d, int k, int64_t ts, int64_t dur, uint32_t track,
-                  uint32_t name)
+static bool judge(struct drop_ctx *d, int k, int64_t ts, int64_t dur, uint32_t track, uint32_t name)
 {
 	struct trex_outlier o;
 
@@ -279,8 +281,8 @@ static void judge_paired(struct drop_ctx *d)
 
 	for (size_t i = 0, j = 0; i < nb || j < ne;) {
 		uint32_t at = i < nb ? *TREX_VEC_AT(&b->begins, const uint32_t, i) : UINT32_MAX;
-		const struct trex_bend *e = j < ne ? TREX_VEC_AT(&b->ends, const struct trex_bend, j)
-		                                   : NULL;
+		const struct trex_bend *e =
+		    j < ne ? TREX_VEC_AT(&b->ends, const struct trex_bend, j) : NULL;
 
 		if (e && e->after <= at) {
 			d->gone_end[j++] = judge(d, OUTLIER_PAIRED, e->ts, 0, e->track, e->name);
@@ -294,7 +296,8 @@ static void judge_paired(struct drop_ctx *d)
 static void judge_keyed(struct drop_ctx *d)
 {
 	for (size_t i = 0; i < d->b->keyed.count; i++) {
-		const struct trex_bkeyed *k = TREX_VEC_AT(&d->b->keyed, const struct trex_bkeyed, i);
+		const struct trex_bkeyed *k =
+		    TREX_VEC_AT(&d->b->keyed, const struct trex_bkeyed, i);
 
 		if (k->op == TREX_KEYED_BEGIN) {
 			judge_slice(d, OUTLIER_KEYED, k->at);

@@ -11,7 +11,7 @@
 /* An instruction row as a reader gave it, merged at freeze. */
 struct row {
 	uint32_t kernel;
-	uint32_t seq;       /* order of arrival: later non-zero fields win */
+	uint32_t seq; /* order of arrival: later non-zero fields win */
 	struct trex_insn_info info;
 	uint64_t count_off; /* into counts, or UINT64_MAX without counts */
 };
@@ -110,7 +110,7 @@ static uint32_t intern_cstr(struct trex_profile *p, const char *s)
 }
 
 uint32_t trex_profile_reason_add(struct trex_profile *p, const char *name, const char *label,
-				 uint32_t flags)
+                                 uint32_t flags)
 {
 	uint32_t n = intern_cstr(p, name), l = intern_cstr(p, label);
 	struct trex_profile_reason *v;
@@ -129,7 +129,7 @@ uint32_t trex_profile_reason_add(struct trex_profile *p, const char *name, const
 }
 
 uint32_t trex_profile_report_add(struct trex_profile *p, const char *path, const char *format,
-				 const uint32_t *reasons, uint32_t n)
+                                 const uint32_t *reasons, uint32_t n)
 {
 	uint32_t path_id = intern_cstr(p, path), format_id = intern_cstr(p, format);
 	struct trex_profile_report *v;
@@ -154,7 +154,7 @@ oom:
 }
 
 void trex_profile_report_note(struct trex_profile *p, uint32_t report, uint64_t rows,
-			      const struct trex_error *problem)
+                              const struct trex_error *problem)
 {
 	struct trex_profile_report *r;
 
@@ -186,7 +186,7 @@ static bool key_equal(const struct trex_profile_kernel *k, const struct kernel_k
 }
 
 static void slots_place(uint32_t *slots, size_t nslots, const struct trex_profile_kernel *kernels,
-			uint32_t id)
+                        uint32_t id)
 {
 	struct kernel_key key = {kernels[id].report, kernels[id].name, kernels[id].device};
 	size_t i = key_hash(&key) & (nslots - 1);
@@ -228,7 +228,7 @@ static uint32_t kernel_lookup(const struct trex_profile *p, const struct kernel_
 }
 
 uint32_t trex_profile_kernel_add(struct trex_profile *p, uint32_t report, int64_t device,
-				 uint32_t name)
+                                 uint32_t name)
 {
 	struct kernel_key key = {report, name, device};
 	uint32_t id = kernel_lookup(p, &key);
@@ -252,7 +252,7 @@ uint32_t trex_profile_kernel_add(struct trex_profile *p, uint32_t report, int64_
 }
 
 void trex_profile_kernel_set(struct trex_profile *p, uint32_t kernel, uint32_t listing,
-			     uint32_t flags)
+                             uint32_t flags)
 {
 	if (kernel >= p->nkernels)
 		return;
@@ -262,8 +262,8 @@ void trex_profile_kernel_set(struct trex_profile *p, uint32_t kernel, uint32_t l
 
 /* ---- rows ---------------------------------------------------------------------------- */
 
-int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel, const struct trex_insn_info *info,
-			  const uint64_t *counts)
+int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel,
+                          const struct trex_insn_info *info, const uint64_t *counts)
 {
 	struct row *v;
 	uint32_t width;
@@ -277,8 +277,8 @@ int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel, const struct 
 	p->rows = v;
 	v[p->nrows] = (struct row){kernel, (uint32_t)p->nrows, *info, UINT64_MAX};
 	if (counts && width) {
-		uint64_t *c = trex_grow(p->counts, &p->cap_counts, p->ncounts + width, sizeof(*c),
-					1024);
+		uint64_t *c =
+		    trex_grow(p->counts, &p->cap_counts, p->ncounts + width, sizeof(*c), 1024);
 
 		if (!c)
 			return -1;
@@ -292,7 +292,7 @@ int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel, const struct 
 }
 
 int trex_profile_wait_add(struct trex_profile *p, uint32_t kernel, uint64_t addr, uint64_t producer,
-			  uint32_t file, int64_t line)
+                          uint32_t file, int64_t line)
 {
 	struct wait_row *v =
 	    trex_grow(p->wait_rows, &p->cap_wait_rows, p->nwait_rows + 1, sizeof(*v), 32);
@@ -300,8 +300,8 @@ int trex_profile_wait_add(struct trex_profile *p, uint32_t kernel, uint64_t addr
 	if (!v)
 		return -1;
 	p->wait_rows = v;
-	v[p->nwait_rows] = (struct wait_row){kernel, (uint32_t)p->nwait_rows, addr,
-					     {producer, file, line}};
+	v[p->nwait_rows] =
+	    (struct wait_row){kernel, (uint32_t)p->nwait_rows, addr, {producer, file, line}};
 	p->nwait_rows++;
 	return 0;
 }
@@ -384,8 +384,7 @@ static bool alloc_insn_counts(struct trex_profile *p, uint64_t **counts)
 	uint64_t total = 0;
 
 	for (size_t k = 0; k < p->nkernels; k++)
-		total += (uint64_t)p->kernels[k].ninsns *
-			 p->reports[p->kernels[k].report].nreasons;
+		total += (uint64_t)p->kernels[k].ninsns * p->reports[p->kernels[k].report].nreasons;
 	*counts = calloc(total ? total : 1, sizeof(**counts));
 	return *counts != NULL;
 }
@@ -498,7 +497,7 @@ static bool attach_waits(struct trex_profile *p)
 		bool dup = false;
 
 		for (size_t d = w; d-- > 0 && p->wait_rows[d].kernel == wr->kernel &&
-				   p->wait_rows[d].addr == wr->addr;)
+		                   p->wait_rows[d].addr == wr->addr;)
 			dup = dup || same_wait(&p->wait_rows[d], wr);
 		if (i == TREX_PROFILE_NONE || dup)
 			continue;

@@ -192,16 +192,16 @@ enum {
 };
 
 static const char device_properties[] =
-	"  \"deviceProperties\": [\n"
-	"    {\n"
-	"      \"id\": %u, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85029158912,\n"
-	"      \"computeMajor\": 9, \"computeMinor\": 0,\n"
-	"      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
-	"      \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
-	"      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
-	"      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n"
-	"    }\n"
-	"  ],\n";
+    "  \"deviceProperties\": [\n"
+    "    {\n"
+    "      \"id\": %u, \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85029158912,\n"
+    "      \"computeMajor\": 9, \"computeMinor\": 0,\n"
+    "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
+    "      \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
+    "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
+    "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n"
+    "    }\n"
+    "  ],\n";
 
 /* ---- kernels: a few dozen, each with several launch shapes -------------- */
 
@@ -260,6 +260,8 @@ enum kernel_id {
 
 /* Shape index = the role of the op (qkv/proj/fc1/fc2 for GEMMs, hidden or
  * 4*hidden sized tensors for elementwise kernels). */
+/* clang-format off */
+/* One kernel a row reads better than the formatter's wrapping. */
 static const struct kernel_def kernels[K_COUNT] = {
 	[K_GEMM_TN] = {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
 		       168, 213504, {384, 1, 1}, 4,
@@ -367,22 +369,23 @@ static const struct kernel_def kernels[K_COUNT] = {
 			   128, 87568, {640, 1, 1}, 1,
 			   {{{16, 1, 1}, 0}}},
 };
+/* clang-format on */
 
 /* ---- op templates -------------------------------------------------------- */
 
 /* An op tree is a pre-order list; depth gives the nesting. */
 enum step_kind {
-	S_OP,          /* cpu_op */
-	S_ANNOT,       /* user_annotation, projected onto the GPU streams */
-	S_LAUNCH,      /* cudaLaunchKernel + kernel */
-	S_MEMCPY_H2D,  /* cudaMemcpyAsync + gpu_memcpy */
+	S_OP,         /* cpu_op */
+	S_ANNOT,      /* user_annotation, projected onto the GPU streams */
+	S_LAUNCH,     /* cudaLaunchKernel + kernel */
+	S_MEMCPY_H2D, /* cudaMemcpyAsync + gpu_memcpy */
 	S_MEMCPY_D2H,
-	S_MEMSET,      /* cudaMemsetAsync + gpu_memset */
-	S_SYNC,        /* cudaStreamSynchronize: waits for every stream */
-	S_EVENT_REC,   /* cudaEventRecord */
-	S_WAIT_GRADS,  /* cudaStreamWaitEvent: NCCL stream waits for compute */
-	S_WAIT_NCCL,   /* cudaStreamWaitEvent: compute stream waits for NCCL */
-	S_NCCL,        /* cudaLaunchKernelExC + NCCL all-reduce kernel */
+	S_MEMSET,     /* cudaMemsetAsync + gpu_memset */
+	S_SYNC,       /* cudaStreamSynchronize: waits for every stream */
+	S_EVENT_REC,  /* cudaEventRecord */
+	S_WAIT_GRADS, /* cudaStreamWaitEvent: NCCL stream waits for compute */
+	S_WAIT_NCCL,  /* cudaStreamWaitEvent: compute stream waits for NCCL */
+	S_NCCL,       /* cudaLaunchKernelExC + NCCL all-reduce kernel */
 };
 
 enum step_flag {
@@ -406,6 +409,7 @@ struct tstep {
 	const char *shapes; /* record_shapes args, printed before "Ev Idx" */
 };
 
+/* clang-format off */
 #define OP(d, n) {d, S_OP, 0, 0, n, NULL}
 #define FWD(d, n) {d, S_OP, F_SEQ, 0, n, NULL}
 #define FWD_SH(d, n, sh) {d, S_OP, F_SEQ | F_SHAPES, 0, n, sh}
@@ -415,152 +419,230 @@ struct tstep {
 #define ANNOT(d, n) {d, S_ANNOT, 0, 0, n, NULL}
 #define KERN(d, k) {d, S_LAUNCH, 0, k, NULL, NULL}
 #define DO(d, kind) {d, kind, 0, 0, NULL, NULL}
+/* clang-format on */
 
-#define SH_LINEAR                                                                        \
-	"\"Concrete Inputs\": [\"\", \"\", \"\"], \"Input type\": [\"c10::BFloat16\", "     \
-	"\"c10::BFloat16\", \"c10::BFloat16\"], \"Input Strides\": [[33554432, 4096, 1], " \
+#define SH_LINEAR                                                                                  \
+	"\"Concrete Inputs\": [\"\", \"\", \"\"], \"Input type\": [\"c10::BFloat16\", "            \
+	"\"c10::BFloat16\", \"c10::BFloat16\"], \"Input Strides\": [[33554432, 4096, 1], "         \
 	"[4096, 1], [1]], \"Input Dims\": [[8, 4096, 4096], [4096, 4096], [4096]], "
-#define SH_ADDMM                                                                          \
-	"\"Concrete Inputs\": [\"\", \"\", \"\", \"1\", \"1\"], \"Input type\": "           \
-	"[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"], " \
-	"\"Input Strides\": [[1], [4096, 1], [1, 4096], [], []], \"Input Dims\": [[4096], "  \
+#define SH_ADDMM                                                                                   \
+	"\"Concrete Inputs\": [\"\", \"\", \"\", \"1\", \"1\"], \"Input type\": "                  \
+	"[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"], "      \
+	"\"Input Strides\": [[1], [4096, 1], [1, 4096], [], []], \"Input Dims\": [[4096], "        \
 	"[32768, 4096], [4096, 4096], [], []], "
-#define SH_LAYER_NORM                                                                      \
-	"\"Concrete Inputs\": [\"\", \"[4096]\", \"\", \"\", \"1e-05\", \"True\"], "         \
-	"\"Input type\": [\"c10::BFloat16\", \"ScalarList\", \"c10::BFloat16\", "            \
-	"\"c10::BFloat16\", \"Scalar\", \"Scalar\"], \"Input Strides\": [[33554432, 4096, 1], " \
+#define SH_LAYER_NORM                                                                              \
+	"\"Concrete Inputs\": [\"\", \"[4096]\", \"\", \"\", \"1e-05\", \"True\"], "               \
+	"\"Input type\": [\"c10::BFloat16\", \"ScalarList\", \"c10::BFloat16\", "                  \
+	"\"c10::BFloat16\", \"Scalar\", \"Scalar\"], \"Input Strides\": [[33554432, 4096, 1], "    \
 	"[], [1], [1], [], []], \"Input Dims\": [[8, 4096, 4096], [], [4096], [4096], [], []], "
-#define SH_COPY                                                                              \
-	"\"Concrete Inputs\": [\"\", \"\", \"False\"], \"Input type\": [\"long int\", "       \
-	"\"long int\", \"Scalar\"], \"Input Strides\": [[4096, 1], [4096, 1], []], "           \
+#define SH_COPY                                                                                    \
+	"\"Concrete Inputs\": [\"\", \"\", \"False\"], \"Input type\": [\"long int\", "            \
+	"\"long int\", \"Scalar\"], \"Input Strides\": [[4096, 1], [4096, 1], []], "               \
 	"\"Input Dims\": [[8, 4096], [8, 4096], []], "
 
-#define ACCUMULATE_GRAD                                                  \
-	BWD_ROOT(0, "torch::autograd::AccumulateGrad"),                  \
-	OP(1, "torch::autograd::AccumulateGrad"), OP(2, "aten::detach"), \
-	OP(3, "detach")
+#define ACCUMULATE_GRAD                                                                            \
+	BWD_ROOT(0, "torch::autograd::AccumulateGrad"), OP(1, "torch::autograd::AccumulateGrad"),  \
+	    OP(2, "aten::detach"), OP(3, "detach")
 
 static const struct tstep linear_fwd[] = {
-	FWD_SH(0, "aten::linear", SH_LINEAR), OP(1, "aten::t"), OP(2, "aten::transpose"),
-	OP(3, "aten::as_strided"), OP_SH(1, "aten::addmm", SH_ADDMM), KERN(2, K_CTX0),
+    FWD_SH(0, "aten::linear", SH_LINEAR),
+    OP(1, "aten::t"),
+    OP(2, "aten::transpose"),
+    OP(3, "aten::as_strided"),
+    OP_SH(1, "aten::addmm", SH_ADDMM),
+    KERN(2, K_CTX0),
 };
 static const struct tstep linear_bwd[] = {
-	BWD_ROOT(0, "AddmmBackward0"), BWD(1, "AddmmBackward0"),
-	OP(2, "aten::t"), OP(3, "aten::transpose"), OP(4, "aten::as_strided"),
-	OP(2, "aten::mm"), KERN(3, K_CTX1),
-	OP(2, "aten::t"), OP(3, "aten::transpose"), OP(4, "aten::as_strided"),
-	OP(2, "aten::mm"), KERN(3, K_CTX2),
-	OP(2, "aten::sum"), KERN(3, K_REDUCE_SUM),
-	ACCUMULATE_GRAD, ACCUMULATE_GRAD,
+    BWD_ROOT(0, "AddmmBackward0"),
+    BWD(1, "AddmmBackward0"),
+    OP(2, "aten::t"),
+    OP(3, "aten::transpose"),
+    OP(4, "aten::as_strided"),
+    OP(2, "aten::mm"),
+    KERN(3, K_CTX1),
+    OP(2, "aten::t"),
+    OP(3, "aten::transpose"),
+    OP(4, "aten::as_strided"),
+    OP(2, "aten::mm"),
+    KERN(3, K_CTX2),
+    OP(2, "aten::sum"),
+    KERN(3, K_REDUCE_SUM),
+    ACCUMULATE_GRAD,
+    ACCUMULATE_GRAD,
 };
 static const struct tstep layer_norm_fwd[] = {
-	FWD_SH(0, "aten::layer_norm", SH_LAYER_NORM), OP(1, "aten::native_layer_norm"),
-	OP(2, "aten::empty"), KERN(2, K_LN_FWD),
+    FWD_SH(0, "aten::layer_norm", SH_LAYER_NORM),
+    OP(1, "aten::native_layer_norm"),
+    OP(2, "aten::empty"),
+    KERN(2, K_LN_FWD),
 };
 static const struct tstep layer_norm_bwd[] = {
-	BWD_ROOT(0, "NativeLayerNormBackward0"), BWD(1, "NativeLayerNormBackward0"),
-	OP(2, "aten::native_layer_norm_backward"), OP(3, "aten::empty_like"),
-	KERN(3, K_LN_BWD), KERN(3, K_LN_GAMMA_BETA),
-	ACCUMULATE_GRAD, ACCUMULATE_GRAD,
+    BWD_ROOT(0, "NativeLayerNormBackward0"),
+    BWD(1, "NativeLayerNormBackward0"),
+    OP(2, "aten::native_layer_norm_backward"),
+    OP(3, "aten::empty_like"),
+    KERN(3, K_LN_BWD),
+    KERN(3, K_LN_GAMMA_BETA),
+    ACCUMULATE_GRAD,
+    ACCUMULATE_GRAD,
 };
 static const struct tstep sdpa_fwd[] = {
-	FWD(0, "aten::scaled_dot_product_attention"),
-	OP(1, "aten::_scaled_dot_product_flash_attention"), OP(2, "aten::transpose"),
-	OP(3, "aten::as_strided"), OP(2, "aten::_flash_attention_forward"), OP(3, "aten::empty"),
-	OP(3, "aten::empty"), KERN(3, K_FLASH_FWD),
+    FWD(0, "aten::scaled_dot_product_attention"),
+    OP(1, "aten::_scaled_dot_product_flash_attention"),
+    OP(2, "aten::transpose"),
+    OP(3, "aten::as_strided"),
+    OP(2, "aten::_flash_attention_forward"),
+    OP(3, "aten::empty"),
+    OP(3, "aten::empty"),
+    KERN(3, K_FLASH_FWD),
 };
 static const struct tstep sdpa_bwd[] = {
-	BWD_ROOT(0, "ScaledDotProductFlashAttentionBackward0"),
-	BWD(1, "ScaledDotProductFlashAttentionBackward0"),
-	OP(2, "aten::_scaled_dot_product_flash_attention_backward"),
-	OP(3, "aten::_flash_attention_backward"), OP(4, "aten::empty_like"), OP(4, "aten::empty"),
-	KERN(4, K_FLASH_DOT), KERN(4, K_FLASH_BWD), KERN(4, K_FLASH_CONVERT),
+    BWD_ROOT(0, "ScaledDotProductFlashAttentionBackward0"),
+    BWD(1, "ScaledDotProductFlashAttentionBackward0"),
+    OP(2, "aten::_scaled_dot_product_flash_attention_backward"),
+    OP(3, "aten::_flash_attention_backward"),
+    OP(4, "aten::empty_like"),
+    OP(4, "aten::empty"),
+    KERN(4, K_FLASH_DOT),
+    KERN(4, K_FLASH_BWD),
+    KERN(4, K_FLASH_CONVERT),
 };
 static const struct tstep dropout_fwd[] = {
-	FWD(0, "aten::dropout"), OP(1, "aten::native_dropout"), OP(2, "aten::empty_like"),
-	KERN(2, K_DROPOUT),
+    FWD(0, "aten::dropout"),
+    OP(1, "aten::native_dropout"),
+    OP(2, "aten::empty_like"),
+    KERN(2, K_DROPOUT),
 };
 static const struct tstep dropout_bwd[] = {
-	BWD_ROOT(0, "NativeDropoutBackward0"), BWD(1, "NativeDropoutBackward0"),
-	OP(2, "aten::native_dropout_backward"), KERN(3, K_MASKED_SCALE),
+    BWD_ROOT(0, "NativeDropoutBackward0"),
+    BWD(1, "NativeDropoutBackward0"),
+    OP(2, "aten::native_dropout_backward"),
+    KERN(3, K_MASKED_SCALE),
 };
 static const struct tstep add_fwd[] = {
-	FWD(0, "aten::add"), KERN(1, K_ADD),
+    FWD(0, "aten::add"),
+    KERN(1, K_ADD),
 };
 static const struct tstep add_bwd[] = {
-	BWD_ROOT(0, "AddBackward0"), BWD(1, "AddBackward0"),
+    BWD_ROOT(0, "AddBackward0"),
+    BWD(1, "AddBackward0"),
 };
 static const struct tstep gelu_fwd[] = {
-	FWD(0, "aten::gelu"), KERN(1, K_GELU_FWD),
+    FWD(0, "aten::gelu"),
+    KERN(1, K_GELU_FWD),
 };
 static const struct tstep gelu_bwd[] = {
-	BWD_ROOT(0, "GeluBackward0"), BWD(1, "GeluBackward0"), OP(2, "aten::gelu_backward"),
-	KERN(3, K_GELU_BWD),
+    BWD_ROOT(0, "GeluBackward0"),
+    BWD(1, "GeluBackward0"),
+    OP(2, "aten::gelu_backward"),
+    KERN(3, K_GELU_BWD),
 };
 static const struct tstep embedding_fwd[] = {
-	FWD(0, "aten::embedding"), OP(1, "aten::reshape"), OP(2, "aten::view"),
-	OP(1, "aten::index_select"), KERN(2, K_EMB_FWD), OP(1, "aten::view"),
+    FWD(0, "aten::embedding"),   OP(1, "aten::reshape"), OP(2, "aten::view"),
+    OP(1, "aten::index_select"), KERN(2, K_EMB_FWD),     OP(1, "aten::view"),
 };
 static const struct tstep embedding_bwd[] = {
-	BWD_ROOT(0, "EmbeddingBackward0"), BWD(1, "EmbeddingBackward0"),
-	OP(2, "aten::embedding_backward"), OP(3, "aten::embedding_dense_backward"),
-	OP(4, "aten::zeros"), OP(5, "aten::zero_"), KERN(6, K_FILL), KERN(4, K_EMB_BWD),
-	ACCUMULATE_GRAD,
+    BWD_ROOT(0, "EmbeddingBackward0"),
+    BWD(1, "EmbeddingBackward0"),
+    OP(2, "aten::embedding_backward"),
+    OP(3, "aten::embedding_dense_backward"),
+    OP(4, "aten::zeros"),
+    OP(5, "aten::zero_"),
+    KERN(6, K_FILL),
+    KERN(4, K_EMB_BWD),
+    ACCUMULATE_GRAD,
 };
 static const struct tstep loss_fwd[] = {
-	FWD(0, "aten::cross_entropy_loss"), OP(1, "aten::log_softmax"),
-	OP(2, "aten::_log_softmax"), KERN(3, K_SOFTMAX_FWD), OP(1, "aten::nll_loss_nd"),
-	OP(2, "aten::nll_loss"), OP(3, "aten::nll_loss_forward"), KERN(4, K_NLL_FWD),
-	OP(0, "aten::div"), KERN(1, K_DIV_JIT),
+    FWD(0, "aten::cross_entropy_loss"),
+    OP(1, "aten::log_softmax"),
+    OP(2, "aten::_log_softmax"),
+    KERN(3, K_SOFTMAX_FWD),
+    OP(1, "aten::nll_loss_nd"),
+    OP(2, "aten::nll_loss"),
+    OP(3, "aten::nll_loss_forward"),
+    KERN(4, K_NLL_FWD),
+    OP(0, "aten::div"),
+    KERN(1, K_DIV_JIT),
 };
 static const struct tstep loss_bwd[] = {
-	BWD_ROOT(0, "NllLossBackward0"), BWD(1, "NllLossBackward0"),
-	OP(2, "aten::nll_loss_backward"), OP(3, "aten::zero_"), KERN(4, K_FILL),
-	KERN(3, K_NLL_BWD), BWD_ROOT(0, "LogSoftmaxBackward0"), OP(1, "LogSoftmaxBackward0"),
-	OP(2, "aten::_log_softmax_backward_data"), KERN(3, K_SOFTMAX_BWD),
+    BWD_ROOT(0, "NllLossBackward0"),
+    BWD(1, "NllLossBackward0"),
+    OP(2, "aten::nll_loss_backward"),
+    OP(3, "aten::zero_"),
+    KERN(4, K_FILL),
+    KERN(3, K_NLL_BWD),
+    BWD_ROOT(0, "LogSoftmaxBackward0"),
+    OP(1, "LogSoftmaxBackward0"),
+    OP(2, "aten::_log_softmax_backward_data"),
+    KERN(3, K_SOFTMAX_BWD),
 };
 
 /* The input batch: two pageable host-to-device copies and a zeroed mask. */
 static const struct tstep input_steps[] = {
-	OP_SH(0, "aten::to", SH_COPY), OP(1, "aten::_to_copy"), OP(2, "aten::empty_strided"),
-	OP(2, "aten::copy_"), DO(3, S_MEMCPY_H2D),
-	OP_SH(0, "aten::to", SH_COPY), OP(1, "aten::_to_copy"), OP(2, "aten::empty_strided"),
-	OP(2, "aten::copy_"), DO(3, S_MEMCPY_H2D),
-	OP(0, "aten::zeros"), OP(1, "aten::empty"), OP(1, "aten::zero_"), OP(2, "aten::fill_"),
-	DO(3, S_MEMSET),
-	ANNOT(0, "Optimizer.zero_grad#AdamW.zero_grad"),
+    OP_SH(0, "aten::to", SH_COPY),
+    OP(1, "aten::_to_copy"),
+    OP(2, "aten::empty_strided"),
+    OP(2, "aten::copy_"),
+    DO(3, S_MEMCPY_H2D),
+    OP_SH(0, "aten::to", SH_COPY),
+    OP(1, "aten::_to_copy"),
+    OP(2, "aten::empty_strided"),
+    OP(2, "aten::copy_"),
+    DO(3, S_MEMCPY_H2D),
+    OP(0, "aten::zeros"),
+    OP(1, "aten::empty"),
+    OP(1, "aten::zero_"),
+    OP(2, "aten::fill_"),
+    DO(3, S_MEMSET),
+    ANNOT(0, "Optimizer.zero_grad#AdamW.zero_grad"),
 };
 /* loss.backward() on the main thread seeds the gradient, then blocks. */
 static const struct tstep backward_seed[] = {
-	OP(0, "aten::ones_like"), OP(1, "aten::empty_like"), OP(2, "aten::empty_strided"),
-	OP(1, "aten::fill_"), KERN(2, K_FILL),
+    OP(0, "aten::ones_like"), OP(1, "aten::empty_like"), OP(2, "aten::empty_strided"),
+    OP(1, "aten::fill_"),     KERN(2, K_FILL),
 };
 /* clip_grad_norm_ then a fused AdamW step, after the last all-reduce. */
 static const struct tstep optimizer_steps[] = {
-	DO(0, S_WAIT_NCCL),
-	OP(0, "aten::_foreach_norm"), KERN(1, K_LPNORM), KERN(1, K_LPNORM_CLEANUP),
-	OP(0, "aten::stack"), OP(1, "aten::cat"), KERN(2, K_CAT),
-	OP(0, "aten::linalg_vector_norm"), KERN(1, K_NORM_REDUCE),
-	OP(0, "aten::_foreach_mul_"), KERN(1, K_FOREACH_MUL),
-	ANNOT(0, "Optimizer.step#AdamW.step"), OP(1, "aten::_fused_adamw_"), KERN(2, K_ADAMW),
-	KERN(2, K_ADAMW), KERN(2, K_ADAMW),
+    DO(0, S_WAIT_NCCL),
+    OP(0, "aten::_foreach_norm"),
+    KERN(1, K_LPNORM),
+    KERN(1, K_LPNORM_CLEANUP),
+    OP(0, "aten::stack"),
+    OP(1, "aten::cat"),
+    KERN(2, K_CAT),
+    OP(0, "aten::linalg_vector_norm"),
+    KERN(1, K_NORM_REDUCE),
+    OP(0, "aten::_foreach_mul_"),
+    KERN(1, K_FOREACH_MUL),
+    ANNOT(0, "Optimizer.step#AdamW.step"),
+    OP(1, "aten::_fused_adamw_"),
+    KERN(2, K_ADAMW),
+    KERN(2, K_ADAMW),
+    KERN(2, K_ADAMW),
 };
 /* loss.item(): a device-to-host copy and a full synchronisation. */
 static const struct tstep item_steps[] = {
-	OP(0, "aten::item"), OP(1, "aten::_local_scalar_dense"), DO(2, S_MEMCPY_D2H),
-	DO(2, S_SYNC),
+    OP(0, "aten::item"),
+    OP(1, "aten::_local_scalar_dense"),
+    DO(2, S_MEMCPY_D2H),
+    DO(2, S_SYNC),
 };
 /* DDP bucket all-reduce, issued from the autograd thread. */
 static const struct tstep allreduce_steps[] = {
-	{0, S_OP, F_COLL, 0, "record_param_comms", NULL}, ANNOT(1, "nccl:all_reduce"),
-	DO(2, S_EVENT_REC), DO(2, S_WAIT_GRADS), DO(2, S_NCCL), DO(2, S_EVENT_REC),
+    {0, S_OP, F_COLL, 0, "record_param_comms", NULL},
+    ANNOT(1, "nccl:all_reduce"),
+    DO(2, S_EVENT_REC),
+    DO(2, S_WAIT_GRADS),
+    DO(2, S_NCCL),
+    DO(2, S_EVENT_REC),
 };
 /* End-of-run metric accumulation; pads the last step to the exact count. */
 static const struct tstep filler_kernel[] = {
-	OP(0, "aten::add_"), KERN(1, K_ADD),
+    OP(0, "aten::add_"),
+    KERN(1, K_ADD),
 };
 static const struct tstep filler_op[] = {
-	OP(0, "aten::detach"),
+    OP(0, "aten::detach"),
 };
 
 #define STEPS(a) a, sizeof(a) / sizeof(a[0])
@@ -574,6 +656,7 @@ struct module {
 	uint8_t shape; /* role: which launch shape */
 };
 
+/* clang-format off */
 #define LINEAR(shape) {STEPS(linear_fwd), STEPS(linear_bwd), {K_GEMM_TN, K_GEMM_NN, K_GEMM_NT}, shape}
 #define LAYER_NORM {STEPS(layer_norm_fwd), STEPS(layer_norm_bwd), {0, 0, 0}, 0}
 #define DROPOUT {STEPS(dropout_fwd), STEPS(dropout_bwd), {0, 0, 0}, 0}
@@ -585,13 +668,16 @@ static const struct module layer_modules[] = {
 	DROPOUT, ADD, LAYER_NORM, LINEAR(2), {STEPS(gelu_fwd), STEPS(gelu_bwd), {0, 0, 0}, 0},
 	LINEAR(3), DROPOUT, ADD,
 };
-static const struct module embedding_module = {STEPS(embedding_fwd), STEPS(embedding_bwd),
-					       {0, 0, 0}, 0};
+/* clang-format on */
+static const struct module embedding_module = {
+    STEPS(embedding_fwd), STEPS(embedding_bwd), {0, 0, 0}, 0};
+/* clang-format off */
 static const struct module head_modules[] = {
 	LAYER_NORM,
 	{STEPS(linear_fwd), STEPS(linear_bwd), {K_GEMM_HEAD, K_GEMM_HEAD_BWD, K_GEMM_HEAD_BWD}, 0},
 	{STEPS(loss_fwd), STEPS(loss_bwd), {0, 0, 0}, 0},
 };
+/* clang-format on */
 
 /* ---- generator state ------------------------------------------------------ */
 
@@ -661,7 +747,7 @@ struct synth {
 	struct sbuf out; /* header, CPU nodes of this iteration, tail */
 	struct sbuf gpu; /* GPU activities and runtime calls of this iteration */
 	struct thread th[2];
-	uint32_t nstreams;  /* compute streams; index nstreams is NCCL */
+	uint32_t nstreams; /* compute streams; index nstreams is NCCL */
 	uint32_t *stream_id;
 	int64_t *stream_free; /* earliest start of the next activity */
 	int64_t *stream_end;  /* end of the last activity */
@@ -729,7 +815,7 @@ static void put_pid_tid(struct sbuf *b, uint64_t pid, int64_t tid)
 }
 
 static void put_x_head(struct sbuf *b, const char *cat, const char *name, int64_t name_num,
-		       uint64_t pid, int64_t tid, int64_t ts, int64_t dur)
+                       uint64_t pid, int64_t tid, int64_t ts, int64_t dur)
 {
 	SB_LIT(b, "    \"ph\": \"X\", \"cat\": \"");
 	sb_str(b, cat);
@@ -746,8 +832,8 @@ static void put_x_head(struct sbuf *b, const char *cat, const char *name, int64_
 	SB_LIT(b, ",\n    \"args\": {\n      ");
 }
 
-static void put_flow(struct sbuf *b, bool start, uint64_t id, uint64_t pid, int64_t tid,
-		     int64_t ts, const char *cat)
+static void put_flow(struct sbuf *b, bool start, uint64_t id, uint64_t pid, int64_t tid, int64_t ts,
+                     const char *cat)
 {
 	ev_open(b, false);
 	SB_LIT(b, "    \"ph\": \"");
@@ -777,18 +863,18 @@ static void put_coll_args(const struct synth *s, struct sbuf *b, uint64_t nelems
 	SB_LIT(b, ", \"Group size\": ");
 	sb_u64(b, s->world);
 	SB_LIT(b, ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
-		  "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
-		  "\"Process Group Ranks\": \"");
+	          "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+	          "\"Process Group Ranks\": \"");
 	sb_str(b, s->pg_ranks);
 	SB_LIT(b, "\"");
 }
 
 static void put_node(const struct synth *s, struct sbuf *b, const struct thread *t,
-		     const struct node *n, bool first)
+                     const struct node *n, bool first)
 {
 	ev_open(b, first);
 	put_x_head(b, n->cat == CAT_CPU_OP ? "cpu_op" : "user_annotation", n->name, n->name_num,
-		   s->pid, t->tid, n->ts, n->dur);
+	           s->pid, t->tid, n->ts, n->dur);
 	SB_LIT(b, "\"External id\": ");
 	sb_u64(b, n->ext_id);
 	SB_LIT(b, ",\"Record function id\": ");
@@ -814,7 +900,7 @@ static void put_node(const struct synth *s, struct sbuf *b, const struct thread 
 }
 
 static void put_runtime(struct synth *s, const struct thread *t, const char *name, int cbid,
-			int64_t ts, int64_t dur, uint64_t ext_id, uint64_t corr)
+                        int64_t ts, int64_t dur, uint64_t ext_id, uint64_t corr)
 {
 	struct sbuf *b = &s->gpu;
 	ev_open(b, false);
@@ -867,7 +953,7 @@ struct gpu_work {
 };
 
 static void put_kernel(struct synth *s, const struct kernel_def *k, const struct kshape *sh,
-		       const struct gpu_work *w, uint64_t coll_nelems)
+                       const struct gpu_work *w, uint64_t coll_nelems)
 {
 	struct sbuf *b = &s->gpu;
 	uint64_t blocks = (uint64_t)sh->grid[0] * sh->grid[1] * sh->grid[2];
@@ -904,8 +990,8 @@ static void put_kernel(struct synth *s, const struct kernel_def *k, const struct
 	count_event(s);
 }
 
-static void put_memop(struct synth *s, const char *cat, const char *name,
-		      const struct gpu_work *w, uint64_t bytes)
+static void put_memop(struct synth *s, const char *cat, const char *name, const struct gpu_work *w,
+                      uint64_t bytes)
 {
 	struct sbuf *b = &s->gpu;
 	ev_open(b, false);
@@ -963,7 +1049,8 @@ static int32_t new_annot(struct synth *s, const char *name, int64_t num, uint64_
 	void *a_p = grow_array(s->annots, &s->annots_cap, s->nannots + 1, sizeof(*s->annots));
 	if (a_p)
 		s->annots = a_p;
-	void *s_p = grow_array(s->spans, &s->spans_cap, (s->nannots + 1) * width, sizeof(*s->spans));
+	void *s_p =
+	    grow_array(s->spans, &s->spans_cap, (s->nannots + 1) * width, sizeof(*s->spans));
 	if (s_p)
 		s->spans = s_p;
 	if (!a_p || !s_p) {
@@ -980,8 +1067,7 @@ static int32_t new_annot(struct synth *s, const char *name, int64_t num, uint64_
 	return (int32_t)s->nannots++;
 }
 
-static struct node *op_begin(struct synth *s, struct thread *t, const char *name,
-			     enum cpu_cat cat)
+static struct node *op_begin(struct synth *s, struct thread *t, const char *name, enum cpu_cat cat)
 {
 	if (t->depth >= MAX_DEPTH)
 		return NULL;
@@ -1015,7 +1101,7 @@ static uint64_t current_ext_id(const struct thread *t)
 }
 
 static void annot_touch(struct synth *s, const struct thread *t, uint32_t stream, int64_t ts,
-			int64_t end)
+                        int64_t end)
 {
 	for (int d = 0; d < t->depth; d++) {
 		int32_t a = t->nodes[t->open[d]].annot;
@@ -1032,8 +1118,8 @@ static void annot_touch(struct synth *s, const struct thread *t, uint32_t stream
 
 /* A runtime call on thread t that enqueues dur_ns of work on a stream:
  * prints nothing yet, returns the placed work. */
-static struct gpu_work enqueue(struct synth *s, struct thread *t, uint32_t stream,
-			       int64_t dur_ns, int64_t *rt_ts, int64_t *rt_dur, int64_t call_ns)
+static struct gpu_work enqueue(struct synth *s, struct thread *t, uint32_t stream, int64_t dur_ns,
+                               int64_t *rt_ts, int64_t *rt_dur, int64_t call_ns)
 {
 	struct gpu_work w;
 	t->now += rng_span(&s->rng, 300, 1500);
@@ -1056,7 +1142,7 @@ static struct gpu_work enqueue(struct synth *s, struct thread *t, uint32_t strea
 
 /* kernel X + f, then the runtime X + s, in the order kineto prints them. */
 static void finish_launch(struct synth *s, struct thread *t, const struct gpu_work *w,
-			  const char *rt_name, int cbid, int64_t rt_ts, int64_t rt_dur)
+                          const char *rt_name, int cbid, int64_t rt_ts, int64_t rt_dur)
 {
 	put_flow(&s->gpu, false, w->corr, s->device, s->stream_id[w->stream], w->ts, "ac2g");
 	count_event(s);
@@ -1066,7 +1152,7 @@ static void finish_launch(struct synth *s, struct thread *t, const struct gpu_wo
 }
 
 static void launch_kernel(struct synth *s, struct thread *t, const struct module_ctx *c,
-			  unsigned kid)
+                          unsigned kid)
 {
 	if (kid >= K_CTX0)
 		kid = c->m->k[kid - K_CTX0];
@@ -1077,8 +1163,8 @@ static void launch_kernel(struct synth *s, struct thread *t, const struct module
 		shape = (unsigned)(rng_next(&s->rng) % k->nshapes);
 	const struct kshape *sh = &k->shape[shape];
 	int64_t rt_ts, rt_dur;
-	struct gpu_work w = enqueue(s, t, c->stream, rng_jitter(&s->rng, sh->dur_ns, 8), &rt_ts,
-				    &rt_dur, 5000);
+	struct gpu_work w =
+	    enqueue(s, t, c->stream, rng_jitter(&s->rng, sh->dur_ns, 8), &rt_ts, &rt_dur, 5000);
 	put_kernel(s, k, sh, &w, 0);
 	finish_launch(s, t, &w, "cudaLaunchKernel", 211, rt_ts, rt_dur);
 }
@@ -1086,21 +1172,21 @@ static void launch_kernel(struct synth *s, struct thread *t, const struct module
 static void launch_memop(struct synth *s, struct thread *t, uint32_t stream, enum step_kind kind)
 {
 	static const char *const names[] = {
-		[S_MEMCPY_H2D] = "Memcpy HtoD (Pageable -> Device)",
-		[S_MEMCPY_D2H] = "Memcpy DtoH (Device -> Pageable)",
-		[S_MEMSET] = "Memset (Device)",
+	    [S_MEMCPY_H2D] = "Memcpy HtoD (Pageable -> Device)",
+	    [S_MEMCPY_D2H] = "Memcpy DtoH (Device -> Pageable)",
+	    [S_MEMSET] = "Memset (Device)",
 	};
 	uint64_t bytes = kind == S_MEMCPY_H2D ? 262144 : kind == S_MEMCPY_D2H ? 4 : 33554432;
 	/* Pageable copies run at a few GB/s, memsets at HBM speed. */
-	int64_t dur = kind == S_MEMCPY_H2D ? rng_jitter(&s->rng, 21000, 20)
-		      : kind == S_MEMCPY_D2H ? rng_jitter(&s->rng, 1900, 20)
-					     : rng_jitter(&s->rng, 16000, 10);
+	int64_t dur = kind == S_MEMCPY_H2D   ? rng_jitter(&s->rng, 21000, 20)
+	              : kind == S_MEMCPY_D2H ? rng_jitter(&s->rng, 1900, 20)
+	                                     : rng_jitter(&s->rng, 16000, 10);
 	int64_t call = kind == S_MEMCPY_H2D ? 24000 : kind == S_MEMCPY_D2H ? 9000 : 6000;
 	int64_t rt_ts, rt_dur;
 	struct gpu_work w = enqueue(s, t, stream, dur, &rt_ts, &rt_dur, call);
 	put_memop(s, kind == S_MEMSET ? "gpu_memset" : "gpu_memcpy", names[kind], &w, bytes);
 	finish_launch(s, t, &w, kind == S_MEMSET ? "cudaMemsetAsync" : "cudaMemcpyAsync",
-		      kind == S_MEMSET ? 51 : 41, rt_ts, rt_dur);
+	              kind == S_MEMSET ? 51 : 41, rt_ts, rt_dur);
 }
 
 /* The NCCL kernel's time follows the ring all-reduce volume at ~180 GB/s;
@@ -1122,7 +1208,7 @@ static void launch_nccl(struct synth *s, struct thread *t)
  * to cudaEventRecord and a flow start to cudaStreamWaitEvent: orphans that
  * real traces have and loaders must survive. */
 static void runtime_only(struct synth *s, struct thread *t, const char *name, int cbid,
-			 int64_t dur_ns, int orphan)
+                         int64_t dur_ns, int orphan)
 {
 	t->now += rng_span(&s->rng, 300, 1500);
 	int64_t ts = t->now;
@@ -1138,7 +1224,7 @@ static void runtime_only(struct synth *s, struct thread *t, const char *name, in
 /* cudaStreamWaitEvent: the waiting stream starts no earlier than the
  * awaited streams' last activity. */
 static void stream_wait(struct synth *s, struct thread *t, uint32_t waiter, uint32_t from,
-			uint32_t to)
+                        uint32_t to)
 {
 	for (uint32_t i = from; i < to; i++)
 		if (s->stream_end[i] > s->stream_free[waiter])
@@ -1159,10 +1245,10 @@ static void stream_sync(struct synth *s, struct thread *t)
 /* ---- template interpreter -------------------------------------------------------- */
 
 static void run_op_step(struct synth *s, struct thread *t, const struct tstep *st,
-			const struct module_ctx *c)
+                        const struct module_ctx *c)
 {
-	struct node *n = op_begin(s, t, st->name, st->kind == S_ANNOT ? CAT_USER_ANNOTATION
-								       : CAT_CPU_OP);
+	struct node *n =
+	    op_begin(s, t, st->name, st->kind == S_ANNOT ? CAT_USER_ANNOTATION : CAT_CPU_OP);
 	if (!n)
 		return;
 	if (st->kind == S_ANNOT)
@@ -1183,7 +1269,7 @@ static void run_op_step(struct synth *s, struct thread *t, const struct tstep *s
 }
 
 static void run_step(struct synth *s, struct thread *t, const struct tstep *st,
-		     const struct module_ctx *c)
+                     const struct module_ctx *c)
 {
 	switch ((enum step_kind)st->kind) {
 	case S_OP:
@@ -1217,7 +1303,7 @@ static void run_step(struct synth *s, struct thread *t, const struct tstep *st,
 }
 
 static void run_steps(struct synth *s, struct thread *t, const struct tstep *steps, size_t n,
-		      const struct module_ctx *c)
+                      const struct module_ctx *c)
 {
 	int base = t->depth;
 	for (size_t i = 0; i < n; i++) {
@@ -1230,7 +1316,7 @@ static void run_steps(struct synth *s, struct thread *t, const struct tstep *ste
 }
 
 static void run_plain(struct synth *s, struct thread *t, const struct tstep *steps, size_t n,
-		      uint32_t stream)
+                      uint32_t stream)
 {
 	static const struct module none = {NULL, 0, NULL, 0, {0, 0, 0}, 0};
 	struct module_ctx c = {&none, stream, 0, 0};
@@ -1239,8 +1325,7 @@ static void run_plain(struct synth *s, struct thread *t, const struct tstep *ste
 
 /* ---- one training iteration -------------------------------------------------------- */
 
-static void forward_module(struct synth *s, const struct module *m, uint32_t stream,
-			   int32_t group)
+static void forward_module(struct synth *s, const struct module *m, uint32_t stream, int32_t group)
 {
 	struct module_ctx c = {m, stream, ++s->seq, ++s->fwdbwd_id};
 	void *p = grow_array(s->tape, &s->tape_cap, s->ntape + 1, sizeof(*s->tape));
@@ -1338,7 +1423,7 @@ static void put_gpu_annotations(struct synth *s)
 			/* Kineto widens the span by 1 ns on each side of its kernels. */
 			ev_open(b, false);
 			put_x_head(b, "gpu_user_annotation", a->name, a->name_num, s->device,
-				   s->stream_id[st], span[0] - 1, span[1] - span[0] + 2);
+			           s->stream_id[st], span[0] - 1, span[1] - span[0] + 2);
 			SB_LIT(b, "\"External id\": ");
 			sb_u64(b, a->ext_id);
 			SB_LIT(b, "\n    }\n  }");
@@ -1354,7 +1439,7 @@ static enum trex_status write_buf(struct synth *s, struct sbuf *b, struct trex_e
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "synthetic trace: out of memory");
 	if (b->len && fwrite(b->p, 1, b->len, s->out_file) != b->len)
 		return trex_error_set(err, TREX_IO, NULL, -1, "synthetic trace: write failed: %s",
-				      strerror(errno));
+		                      strerror(errno));
 	b->len = 0;
 	return TREX_OK;
 }
@@ -1409,8 +1494,8 @@ static void put_header(struct synth *s, const struct trex_synth_params *p)
 	SB_LIT(b, "},\n  \"traceEvents\": [");
 }
 
-static void put_meta(struct synth *s, const char *name, uint64_t pid, int64_t tid,
-		     const char *key, const char *sval, int64_t ival)
+static void put_meta(struct synth *s, const char *name, uint64_t pid, int64_t tid, const char *key,
+                     const char *sval, int64_t ival)
 {
 	struct sbuf *b = &s->out;
 	ev_open(b, false);
@@ -1450,7 +1535,7 @@ static void put_process_meta(struct synth *s)
 	put_meta(s, "process_name", s->device, 0, "name", "python3.10", 0);
 	put_meta(s, "process_labels", s->device, 0, "labels", label, 0);
 	put_meta(s, "process_sort_index", s->device, 0, "sort_index", NULL,
-		 0x1000000 + (int64_t)s->device);
+	         0x1000000 + (int64_t)s->device);
 	for (uint32_t i = 0; i <= s->nstreams; i++) {
 		snprintf(label, sizeof(label), "stream %u ", s->stream_id[i]);
 		put_thread_meta(s, s->device, s->stream_id[i], label);
@@ -1479,26 +1564,27 @@ static void put_tail(struct synth *s, uint64_t seed)
 	SB_LIT(b, ", \"dur\": ");
 	sb_us(b, end - s->t_begin);
 	SB_LIT(b, ",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n"
-		  "    \"name\": \"PyTorch Profiler (0)\",\n    \"args\": {\n"
-		  "      \"Op count\": 0\n    }\n  }");
+	          "    \"name\": \"PyTorch Profiler (0)\",\n    \"args\": {\n"
+	          "      \"Op count\": 0\n    }\n  }");
 	ev_open(b, false);
 	SB_LIT(b, "    \"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": ");
 	sb_us(b, s->t_begin);
 	SB_LIT(b, ",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n"
-		  "      \"sort_index\": 536870912\n    }\n  }");
+	          "      \"sort_index\": 536870912\n    }\n  }");
 	ev_open(b, false);
-	SB_LIT(b, "    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
-		  "    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
+	SB_LIT(b,
+	       "    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
+	       "    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
 	sb_us(b, s->t_begin);
 	SB_LIT(b, "\n  }");
 	ev_open(b, false);
 	SB_LIT(b, "    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n"
-		  "    \"pid\": \"\", \"tid\": \"\", \"ts\": ");
+	          "    \"pid\": \"\", \"tid\": \"\", \"ts\": ");
 	sb_us(b, end);
 	SB_LIT(b, "\n  }\n  ],\n  \"traceName\": \"/tmp/trex_synthetic_");
 	sb_u64(b, seed);
 	SB_LIT(b, ".pt.trace.json\",\n  \"displayTimeUnit\": \"ms\",\n"
-		  "  \"baseTimeNanoseconds\": 1711964646000000000\n}\n");
+	          "  \"baseTimeNanoseconds\": 1711964646000000000\n}\n");
 	for (int i = 0; i < 4; i++)
 		count_event(s);
 }
@@ -1599,8 +1685,7 @@ static uint32_t layers_for(uint64_t events, const struct sizing *z)
 	return (uint32_t)((events - z->fixed) / z->per_layer);
 }
 
-static void measure(struct sizing *z, uint64_t iter_events, uint64_t layer_events,
-		    uint32_t layers)
+static void measure(struct sizing *z, uint64_t iter_events, uint64_t layer_events, uint32_t layers)
 {
 	z->per_layer = (layer_events + layers - 1) / layers;
 	z->fixed = iter_events - layer_events;
@@ -1610,7 +1695,7 @@ static void measure(struct sizing *z, uint64_t iter_events, uint64_t layer_event
  * to what is left. Targets below one minimal iteration (~600 events)
  * still get that one iteration. */
 static enum trex_status generate(struct synth *s, const struct trex_synth_params *p,
-				 struct trex_error *err)
+                                 struct trex_error *err)
 {
 	struct sizing z = {EST_PER_LAYER, EST_FIXED, 0};
 	uint64_t body = p->target_events > tail_events(s) ? p->target_events - tail_events(s) : 0;
@@ -1632,13 +1717,14 @@ static enum trex_status generate(struct synth *s, const struct trex_synth_params
 }
 
 enum trex_status trex_synth_write(FILE *out, const struct trex_synth_params *p,
-				  uint64_t *events_written, struct trex_error *err)
+                                  uint64_t *events_written, struct trex_error *err)
 {
 	struct synth s;
 	trex_error_clear(err);
 	if (p->streams < 1 || p->streams > 256)
 		return trex_error_set(err, TREX_USAGE, NULL, -1,
-				      "synthetic trace: streams must be 1..256, not %u", p->streams);
+		                      "synthetic trace: streams must be 1..256, not %u",
+		                      p->streams);
 	if (!synth_init(&s, out, p)) {
 		synth_free(&s);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "synthetic trace: out of memory");
@@ -1651,7 +1737,7 @@ enum trex_status trex_synth_write(FILE *out, const struct trex_synth_params *p,
 	}
 	if (st == TREX_OK && fflush(out) != 0)
 		st = trex_error_set(err, TREX_IO, NULL, -1, "synthetic trace: write failed: %s",
-				    strerror(errno));
+		                    strerror(errno));
 	if (events_written)
 		*events_written = s.events;
 	synth_free(&s);
@@ -1663,7 +1749,7 @@ enum trex_status trex_synth_write(FILE *out, const struct trex_synth_params *p,
 enum trex_status trex_synth_demo(char **buf, size_t *len, struct trex_error *err)
 {
 	static const struct trex_synth_params demo = {
-		.target_events = 3060, .streams = 2, .rank = 0, .seed = 20240522};
+	    .target_events = 3060, .streams = 2, .rank = 0, .seed = 20240522};
 	*buf = NULL;
 	*len = 0;
 	FILE *f = open_memstream(buf, len);

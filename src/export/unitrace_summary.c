@@ -10,15 +10,15 @@
 #include "trex/export/json_write.h"
 
 enum trex_status trex_unitrace_summary_write(FILE *out, const struct trex_table *t,
-					     struct trex_error *err)
+                                             struct trex_error *err)
 {
 	static const char *const suffix[] = {"_time", "_calls"};
 	size_t cat_col = t->ncols - 1;
 
 	if (t->ncols < 4 || strcmp(t->cols[0].key, "total_ns") != 0 ||
 	    strcmp(t->cols[2].key, "calls") != 0 || strcmp(t->cols[cat_col].key, "category") != 0)
-		return trex_error_set(err, TREX_USAGE, NULL, -1,
-				      "%s is not a categories table", t->name ? t->name : "table");
+		return trex_error_set(err, TREX_USAGE, NULL, -1, "%s is not a categories table",
+		                      t->name ? t->name : "table");
 	fputc('{', out);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *cat = trex_table_cell(t, r, cat_col)->text;

@@ -403,7 +403,7 @@ struct walk {
 	const struct asm_listing *a;
 	struct tokens want;
 	struct sbid_result *r;
-	bool line_pending, file_pending; /* the stalled instruction's own */
+	bool line_pending, file_pending;     /* the stalled instruction's own */
 	size_t *pending_line, *pending_file; /* causes waiting for annotations */
 	size_t npl, npf;
 };

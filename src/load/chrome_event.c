@@ -14,7 +14,7 @@
 
 /* A string or number token as written in the file. */
 struct tok {
-	const char *p;  /* content (string: between the quotes) */
+	const char *p; /* content (string: between the quotes) */
 	size_t len;
 	unsigned flags; /* JSON_STR_* */
 	bool present;
@@ -29,15 +29,15 @@ struct cj_event {
 	char ph;
 	bool has_ph;
 	struct tok name, cat, pid, tid, id, scope, bp;
-	const char *ph_at;                /* the ph value, for messages */
+	const char *ph_at; /* the ph value, for messages */
 	int64_t ts, dur;
 	bool has_ts, has_dur;
-	const char *ts_bad, *dur_bad;     /* a value that is no usable time (time_problem) */
-	const char *bad_value_at;         /* args (or attr) that is no object */
-	const char *utf8_at;              /* a string repaired as UTF-8 */
-	uint32_t unknown_keys; /* counted with the event once it is complete */
-	const char *unknown_key;          /* the first one (its text) */
-	const char *args; /* the args (or attr) object, braces included */
+	const char *ts_bad, *dur_bad; /* a value that is no usable time (time_problem) */
+	const char *bad_value_at;     /* args (or attr) that is no object */
+	const char *utf8_at;          /* a string repaired as UTF-8 */
+	uint32_t unknown_keys;        /* counted with the event once it is complete */
+	const char *unknown_key;      /* the first one (its text) */
+	const char *args;             /* the args (or attr) object, braces included */
 	size_t args_len;
 	/* from args */
 	uint32_t launch_link, op_link; /* args.correlation, args."External id" */
@@ -74,7 +74,7 @@ static struct trex_builder *example_builder(struct cj_parser *ps)
  * builder weighs for the largest even past the examples it keeps) and
  * makes damage the part's first problem. */
 static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char *at, bool always,
-			const char *fmt, va_list ap)
+                        const char *fmt, va_list ap)
 {
 	enum trex_integrity_counter k = (enum trex_integrity_counter)p->counter;
 	bool damage = trex_integrity_is_damage(k);
@@ -98,9 +98,9 @@ static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char
 }
 
 static void cj_example_fmt(struct cj_parser *ps, struct trex_problem *p, const char *at,
-			   bool always, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                           bool always, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void cj_example_fmt(struct cj_parser *ps, struct trex_problem *p, const char *at,
-			   bool always, const char *fmt, ...)
+                           bool always, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -110,7 +110,7 @@ static void cj_example_fmt(struct cj_parser *ps, struct trex_problem *p, const c
 }
 
 static void problem_init(struct trex_problem *p, enum trex_integrity_counter k,
-			 const struct cj_about *about)
+                         const struct cj_about *about)
 {
 	memset(p, 0, sizeof *p);
 	p->counter = (uint8_t)k;
@@ -122,10 +122,10 @@ static void problem_init(struct trex_problem *p, enum trex_integrity_counter k,
 
 /* An example of counter k at `at`, without counting it. */
 static void cj_example(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
-		       const struct cj_about *about, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+                       const struct cj_about *about, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 static void cj_example(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
-		       const struct cj_about *about, const char *fmt, ...)
+                       const struct cj_about *about, const char *fmt, ...)
 {
 	struct trex_problem p;
 	va_list ap;
@@ -137,7 +137,7 @@ static void cj_example(struct cj_parser *ps, enum trex_integrity_counter k, cons
 }
 
 void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
-	     const struct cj_about *about, const char *fmt, ...)
+             const struct cj_about *about, const char *fmt, ...)
 {
 	struct trex_problem p;
 	va_list ap;
@@ -165,7 +165,7 @@ static uint64_t events_in(const char *start, const char *next)
 }
 
 void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const char *start,
-		  const char *bad, const char *next, const char *why)
+                  const char *bad, const char *next, const char *why)
 {
 	struct trex_problem p;
 	uint64_t len = (uint64_t)(next - start);
@@ -185,7 +185,7 @@ void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const cha
 	cj_problem(ps, bad, "%s", why);
 	if (start < bad)
 		cj_example_fmt(ps, &p, start, true, "%s (at byte %llu)", why,
-			       (unsigned long long)cj_offset(ps, bad));
+		               (unsigned long long)cj_offset(ps, bad));
 	else
 		cj_example_fmt(ps, &p, start, true, "%s", why);
 }
@@ -206,7 +206,7 @@ static bool tok_is(const struct tok *t, const char *s, size_t n)
 
 /* A string or any other value kept as its text (pid, tid, id, name ...). */
 static int read_token(struct cj_parser *ps, const char *p, const char *end, struct tok *t,
-		      const char **out)
+                      const char **out)
 {
 	t->present = true;
 	t->flags = 0;
@@ -237,20 +237,27 @@ static int read_token(struct cj_parser *ps, const char *p, const char *end, stru
 static const char *json_type(char c)
 {
 	switch (c) {
-	case '"': return "a string";
-	case '{': return "an object";
-	case '[': return "an array";
-	case 'n': return "null";
-	case 't': case 'f': return "a boolean";
-	default: return "a number";
+	case '"':
+		return "a string";
+	case '{':
+		return "an object";
+	case '[':
+		return "an array";
+	case 'n':
+		return "null";
+	case 't':
+	case 'f':
+		return "a boolean";
+	default:
+		return "a number";
 	}
 }
 
 /* ts/dur: a number of microseconds, or the same quoted. Anything else, or
  * a number beyond int64 ns, is skipped and *bad set to it (time_problem
  * tells which; the event decides what it means once it is complete). */
-static int read_time(struct cj_parser *ps, const char *p, const char *end, int64_t *ns,
-		     bool *has, const char **bad, const char **out)
+static int read_time(struct cj_parser *ps, const char *p, const char *end, int64_t *ns, bool *has,
+                     const char **bad, const char **out)
 {
 	bool quoted = p < end && *p == '"', saturated = false;
 	const char *q;
@@ -280,11 +287,12 @@ static int read_time(struct cj_parser *ps, const char *p, const char *end, int64
 }
 
 static int read_u32_link(struct cj_parser *ps, const char *p, const char *end, uint32_t *v,
-			 uint16_t *flags, uint16_t flag, const char **out)
+                         uint16_t *flags, uint16_t flag, const char **out)
 {
 	if (p < end && *p != '-' && (*p < '0' || *p > '9'))
-		return json_skip_value(p, end, out) == JSON_SYNTAX ? syntax(ps, *out, out, "a value")
-								 : JSON_OK;
+		return json_skip_value(p, end, out) == JSON_SYNTAX
+		           ? syntax(ps, *out, out, "a value")
+		           : JSON_OK;
 	int64_t value;
 	bool is_int = false, sat = false;
 	int st = json_parse_int(p, end, &value, &is_int, &sat, out);
@@ -297,8 +305,8 @@ static int read_u32_link(struct cj_parser *ps, const char *p, const char *end, u
 	return st;
 }
 
-static int read_int64(struct cj_parser *ps, const char *p, const char *end, int64_t *v,
-		      bool *has, const char **out)
+static int read_int64(struct cj_parser *ps, const char *p, const char *end, int64_t *v, bool *has,
+                      const char **out)
 {
 	int64_t value;
 	bool is_int = false, sat = false;
@@ -317,13 +325,13 @@ static int read_int64(struct cj_parser *ps, const char *p, const char *end, int6
 /* ---- objects ------------------------------------------------------------------------ */
 
 typedef int (*cj_member_fn)(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-			    const char *p, const char *end, const char **out);
+                            const char *p, const char *end, const char **out);
 
 /* Iterates the members of the object at p ('{'), calling fn for each value.
  * Trailing commas are tolerated. */
 static inline __attribute__((always_inline)) int walk_object(struct cj_parser *ps, void *ctx,
-							     const char *p, const char *end,
-		       cj_member_fn fn, const char **out)
+                                                             const char *p, const char *end,
+                                                             cj_member_fn fn, const char **out)
 {
 	p = json_skip_ws(p + 1, end);
 	for (;;) {
@@ -371,8 +379,8 @@ static int skip_member(struct cj_parser *ps, const char *p, const char *end, con
 
 /* args: only the keys that link or group events are read now; the rest
  * stays in the file and is decoded on request. */
-static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-		       const char *p, const char *end, const char **out)
+static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, const char *p,
+                       const char *end, const char **out)
 {
 	struct cj_event *ev = ctx;
 	switch (klen) {
@@ -397,10 +405,10 @@ static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t 
 	case 11:
 		if (KEY_IS("correlation"))
 			return read_u32_link(ps, p, end, &ev->launch_link, &ev->link_flags,
-					     TREX_SLICE_HAS_LAUNCH_LINK, out);
+			                     TREX_SLICE_HAS_LAUNCH_LINK, out);
 		if (KEY_IS("External id") || KEY_IS("external id"))
 			return read_u32_link(ps, p, end, &ev->op_link, &ev->link_flags,
-					     TREX_SLICE_HAS_OP_LINK, out);
+			                     TREX_SLICE_HAS_OP_LINK, out);
 		break;
 	case 13:
 		if (KEY_IS("shared memory"))
@@ -413,7 +421,7 @@ static int args_member(struct cj_parser *ps, void *ctx, const char *key, size_t 
 }
 
 static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, const char *end,
-		     const char **out)
+                     const char **out)
 {
 	if (p < end && *p != '{') {
 		ev->bad_value_at = p;
@@ -428,8 +436,8 @@ static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, c
 }
 
 /* id2: {"local": X} or {"global": X}; either is the flow/async id. */
-static int id2_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-		      const char *p, const char *end, const char **out)
+static int id2_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, const char *p,
+                      const char *end, const char **out)
 {
 	struct cj_event *ev = ctx;
 	if (KEY_IS("local") || KEY_IS("global"))
@@ -440,18 +448,19 @@ static int id2_member(struct cj_parser *ps, void *ctx, const char *key, size_t k
 /* Keys of the Trace Event Format that trex does not use. */
 static bool known_unused_key(const char *key, size_t klen)
 {
-	static const char *const keys[] = {"tts",  "tdur",  "sf",     "esf",      "stack",
-					   "estack", "cname", "bind_id", "flow_in", "flow_out",
-					   "use_async_tts", "scope"};
+	static const char *const keys[] = {
+	    "tts",   "tdur",    "sf",      "esf",      "stack",         "estack",
+	    "cname", "bind_id", "flow_in", "flow_out", "use_async_tts", "scope"};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (strlen(keys[i]) == klen && memcmp(keys[i], key, klen) == 0)
 			return true;
 	return false;
 }
 
-static inline __attribute__((always_inline)) int
-event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, const char *p,
-	     const char *end, const char **out)
+static inline __attribute__((always_inline)) int event_member(struct cj_parser *ps, void *ctx,
+                                                              const char *key, size_t klen,
+                                                              const char *p, const char *end,
+                                                              const char **out)
 {
 	struct cj_event *ev = ctx;
 	switch (klen) {
@@ -486,7 +495,7 @@ event_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen, cons
 			return read_time(ps, p, end, &ev->dur, &ev->has_dur, &ev->dur_bad, out);
 		if (KEY_IS("id2"))
 			return p < end && *p == '{' ? walk_object(ps, ev, p, end, id2_member, out)
-						    : skip_member(ps, p, end, out);
+			                            : skip_member(ps, p, end, out);
 		break;
 	case 4:
 		if (KEY_IS("name"))
@@ -580,7 +589,7 @@ static uint32_t intern_name(struct cj_parser *ps, const struct tok *t)
 }
 
 static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, const struct tok *t,
-			      bool *hit)
+                              bool *hit)
 {
 	*hit = t->present && c->valid && c->len == t->len &&
 	       (t->len == 0 || memcmp(c->text, t->p, t->len) == 0);
@@ -604,12 +613,17 @@ static unsigned cat_features(const struct tok *cat)
 		const char *cat;
 		unsigned feature;
 	} table[] = {
-		{"cpu_op", CJ_KINETO_CATS},     {"cuda_runtime", CJ_KINETO_CATS},
-		{"kernel", CJ_KINETO_CATS},     {"gpu_memcpy", CJ_KINETO_CATS},
-		{"user_annotation", CJ_KINETO_CATS}, {"Operator", CJ_LEGACY_CATS},
-		{"Runtime", CJ_LEGACY_CATS},    {"Kernel", CJ_LEGACY_CATS},
-		{"gpu_op", CJ_GPU_OP},          {"mtia_runtime", CJ_MTIA},
-		{"mtia_ccp_events", CJ_MTIA},
+	    {"cpu_op", CJ_KINETO_CATS},
+	    {"cuda_runtime", CJ_KINETO_CATS},
+	    {"kernel", CJ_KINETO_CATS},
+	    {"gpu_memcpy", CJ_KINETO_CATS},
+	    {"user_annotation", CJ_KINETO_CATS},
+	    {"Operator", CJ_LEGACY_CATS},
+	    {"Runtime", CJ_LEGACY_CATS},
+	    {"Kernel", CJ_LEGACY_CATS},
+	    {"gpu_op", CJ_GPU_OP},
+	    {"mtia_runtime", CJ_MTIA},
+	    {"mtia_ccp_events", CJ_MTIA},
 	};
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (tok_is(cat, table[i].cat, strlen(table[i].cat)))
@@ -632,7 +646,7 @@ static uint8_t cat_kind(const char *cat)
 
 /* The category's string id, dialect evidence and kind, through the cache. */
 static uint32_t intern_cat(struct cj_parser *ps, const struct tok *t, unsigned *features,
-			   uint8_t *kind)
+                           uint8_t *kind)
 {
 	for (unsigned i = 0; i < CJ_CAT_CACHE; i++) {
 		const struct cj_cat_cache *c = &ps->cats[i];
@@ -768,13 +782,15 @@ static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct t
 	out->op_link = ev->op_link;
 	out->flags = ev->link_flags;
 	out->shape = shape_id(ps, ev);
-	if (out->name == TREX_STR_ERROR || out->cat == TREX_STR_ERROR || out->shape == TREX_STR_ERROR)
+	if (out->name == TREX_STR_ERROR || out->cat == TREX_STR_ERROR ||
+	    out->shape == TREX_STR_ERROR)
 		return -1;
 	out->kind = kind != CJ_KIND_BY_NAME
-			    ? kind
-			    : (uint8_t)trex_kind_of(trex_builder_str(ps->b, out->cat),
-						    trex_builder_str(ps->b, out->name));
-	if ((ps->cat_kind_bits & CJ_KINETO_CATS) && ev->name.len > 3 && memcmp(ev->name.p, "hip", 3) == 0)
+	                ? kind
+	                : (uint8_t)trex_kind_of(trex_builder_str(ps->b, out->cat),
+	                                        trex_builder_str(ps->b, out->name));
+	if ((ps->cat_kind_bits & CJ_KINETO_CATS) && ev->name.len > 3 &&
+	    memcmp(ev->name.p, "hip", 3) == 0)
 		ps->st.features |= CJ_HIP;
 	return 0;
 }
@@ -784,19 +800,34 @@ static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct t
 static enum trex_phase phase_of(char ph)
 {
 	switch (ph) {
-	case 'X': return TREX_PH_COMPLETE;
-	case 'B': return TREX_PH_BEGIN;
-	case 'E': return TREX_PH_END;
-	case 'i': case 'I': case 'R': return TREX_PH_INSTANT;
-	case 'C': return TREX_PH_COUNTER;
-	case 'M': return TREX_PH_METADATA;
-	case 's': return TREX_PH_FLOW_START;
-	case 't': return TREX_PH_FLOW_STEP;
-	case 'f': return TREX_PH_FLOW_END;
-	case 'b': return TREX_PH_ASYNC_BEGIN;
-	case 'e': return TREX_PH_ASYNC_END;
-	case 'n': return TREX_PH_ASYNC_INSTANT;
-	default: return TREX_PH_OTHER;
+	case 'X':
+		return TREX_PH_COMPLETE;
+	case 'B':
+		return TREX_PH_BEGIN;
+	case 'E':
+		return TREX_PH_END;
+	case 'i':
+	case 'I':
+	case 'R':
+		return TREX_PH_INSTANT;
+	case 'C':
+		return TREX_PH_COUNTER;
+	case 'M':
+		return TREX_PH_METADATA;
+	case 's':
+		return TREX_PH_FLOW_START;
+	case 't':
+		return TREX_PH_FLOW_STEP;
+	case 'f':
+		return TREX_PH_FLOW_END;
+	case 'b':
+		return TREX_PH_ASYNC_BEGIN;
+	case 'e':
+		return TREX_PH_ASYNC_END;
+	case 'n':
+		return TREX_PH_ASYNC_INSTANT;
+	default:
+		return TREX_PH_OTHER;
 	}
 }
 
@@ -832,7 +863,7 @@ static int emit_metadata(struct cj_parser *ps, const struct cj_event *ev)
 	if (track == TREX_NONE)
 		return -1;
 	return thread_name ? trex_builder_thread_name(ps->b, track, intern_tok(ps, &ev->a_name))
-			   : trex_builder_thread_sort_index(ps->b, track, ev->a_sort_index);
+	                   : trex_builder_thread_sort_index(ps->b, track, ev->a_sort_index);
 }
 
 /* Splits an id token into a number or a string id. */
@@ -868,7 +899,7 @@ struct counter_walk {
 };
 
 static int counter_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-			  const char *p, const char *end, const char **out)
+                          const char *p, const char *end, const char **out)
 {
 	struct counter_walk *w = ctx;
 	double value;
@@ -886,7 +917,8 @@ static int counter_member(struct cj_parser *ps, void *ctx, const char *key, size
 	}
 	int n = snprintf(ps->scratch, need, "%.*s", (int)ev->name.len, ev->name.p);
 	if (ev->id.present)
-		n += snprintf(ps->scratch + n, need - (size_t)n, " %.*s", (int)ev->id.len, ev->id.p);
+		n +=
+		    snprintf(ps->scratch + n, need - (size_t)n, " %.*s", (int)ev->id.len, ev->id.p);
 	if (w->numeric > 1)
 		n += snprintf(ps->scratch + n, need - (size_t)n, " %.*s", (int)klen, key);
 	uint32_t series = trex_builder_intern(ps->b, ps->scratch, (size_t)n);
@@ -913,7 +945,7 @@ static int emit_counter(struct cj_parser *ps, const struct cj_event *ev)
 
 /* b/e/n: keyed slices of the process, paired by (cat, id). */
 static int emit_async(struct cj_parser *ps, const struct cj_event *ev, const struct trex_key *key,
-		      const struct trex_ev *te)
+                      const struct trex_ev *te)
 {
 	bool hit;
 	uint32_t pid = intern_cached(ps, &ps->pid, &ev->pid, &hit);
@@ -929,21 +961,21 @@ static int emit_async(struct cj_parser *ps, const struct cj_event *ev, const str
 /* s/t/f: flow points chained by (cat, id); s and t sit on the slice
  * enclosing them, f on the next slice unless "bp":"e". */
 static int emit_flow(struct cj_parser *ps, const struct cj_event *ev, const struct trex_key *key,
-		     const struct trex_ev *te)
+                     const struct trex_ev *te)
 {
 	uint32_t track = event_track(ps, ev);
 	if (track == TREX_NONE)
 		return -1;
 	struct trex_flow_point p = {
-		.key = *key,
-		.name = te->name,
-		.role = ev->ph == 's'	? TREX_FLOW_START
-			: ev->ph == 't' ? TREX_FLOW_STEP
-					: TREX_FLOW_END,
-		.slice = TREX_HANDLE_NONE,
-		.track = track,
-		.ts = ev->ts,
-		.bind = ev->ph != 'f' || tok_is(&ev->bp, "e", 1) ? TREX_BIND_ENCLOSING : TREX_BIND_NEXT,
+	    .key = *key,
+	    .name = te->name,
+	    .role = ev->ph == 's'   ? TREX_FLOW_START
+	            : ev->ph == 't' ? TREX_FLOW_STEP
+	                            : TREX_FLOW_END,
+	    .slice = TREX_HANDLE_NONE,
+	    .track = track,
+	    .ts = ev->ts,
+	    .bind = ev->ph != 'f' || tok_is(&ev->bp, "e", 1) ? TREX_BIND_ENCLOSING : TREX_BIND_NEXT,
 	};
 	return trex_builder_flow(ps->b, &p);
 }
@@ -1035,10 +1067,10 @@ static void note_phase(struct cj_parser *ps, const struct cj_event *ev)
 	t.len = q ? (size_t)(q - at - 1) : 0;
 	if (unsupported_phase(&t))
 		cj_note(ps, TREX_INTEG_unsupported_phase, at, NULL, "phase \"%c\" is not shown",
-			t.p[0]);
+		        t.p[0]);
 	else if (t.is_string)
 		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL,
-			"ph \"%.*s\" is no trace-event phase", t.len > 24 ? 24 : (int)t.len, t.p);
+		        "ph \"%.*s\" is no trace-event phase", t.len > 24 ? 24 : (int)t.len, t.p);
 	else
 		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*at));
 }
@@ -1061,21 +1093,21 @@ static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum 
 	enum cj_time_problem tp = time_problem(ps, ev->ts_bad);
 	if (tp == CJ_TIME_TYPE)
 		cj_note(ps, TREX_INTEG_bad_ts, ev->ts_bad, NULL, "ts is %s%s",
-			json_type(*ev->ts_bad), kept);
+		        json_type(*ev->ts_bad), kept);
 	else if (tp == CJ_TIME_RANGE)
 		cj_note(ps, TREX_INTEG_ts_out_of_range, ev->ts_bad, NULL,
-			"ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad,
-			kept);
+		        "ts %.*s us is beyond int64 ns%s", value_len(ps, ev->ts_bad), ev->ts_bad,
+		        kept);
 	if (meta || tp != CJ_TIME_OK)
 		return !meta;
 	if (!ev->has_ts) {
 		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL,
-			"\"%c\" event without \"ts\"", ev->ph);
+		        "\"%c\" event without \"ts\"", ev->ph);
 		return true;
 	}
 	if (ph == TREX_PH_COMPLETE && time_problem(ps, ev->dur_bad) == CJ_TIME_RANGE) {
 		cj_note(ps, TREX_INTEG_dur_out_of_range, ev->dur_bad, NULL,
-			"dur %.*s us is beyond int64 ns", value_len(ps, ev->dur_bad), ev->dur_bad);
+		        "dur %.*s us is beyond int64 ns", value_len(ps, ev->dur_bad), ev->dur_bad);
 		return true;
 	}
 	return false;
@@ -1091,7 +1123,7 @@ static bool on_thread_track(enum trex_phase ph)
 /* The kept event a problem is about: its track (thread-track phases),
  * name and ts, all through the caches the event just went through. */
 static void event_about(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph,
-			struct cj_about *a)
+                        struct cj_about *a)
 {
 	uint32_t name = ev->name.present ? intern_tok(ps, &ev->name) : TREX_NONE;
 
@@ -1118,28 +1150,28 @@ static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum tre
 	ps->st.integrity.invalid_utf8 = utf8; /* the name was counted when it was interned */
 	if (bad_dur && ev->dur_bad)
 		cj_note(ps, TREX_INTEG_bad_dur, ev->dur_bad, &a, "dur is %s (kept with duration 0)",
-			json_type(*ev->dur_bad));
+		        json_type(*ev->dur_bad));
 	else if (bad_dur)
 		cj_note(ps, TREX_INTEG_bad_dur, ev->start, &a,
-			"X event without \"dur\" (kept with duration 0)");
+		        "X event without \"dur\" (kept with duration 0)");
 	if (bad_pid || bad_tid) {
 		const struct tok *t = bad_pid ? &ev->pid : &ev->tid;
 		cj_note(ps, TREX_INTEG_bad_ids, t->p, &a,
-			"%s %.*s is not a string or a 64-bit integer", bad_pid ? "pid" : "tid",
-			t->len > 40 ? 40 : (int)t->len, t->p);
+		        "%s %.*s is not a string or a 64-bit integer", bad_pid ? "pid" : "tid",
+		        t->len > 40 ? 40 : (int)t->len, t->p);
 	}
 	if (ev->bad_value_at)
 		cj_note(ps, TREX_INTEG_bad_values, ev->bad_value_at, &a, "args is %s (ignored)",
-			json_type(*ev->bad_value_at));
+		        json_type(*ev->bad_value_at));
 	if (ps->utf8_at)
 		cj_example(ps, TREX_INTEG_invalid_utf8, ps->utf8_at, &a,
-			   "invalid UTF-8 replaced by U+FFFD");
+		           "invalid UTF-8 replaced by U+FFFD");
 	if (ev->unknown_keys) {
 		unsigned f = 0;
 		const char *q = json_string_end(ev->unknown_key, ps->limit, &f);
 		int klen = q ? (int)(q - ev->unknown_key) : 0;
 		cj_example(ps, TREX_INTEG_unknown_keys, ev->unknown_key, &a, "unknown key \"%.*s\"",
-			   klen > 40 ? 40 : klen, ev->unknown_key);
+		           klen > 40 ? 40 : klen, ev->unknown_key);
 	}
 }
 
@@ -1165,7 +1197,7 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 }
 
 static int probe_member(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
-			const char *p, const char *end, const char **out)
+                        const char *p, const char *end, const char **out)
 {
 	bool *has_ph = ctx;
 

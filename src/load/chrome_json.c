@@ -16,8 +16,6 @@
  * rather than buffering the rest of the file behind it. */
 #define CJ_RESYNC_LIMIT (16u << 20)
 
-
-
 #define CJ_PROGRESS_EVENTS 65536
 
 void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_load_job *job)
@@ -80,12 +78,12 @@ static void cj_progress(struct cj_parser *ps, const char *at)
  * and any stream window resume exactly where a serial parse does. */
 
 enum cj_resume {
-	CJ_RS_EVENT,   /* an event starts at the place */
-	CJ_RS_MEMBER,  /* a top-level "key": value */
-	CJ_RS_CLOSE,   /* the ']' closing the events array */
-	CJ_RS_END,     /* the '}' closing the trace, only whitespace after it */
-	CJ_RS_NONE,    /* nothing: the input ends */
-	CJ_RS_MORE,    /* undecided before the end of the bytes at hand */
+	CJ_RS_EVENT,  /* an event starts at the place */
+	CJ_RS_MEMBER, /* a top-level "key": value */
+	CJ_RS_CLOSE,  /* the ']' closing the events array */
+	CJ_RS_END,    /* the '}' closing the trace, only whitespace after it */
+	CJ_RS_NONE,   /* nothing: the input ends */
+	CJ_RS_MORE,   /* undecided before the end of the bytes at hand */
 };
 
 /* What a resynchronisation may resume at besides events. */
@@ -138,7 +136,7 @@ static const char *cj_probe_end(const char *p, const char *end, bool final, bool
  * damage after it (garbage at the top level) would search again to the end
  * each time. */
 static enum cj_resume cj_next_event(struct cj_parser *ps, const char *from, const char *end,
-				    bool final, const char **at)
+                                    bool final, const char **at)
 {
 	if (final && ps->no_event_from && cj_offset(ps, from) + 1 >= ps->no_event_from)
 		return CJ_RS_NONE;
@@ -191,7 +189,7 @@ static bool cj_member_at(const char *p, const char *end, unsigned allow)
 /* The first member, closing ']' or final '}' at or after from (the input
  * is complete: end is its end). */
 static enum cj_resume cj_next_structure(struct cj_parser *ps, const char *from, const char *end,
-					unsigned allow, const char **at)
+                                        unsigned allow, const char **at)
 {
 	for (const char *p = from; p < end; p++) {
 		char c = *p, before;
@@ -199,8 +197,7 @@ static enum cj_resume cj_next_structure(struct cj_parser *ps, const char *from, 
 			continue;
 		*at = p;
 		const char *q = json_skip_ws(p + 1, end);
-		if (c == ']' && (allow & CJ_ALLOW_CLOSE) &&
-		    (q >= end || *q == ',' || *q == '}'))
+		if (c == ']' && (allow & CJ_ALLOW_CLOSE) && (q >= end || *q == ',' || *q == '}'))
 			return CJ_RS_CLOSE;
 		if (c == '}' && (allow & CJ_ALLOW_END) && q >= end)
 			return CJ_RS_END;
@@ -215,7 +212,7 @@ static enum cj_resume cj_next_structure(struct cj_parser *ps, const char *from, 
 /* Events are looked for from ev_from, the rest from from (ev_from <= from:
  * a top-level value before the damage may have swallowed an event). */
 static enum cj_resume cj_find_resume(struct cj_parser *ps, const char *ev_from, const char *from,
-				     const char *end, bool final, unsigned allow, const char **at)
+                                     const char *end, bool final, unsigned allow, const char **at)
 {
 	enum cj_resume r = cj_next_event(ps, ev_from, end, final, at);
 	if (r != CJ_RS_NONE || !allow)
@@ -234,7 +231,7 @@ static bool cj_object_form_before(const struct cj_parser *ps, const char *p)
  * or NULL to wait for more input (the whole span is seen again then);
  * at the end of input with nothing to resume at, the span runs to end. */
 static const char *cj_resync(struct cj_parser *ps, const char *start, const char *bad,
-			     const char *from, const char *end, bool final, unsigned allow)
+                             const char *from, const char *end, bool final, unsigned allow)
 {
 	const char *at = end;
 	char why[96];
@@ -274,7 +271,7 @@ static const char *cj_resync(struct cj_parser *ps, const char *start, const char
 static unsigned cj_array_allow(const struct cj_parser *ps)
 {
 	return ps->st.features & CJ_BARE_ARRAY ? CJ_ALLOW_CLOSE
-					       : CJ_ALLOW_CLOSE | CJ_ALLOW_MEMBER | CJ_ALLOW_END;
+	                                       : CJ_ALLOW_CLOSE | CJ_ALLOW_MEMBER | CJ_ALLOW_END;
 }
 
 /* An array element at p. Returns the position after it, or NULL when more
@@ -308,7 +305,7 @@ static const char *cj_element(struct cj_parser *ps, const char *p, const char *e
 }
 
 static enum cj_stop cj_array(struct cj_parser *ps, const char **pp, const char *end,
-			     const char *stop_at, bool final)
+                             const char *stop_at, bool final)
 {
 	const char *p = *pp;
 	for (;;) {
@@ -369,8 +366,8 @@ static void cj_read_rank(struct cj_parser *ps, const char *p, const char *end)
 		const char *q;
 		int64_t v;
 		bool is_int = false, sat = false;
-		if (is_rank && *p != '"' && json_parse_int(p, end, &v, &is_int, &sat, &q) == JSON_OK &&
-		    is_int && !sat) {
+		if (is_rank && *p != '"' &&
+		    json_parse_int(p, end, &v, &is_int, &sat, &q) == JSON_OK && is_int && !sat) {
 			ps->st.has_rank = true;
 			ps->st.rank = v;
 			return;
@@ -390,7 +387,7 @@ static void cj_read_rank(struct cj_parser *ps, const char *p, const char *end)
 }
 
 static void cj_top_value(struct cj_parser *ps, const char *key, size_t klen, const char *p,
-			 const char *q)
+                         const char *q)
 {
 	if (key_is(key, klen, "deviceProperties"))
 		ps->st.features |= CJ_DEVICE_PROPERTIES;
@@ -410,7 +407,7 @@ static void cj_top_value(struct cj_parser *ps, const char *key, size_t klen, con
 }
 
 static enum cj_stop cj_fatal(struct cj_parser *ps, const char *at, struct trex_error *err,
-			     const char *what)
+                             const char *what)
 {
 	trex_error_set(err, TREX_FORMAT, NULL, (int64_t)cj_offset(ps, at), "expected %s", what);
 	return CJ_FATAL;
@@ -432,8 +429,8 @@ static enum cj_stop cj_top_resumed(const struct cj_parser *ps)
  * start is never looked at again, so a stream window's edge changes
  * nothing. */
 static enum cj_stop cj_top_damage(struct cj_parser *ps, const char **pp, const char *start,
-				  const char *bad, const char *from, const char *end, bool final,
-				  const char *why)
+                                  const char *bad, const char *from, const char *end, bool final,
+                                  const char *why)
 {
 	ps->why = why;
 	const char *q = cj_resync(ps, start, bad, from, end, final, CJ_ALLOW_MEMBER | CJ_ALLOW_END);
@@ -483,7 +480,7 @@ static enum cj_stop cj_open_events(struct cj_parser *ps, const char **pp, const 
 
 /* One "key": value member of the top-level object at p ('"'). */
 static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const char *end,
-				  bool final, struct trex_error *err)
+                                  bool final, struct trex_error *err)
 {
 	const char *p = *pp, *start = *pp, *q;
 	unsigned f = 0;
@@ -491,8 +488,8 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 	(void)err;
 	if (!kend)
 		return final ? cj_top_damage(ps, pp, start, start, start + 1, end, final,
-					     "'\"' closing a top-level key")
-			     : CJ_NEED_MORE;
+		                             "'\"' closing a top-level key")
+		             : CJ_NEED_MORE;
 	const char *key = p + 1;
 	size_t klen = (size_t)(kend - key);
 	p = json_skip_ws(kend + 1, end);
@@ -500,7 +497,7 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 		return CJ_NEED_MORE;
 	if (*p != ':')
 		return cj_top_damage(ps, pp, start, p, start + 1, end, final,
-				     "':' after a top-level key");
+		                     "':' after a top-level key");
 	p = json_skip_ws(p + 1, end);
 	if (p >= end)
 		return CJ_NEED_MORE;
@@ -513,13 +510,13 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 			return CJ_NEED_MORE;
 		if (st == JSON_OK) { /* the '[' was lost: the array starts here */
 			cj_note_span(ps, TREX_INTEG_syntax_errors, p, p, p,
-				     "expected '[' opening the events array");
+			             "expected '[' opening the events array");
 			cj_open_events(ps, pp, p);
 			*pp = p;
 			return CJ_ARRAY_OPEN;
 		}
 		return cj_top_damage(ps, pp, p, p, p + 1, end, final,
-				     "'[' opening the events array");
+		                     "'[' opening the events array");
 	}
 	if (*p == '[') {
 		int renamed = cj_renamed_events(ps, p, end, final);
@@ -527,7 +524,7 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 			return CJ_NEED_MORE;
 		if (renamed) {
 			cj_note_span(ps, TREX_INTEG_syntax_errors, start, start, start,
-				     "expected \"traceEvents\" naming the array of events");
+			             "expected \"traceEvents\" naming the array of events");
 			return cj_open_events(ps, pp, p);
 		}
 	}
@@ -552,7 +549,7 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 		    cj_find_resume(ps, start + 1, start + 1, end, true, allow, &at) == CJ_RS_NONE)
 			return CJ_NEED_MORE;
 		return cj_top_damage(ps, pp, start, st == JSON_SYNTAX ? q : p, start + 1, end,
-				     final, "a JSON value");
+		                     final, "a JSON value");
 	}
 	if (cj_value_hides_events(ps, p, q))
 		return cj_top_damage(ps, pp, start, p, start + 1, end, final, "a JSON value");
@@ -565,8 +562,8 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 /* Events begin with one of these keys; a trace object never does. */
 static bool cj_event_key(const char *key, size_t klen)
 {
-	static const char *const keys[] = {"ph", "name", "cat", "pid", "tid", "ts", "dur",
-					   "args", "attr", "id", "s", "bp", "tts"};
+	static const char *const keys[] = {"ph",   "name", "cat", "pid", "tid", "ts", "dur",
+	                                   "args", "attr", "id",  "s",   "bp",  "tts"};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (key_is(key, klen, keys[i]))
 			return true;
@@ -583,8 +580,9 @@ static int cj_lost_array_open(struct cj_parser *ps, const char *p, const char *e
 	const char *key = json_skip_ws(p + 1, end), *kend, *q;
 	unsigned f = 0;
 	bool cut = (size_t)(end - p) < CJ_PROBE_LIMIT && !final;
-	const char *limit = cut ? end : p + ((size_t)(end - p) < CJ_PROBE_LIMIT ? (size_t)(end - p)
-										 : CJ_PROBE_LIMIT);
+	const char *limit =
+	    cut ? end
+	        : p + ((size_t)(end - p) < CJ_PROBE_LIMIT ? (size_t)(end - p) : CJ_PROBE_LIMIT);
 	if (key >= end || *key != '"' || !(kend = json_string_end(key + 1, end, &f)))
 		return cut ? -1 : 0;
 	if (!cj_event_key(key + 1, (size_t)(kend - key - 1)))
@@ -598,8 +596,8 @@ static int cj_lost_array_open(struct cj_parser *ps, const char *p, const char *e
 	return *q == ',';
 }
 
-static enum cj_stop cj_top_start(struct cj_parser *ps, const char **pp, const char *end,
-				 bool final, struct trex_error *err)
+static enum cj_stop cj_top_start(struct cj_parser *ps, const char **pp, const char *end, bool final,
+                                 struct trex_error *err)
 {
 	const char *p = *pp, *at;
 	if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -619,7 +617,7 @@ static enum cj_stop cj_top_start(struct cj_parser *ps, const char **pp, const ch
 		return CJ_NEED_MORE;
 	if (lost) {
 		cj_note_span(ps, TREX_INTEG_syntax_errors, p, p, p,
-			     "expected '[' opening the events array");
+		             "expected '[' opening the events array");
 		ps->st.features |= CJ_BARE_ARRAY;
 		ps->state = CJ_ARRAY;
 		ps->expect_value = true;
@@ -645,7 +643,7 @@ static enum cj_stop cj_top_start(struct cj_parser *ps, const char **pp, const ch
 /* Data after the closing '}' (or ']'): more of the trace when something
  * to resume at follows, else ignored. */
 static enum cj_stop cj_after_trace(struct cj_parser *ps, const char **pp, const char *end,
-				   bool final)
+                                   bool final)
 {
 	const char *p = *pp, *at;
 	unsigned allow = ps->st.features & CJ_BARE_ARRAY ? 0 : CJ_ALLOW_MEMBER | CJ_ALLOW_END;
@@ -654,7 +652,7 @@ static enum cj_stop cj_after_trace(struct cj_parser *ps, const char **pp, const 
 		return CJ_NEED_MORE;
 	if (r == CJ_RS_NONE) {
 		cj_note_span(ps, TREX_INTEG_bytes_ignored, p, p, end,
-			     "expected the end of input after the trace");
+		             "expected the end of input after the trace");
 		*pp = end;
 		return CJ_END;
 	}
@@ -664,8 +662,8 @@ static enum cj_stop cj_after_trace(struct cj_parser *ps, const char **pp, const 
 }
 
 /* TOP_KEY / TOP_SEP / DONE states. */
-static enum cj_stop cj_top_step(struct cj_parser *ps, const char **pp, const char *end,
-				bool final, struct trex_error *err)
+static enum cj_stop cj_top_step(struct cj_parser *ps, const char **pp, const char *end, bool final,
+                                struct trex_error *err)
 {
 	const char *p = *pp = json_skip_ws(*pp, end);
 	if (ps->state == CJ_DONE) {
@@ -683,19 +681,18 @@ static enum cj_stop cj_top_step(struct cj_parser *ps, const char **pp, const cha
 	if (ps->state == CJ_TOP_SEP) {
 		if (*p != ',')
 			return cj_top_damage(ps, pp, p, p, p, end, final,
-					     "',' or '}' in the top-level object");
+			                     "',' or '}' in the top-level object");
 		ps->state = CJ_TOP_KEY;
 		*pp = p + 1;
 		return CJ_STOP_AT;
 	}
 	if (*p != '"')
-		return cj_top_damage(ps, pp, p, p, p, end, final,
-				     "'\"' starting a top-level key");
+		return cj_top_damage(ps, pp, p, p, p, end, final, "'\"' starting a top-level key");
 	return cj_top_member(ps, pp, end, final, err);
 }
 
 enum cj_stop cj_run(struct cj_parser *ps, const char **pp, const char *end, const char *stop_at,
-		    bool final, struct trex_error *err)
+                    bool final, struct trex_error *err)
 {
 	ps->limit = end;
 	for (;;) {

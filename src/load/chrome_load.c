@@ -29,24 +29,24 @@
 
 /* One piece of the events array parsed by one builder. */
 struct cj_part {
-	const char *start;        /* first event, or where the prelude left off */
-	const char *stop;         /* next part's start (NULL: run to the end) */
-	const char *pos;          /* where parsing stopped */
+	const char *start; /* first event, or where the prelude left off */
+	const char *stop;  /* next part's start (NULL: run to the end) */
+	const char *pos;   /* where parsing stopped */
 	enum cj_stop result;
 	struct trex_builder *b;
 	struct cj_stats st;
 	struct trex_error err;
 	bool truncated;
 	bool cancelled, oom;
-	unsigned inherited;       /* prelude features the parser needs (bare array) */
+	unsigned inherited; /* prelude features the parser needs (bare array) */
 	/* stream windows; all zero for a mapped file */
-	bool open_end;            /* more input follows end: stop before an unfinished event */
-	bool stream;              /* bytes are reported per window, not per part */
-	bool after_value;         /* starts after an event, before its ',' */
-	uint64_t base_offset;     /* decoded offset of the window */
-	enum cj_state end_state;  /* where the parser was when it stopped */
+	bool open_end;           /* more input follows end: stop before an unfinished event */
+	bool stream;             /* bytes are reported per window, not per part */
+	bool after_value;        /* starts after an event, before its ',' */
+	uint64_t base_offset;    /* decoded offset of the window */
+	enum cj_state end_state; /* where the parser was when it stopped */
 	bool end_expect;
-	uint64_t gzip_cut;        /* the window's: the gzip input is cut here */
+	uint64_t gzip_cut; /* the window's: the gzip input is cut here */
 };
 
 struct cj_pool {
@@ -63,21 +63,20 @@ struct cj_pool {
 
 /* Input ended inside something: count what was left and say where.
  * gzip_cut: the compressed size when a gzip stream was cut, else 0. */
-static void cj_truncation(struct cj_parser *ps, const char *pos, const char *end,
-			  uint64_t gzip_cut)
+static void cj_truncation(struct cj_parser *ps, const char *pos, const char *end, uint64_t gzip_cut)
 {
 	const char *rest = json_skip_ws(pos, end);
 	char msg[160], gz[80] = "";
 	if (gzip_cut)
 		snprintf(gz, sizeof gz, " (the gzip data is cut at compressed byte %llu)",
-			 (unsigned long long)gzip_cut);
+		         (unsigned long long)gzip_cut);
 	if (rest < end)
 		snprintf(msg, sizeof msg, "input ends inside %s: %llu bytes ignored%s",
-			 ps->state == CJ_ARRAY ? "an event" : "the top-level object",
-			 (unsigned long long)(end - pos), gz);
+		         ps->state == CJ_ARRAY ? "an event" : "the top-level object",
+		         (unsigned long long)(end - pos), gz);
 	else if (ps->state == CJ_ARRAY)
 		snprintf(msg, sizeof msg,
-			 "']' closing the events array: input ends after the last event%s", gz);
+		         "']' closing the events array: input ends after the last event%s", gz);
 	else
 		snprintf(msg, sizeof msg, "'}' closing the trace object: input ends early%s", gz);
 	ps->limit = end;
@@ -85,7 +84,7 @@ static void cj_truncation(struct cj_parser *ps, const char *pos, const char *end
 }
 
 static void cj_parse_part(struct trex_load_job *job, const char *map, const char *end,
-			  struct cj_part *part)
+                          struct cj_part *part)
 {
 	struct cj_parser ps;
 	cj_parser_init(&ps, part->b, job);
@@ -141,7 +140,7 @@ static void cj_run_pool(struct cj_pool *pool, unsigned threads)
 /* Guesses event boundaries at the given offsets from start (ascending);
  * a wrong guess is caught by the chain check. */
 static size_t cj_split_at(const char *start, const char *end, const size_t *cuts, size_t ncuts,
-			  struct cj_part *parts)
+                          struct cj_part *parts)
 {
 	size_t n = 0;
 	parts[n++].start = start;
@@ -173,7 +172,7 @@ static size_t cj_split(const char *start, const char *end, size_t want, struct c
  * big parts first and small ones last, so that the threads of a pool run
  * out of work at nearly the same time (a window ends at a barrier). */
 static size_t cj_split_guided(const char *start, const char *end, size_t share, size_t min,
-			      size_t want, struct cj_part *parts)
+                              size_t want, struct cj_part *parts)
 {
 	size_t cuts[CJ_MAX_PARTS];
 	size_t len = (size_t)(end - start), at = 0, n = 0;
@@ -193,7 +192,7 @@ static size_t cj_split_guided(const char *start, const char *end, size_t share, 
  * otherwise the guess was inside an event or string: its work is thrown
  * away and the gap is parsed again from where the last valid part ended. */
 static enum trex_status cj_chain(struct trex_load_job *job, const char *map, const char *end,
-				 struct cj_part *parts, size_t n, struct cj_part *fix, size_t *nfix)
+                                 struct cj_part *parts, size_t n, struct cj_part *fix, size_t *nfix)
 {
 	const char *pos = parts[0].start;
 	*nfix = 0;
@@ -227,7 +226,7 @@ static enum trex_status cj_chain(struct trex_load_job *job, const char *map, con
 /* ---- merging results into the file ------------------------------------------------------ */
 
 static void cj_merge_stats(struct trex_build_file *file, const struct cj_stats *st,
-			   struct trex_error *first, const char *path)
+                           struct trex_error *first, const char *path)
 {
 	for (int ph = 0; ph < TREX_PH_COUNT; ph++)
 		file->event_types[ph].events += st->phase_counts[ph];
@@ -241,7 +240,7 @@ static void cj_merge_stats(struct trex_build_file *file, const struct cj_stats *
 		file->base_time_ns = st->base_time_ns;
 	if (st->has_problem && first->status == TREX_OK)
 		trex_error_set(first, TREX_FORMAT, path, (int64_t)st->problem_offset, "%s",
-			       st->problem);
+		               st->problem);
 }
 
 static const char *cj_dialect(unsigned f)
@@ -270,7 +269,7 @@ struct cj_sink {
 /* Folds one part's statistics into the file and hands its builder (if any)
  * to the job; parts must come in byte order. */
 static void cj_emit(struct trex_load_job *job, struct cj_part *p, uint32_t seq,
-		    struct cj_sink *sink, struct trex_error *err)
+                    struct cj_sink *sink, struct trex_error *err)
 {
 	struct trex_build_file *file = job->file;
 	cj_merge_stats(file, &p->st, &file->first_problem, trex_source_path(job->source));
@@ -294,7 +293,7 @@ static void cj_emit(struct trex_load_job *job, struct cj_part *p, uint32_t seq,
 }
 
 static enum trex_status cj_sink_end(struct trex_load_job *job, const struct cj_sink *sink,
-				    struct trex_error *err)
+                                    struct trex_error *err)
 {
 	const char *path = trex_source_path(job->source);
 	job->file->dialect = cj_dialect(sink->features);
@@ -308,13 +307,13 @@ static enum trex_status cj_sink_end(struct trex_load_job *job, const struct cj_s
 /* Hands parts to the job in byte order and folds their statistics; the
  * prelude's builder (its problems, if any; NULL otherwise) comes first. */
 static enum trex_status cj_finish(struct trex_load_job *job, struct cj_part **order, size_t n,
-				  const struct cj_stats *prelude, struct trex_builder *prelude_b,
-				  struct trex_error *err)
+                                  const struct cj_stats *prelude, struct trex_builder *prelude_b,
+                                  struct trex_error *err)
 {
 	struct cj_sink sink = {prelude->features, TREX_OK};
 	uint32_t seq = 0;
 	cj_merge_stats(job->file, prelude, &job->file->first_problem,
-		       trex_source_path(job->source));
+	               trex_source_path(job->source));
 	if (prelude_b)
 		sink.status = trex_load_job_add_part(job, seq++, prelude_b, err);
 	for (size_t i = 0; i < n; i++)
@@ -338,9 +337,8 @@ static size_t cj_order(struct cj_part *parts, size_t n, size_t nfix, struct cj_p
 
 /* ---- the prelude: up to the events array --------------------------------------------- */
 
-static enum trex_status cj_prelude(struct trex_load_job *job, struct cj_parser *ps,
-				   const char **pp, const char *end, bool final,
-				   struct trex_error *err)
+static enum trex_status cj_prelude(struct trex_load_job *job, struct cj_parser *ps, const char **pp,
+                                   const char *end, bool final, struct trex_error *err)
 {
 	enum cj_stop r = cj_run(ps, pp, end, NULL, final, err);
 	if (r == CJ_ARRAY_OPEN)
@@ -352,13 +350,13 @@ static enum trex_status cj_prelude(struct trex_load_job *job, struct cj_parser *
 		return TREX_FORMAT;
 	if (at >= end && ps->state == CJ_TOP_START)
 		trex_error_set(err, TREX_FORMAT, NULL, (int64_t)cj_offset(ps, end),
-			       "expected a JSON trace, found an empty file");
+		               "expected a JSON trace, found an empty file");
 	else if (r == CJ_NEED_MORE)
 		trex_error_set(err, TREX_FORMAT, NULL, (int64_t)cj_offset(ps, *pp),
-			       "expected the \"traceEvents\" array before the end of input");
+		               "expected the \"traceEvents\" array before the end of input");
 	else
 		trex_error_set(err, TREX_FORMAT, NULL, (int64_t)cj_offset(ps, end),
-			       "expected a \"traceEvents\" array in the top-level object");
+		               "expected a \"traceEvents\" array in the top-level object");
 	(void)job;
 	return TREX_FORMAT;
 }
@@ -372,7 +370,7 @@ static void cj_fill_path(struct trex_error *err, struct trex_load_job *job)
 /* ---- plain input: mapped, parsed in parallel ---------------------------------------------- */
 
 static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *map, size_t len,
-				       struct trex_error *err)
+                                       struct trex_error *err)
 {
 	const char *end = map + len, *pos = map;
 	struct cj_parser pre;
@@ -389,7 +387,8 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 		return s;
 	}
 	unsigned threads = job->threads ? job->threads : 1;
-	size_t want = len >= CJ_MIN_PARALLEL_BYTES && threads > 1 ? threads * CJ_CHUNKS_PER_THREAD : 1;
+	size_t want =
+	    len >= CJ_MIN_PARALLEL_BYTES && threads > 1 ? threads * CJ_CHUNKS_PER_THREAD : 1;
 	struct cj_part *parts = calloc(2 * want, sizeof *parts);
 	struct cj_part **order = calloc(2 * want, sizeof *order);
 	if (!parts || !order) {
@@ -435,10 +434,10 @@ struct cj_window {
 	size_t len;
 	uint64_t offset;
 	bool final;
-	bool corrupt;            /* the gzip data broke after these bytes */
-	struct trex_error serr;  /* why, when corrupt */
-	uint64_t gzip_cut;       /* final, gzip input cut: its compressed size; else 0 */
-	bool header_cut;         /* ... inside a member's header */
+	bool corrupt;           /* the gzip data broke after these bytes */
+	struct trex_error serr; /* why, when corrupt */
+	uint64_t gzip_cut;      /* final, gzip input cut: its compressed size; else 0 */
+	bool header_cut;        /* ... inside a member's header */
 };
 
 static size_t cj_window_bytes(const struct trex_load_job *job, bool parallel)
@@ -451,14 +450,14 @@ static size_t cj_window_bytes(const struct trex_load_job *job, bool parallel)
 /* The window after the last one's carry bytes. Corrupt gzip ends the input
  * where it broke: the carried bytes are then parsed as the last window. */
 static enum trex_status cj_next_window(struct trex_load_job *job, struct trex_stream *st,
-				       size_t carry, struct cj_window *w, struct trex_error *err)
+                                       size_t carry, struct cj_window *w, struct trex_error *err)
 {
 	const char *tail = w->data + w->len - carry;
 	uint64_t tail_offset = w->offset + w->len - carry;
 	bool truncated = false;
 	trex_error_clear(&w->serr);
 	enum trex_status s =
-		trex_stream_next(st, carry, &w->data, &w->len, &w->offset, &truncated, &w->serr);
+	    trex_stream_next(st, carry, &w->data, &w->len, &w->offset, &truncated, &w->serr);
 	w->corrupt = s == TREX_FORMAT;
 	if (s != TREX_OK && !w->corrupt) {
 		*err = w->serr;
@@ -477,8 +476,8 @@ static enum trex_status cj_next_window(struct trex_load_job *job, struct trex_st
 
 /* Decoded and compressed bytes consumed up to the carry; true when cancelled. */
 static bool cj_window_progress(struct trex_load_job *job, struct trex_stream *st,
-			       const struct cj_window *w, size_t carry, uint64_t *reported,
-			       uint64_t *disk_reported)
+                               const struct cj_window *w, size_t carry, uint64_t *reported,
+                               uint64_t *disk_reported)
 {
 	uint64_t pos = w->offset + w->len - carry, disk = trex_stream_disk_position(st);
 	bool cancel = trex_load_job_progress(job, pos - *reported, disk - *disk_reported, 0);
@@ -497,7 +496,7 @@ struct cj_stream_state {
 
 /* Feeds one window; returns false when parsing is over. */
 static bool cj_stream_window(struct cj_stream_state *s, const struct cj_window *w, size_t *carry,
-			     struct trex_error *err)
+                             struct trex_error *err)
 {
 	struct cj_parser *ps = &s->ps;
 	ps->base = w->data;
@@ -518,7 +517,7 @@ static bool cj_stream_window(struct cj_stream_state *s, const struct cj_window *
 /* Parses one window (whether more follow; *carry: its bytes left for the
  * next one); the serial and the parallel paths each have one. */
 typedef bool cj_window_fn(void *state, const struct cj_window *w, size_t *carry,
-			  struct trex_error *err);
+                          struct trex_error *err);
 
 /* Windows from the stream to parse until the input or parsing ends; a
  * corrupt compressed stream keeps what decoded and becomes ps's problem
@@ -529,9 +528,9 @@ struct cj_gzip_end {
 };
 
 static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_stream *st,
-				       cj_window_fn *parse, void *state, struct cj_parser *ps,
-				       bool *truncated, struct cj_gzip_end *gz_end,
-				       struct trex_error *err)
+                                       cj_window_fn *parse, void *state, struct cj_parser *ps,
+                                       bool *truncated, struct cj_gzip_end *gz_end,
+                                       struct trex_error *err)
 {
 	struct cj_window w = {.data = ""};
 	size_t carry = 0;
@@ -546,8 +545,8 @@ static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_st
 			snprintf(gz_end->what, sizeof gz_end->what, "%s", w.serr.message);
 		else if (w.gzip_cut)
 			snprintf(gz_end->what, sizeof gz_end->what,
-				 "the gzip data is cut at compressed byte %llu",
-				 (unsigned long long)w.gzip_cut);
+			         "the gzip data is cut at compressed byte %llu",
+			         (unsigned long long)w.gzip_cut);
 		if (w.corrupt) {
 			*truncated = true;
 			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, w.serr.message);
@@ -555,8 +554,8 @@ static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_st
 			/* the JSON looked complete: the cut is in the gzip framing */
 			char msg[128];
 			snprintf(msg, sizeof msg,
-				 "truncated gzip %s: the input ends at compressed byte %llu",
-				 w.header_cut ? "header" : "data", (unsigned long long)w.gzip_cut);
+			         "truncated gzip %s: the input ends at compressed byte %llu",
+			         w.header_cut ? "header" : "data", (unsigned long long)w.gzip_cut);
 			*truncated = true;
 			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, msg);
 		}
@@ -568,7 +567,7 @@ static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_st
 }
 
 static bool cj_serial_window(void *state, const struct cj_window *w, size_t *carry,
-			     struct trex_error *err)
+                             struct trex_error *err)
 {
 	return cj_stream_window(state, w, carry, err);
 }
@@ -576,32 +575,35 @@ static bool cj_serial_window(void *state, const struct cj_window *w, size_t *car
 /* No events array anywhere: say what the input looked like instead, and
  * where it ended (decoded; for gzip that ended early, how). */
 static enum trex_status cj_no_events(const struct cj_parser *ps, struct trex_stream *st,
-				     struct trex_load_job *job, const struct cj_gzip_end *gz_end,
-				     struct trex_error *err)
+                                     struct trex_load_job *job, const struct cj_gzip_end *gz_end,
+                                     struct trex_error *err)
 {
 	uint64_t end = trex_stream_position(st);
 	unsigned long long cut = job->file->truncated ? trex_source_size_on_disk(job->source) : 0;
 	if (end == 0 && cut && trex_stream_header_cut(st))
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
-				      "truncated gzip header: the input ends at compressed byte "
-				      "%llu", cut);
+		                      "truncated gzip header: the input ends at compressed byte "
+		                      "%llu",
+		                      cut);
 	if (end == 0 && cut)
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
-				      "truncated gzip data: the input ends at compressed byte %llu "
-				      "before the first decoded byte", cut);
+		                      "truncated gzip data: the input ends at compressed byte %llu "
+		                      "before the first decoded byte",
+		                      cut);
 	if (ps->state == CJ_TOP_START)
 		return trex_error_set(err, TREX_FORMAT, NULL, 0,
-				      "expected a JSON trace, found an empty file");
+		                      "expected a JSON trace, found an empty file");
 	if (gz_end->what[0])
 		return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
-				      "expected the \"traceEvents\" array before the end of input "
-				      "(%s)", gz_end->what);
+		                      "expected the \"traceEvents\" array before the end of input "
+		                      "(%s)",
+		                      gz_end->what);
 	return trex_error_set(err, TREX_FORMAT, NULL, (int64_t)end,
-			      "expected a \"traceEvents\" array in the top-level object");
+	                      "expected a \"traceEvents\" array in the top-level object");
 }
 
 static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_stream *st,
-				       struct trex_error *err)
+                                       struct trex_error *err)
 {
 	struct cj_stream_state *ss = calloc(1, sizeof *ss);
 	struct trex_builder *b = trex_builder_new(job->file_id);
@@ -615,7 +617,7 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
 	ss->part.b = b;
 	struct cj_gzip_end gz_end = {""};
 	enum trex_status s = cj_window_loop(job, st, cj_serial_window, ss, &ss->ps,
-					    &ss->part.truncated, &gz_end, err);
+	                                    &ss->part.truncated, &gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (s == TREX_OK && ss->part.result == CJ_FATAL)
 		s = TREX_FORMAT;
@@ -647,15 +649,15 @@ static enum trex_status cj_load_serial(struct trex_load_job *job, struct trex_st
  * of the pool's tasks inflates the next window (TREX_STREAM_ON_CALL). */
 struct cj_pstream {
 	struct trex_load_job *job;
-	struct cj_parser top;      /* makes no events: no builder */
+	struct cj_parser top; /* makes no events: no builder */
 	bool top_truncated;
-	bool fatal;                /* the top level was not JSON: err is set */
-	struct cj_part *parts;     /* 2 * want: the guesses, then the chain's fix-ups */
+	bool fatal;            /* the top level was not JSON: err is set */
+	struct cj_part *parts; /* 2 * want: the guesses, then the chain's fix-ups */
 	struct cj_part **order;
-	size_t want;               /* parts per window */
-	size_t min_split;          /* smaller stretches are parsed as one part */
-	size_t min_part;           /* the guided split's smallest part */
-	uint32_t seq;              /* the next part's place in the file */
+	size_t want;      /* parts per window */
+	size_t min_split; /* smaller stretches are parsed as one part */
+	size_t min_part;  /* the guided split's smallest part */
+	uint32_t seq;     /* the next part's place in the file */
 	struct cj_sink sink;
 	struct trex_error *err;
 	struct trex_stream *stream; /* decodes ahead on the pool */
@@ -699,14 +701,14 @@ static void cj_top_resume(struct cj_parser *top, const struct cj_part *t)
 }
 
 static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, const char *pos,
-			    size_t *n)
+                            size_t *n)
 {
 	const char *end = w->data + w->len;
 	struct cj_part *parts = s->parts;
 	memset(parts, 0, 2 * s->want * sizeof *parts);
 	*n = (size_t)(end - pos) >= s->min_split
-		     ? cj_split_guided(pos, end, s->job->threads, s->min_part, s->want, parts)
-		     : cj_split(pos, end, 1, parts);
+	         ? cj_split_guided(pos, end, s->job->threads, s->min_part, s->want, parts)
+	         : cj_split(pos, end, 1, parts);
 	bool ok = true;
 	for (size_t i = 0; i < *n; i++) {
 		/* a part's base time would be its own (none): the top level keeps it */
@@ -725,7 +727,7 @@ static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, con
 /* Parses the events from pos to the window's end on the pool and hands the
  * parts over. Returns the part that ended the chain, NULL without memory. */
 static struct cj_part *cj_window_parts(struct cj_pstream *s, const struct cj_window *w,
-				       const char *pos)
+                                       const char *pos)
 {
 	const char *end = w->data + w->len;
 	size_t n = 0, nfix = 0;
@@ -780,14 +782,14 @@ static bool cj_pwindow(struct cj_pstream *s, const struct cj_window *w, size_t *
 }
 
 static bool cj_parallel_window(void *state, const struct cj_window *w, size_t *carry,
-			       struct trex_error *err)
+                               struct trex_error *err)
 {
 	(void)err; /* the parts report into the pstream's own error */
 	return cj_pwindow(state, w, carry);
 }
 
 static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_stream *st,
-					 struct trex_error *err)
+                                         struct trex_error *err)
 {
 	struct cj_pstream s = {.job = job, .err = err, .stream = st};
 	struct cj_gzip_end gz_end = {""};
@@ -805,12 +807,12 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 	s.top.stop_on_array = true;
 	if (status == TREX_OK)
 		status = cj_window_loop(job, st, cj_parallel_window, &s, &s.top, &s.top_truncated,
-					&gz_end, err);
+		                        &gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (status == TREX_OK && s.fatal)
 		status = TREX_FORMAT;
 	else if (status == TREX_OK && s.sink.status == TREX_OK &&
-		 !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
+	         !(s.top.st.features & (CJ_TRACE_EVENTS | CJ_BARE_ARRAY))) {
 		job->file->truncated |= s.top_truncated;
 		status = cj_no_events(&s.top, st, job, &gz_end, err);
 	}
@@ -829,9 +831,9 @@ static enum trex_status cj_load_stream(struct trex_load_job *job, struct trex_er
 {
 	struct trex_stream *st;
 	bool parallel = job->threads > 1;
-	enum trex_status s = trex_stream_open(job->source, cj_window_bytes(job, parallel),
-					      parallel ? TREX_STREAM_ON_CALL : TREX_STREAM_INLINE,
-					      &st, err);
+	enum trex_status s =
+	    trex_stream_open(job->source, cj_window_bytes(job, parallel),
+	                     parallel ? TREX_STREAM_ON_CALL : TREX_STREAM_INLINE, &st, err);
 	if (s != TREX_OK)
 		return s;
 	s = parallel ? cj_load_parallel(job, st, err) : cj_load_serial(job, st, err);
@@ -855,7 +857,6 @@ static enum trex_status cj_load(struct trex_load_job *job, struct trex_error *er
 	return cj_load_stream(job, err);
 }
 
-
 static int cj_sniff(const unsigned char *head, size_t len)
 {
 	const char *p = (const char *)head, *end = p + len;
@@ -872,8 +873,8 @@ static int cj_sniff(const unsigned char *head, size_t len)
 }
 
 const struct trex_format trex_format_chrome_json = {
-	.name = "chrome-json",
-	.sniff = cj_sniff,
-	.load = cj_load,
-	.codec = &trex_json_args_codec,
+    .name = "chrome-json",
+    .sniff = cj_sniff,
+    .load = cj_load,
+    .codec = &trex_json_args_codec,
 };

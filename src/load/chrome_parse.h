@@ -16,13 +16,13 @@ enum cj_feature {
 	CJ_BARE_ARRAY = 1u << 0,
 	CJ_DEVICE_PROPERTIES = 1u << 1,
 	CJ_SCHEMA_VERSION = 1u << 2,
-	CJ_ATTR = 1u << 3,            /* acelyzer FLEX "attr" instead of "args" */
-	CJ_KINETO_CATS = 1u << 4,     /* cpu_op, cuda_runtime, kernel, ... */
-	CJ_LEGACY_CATS = 1u << 5,     /* Operator, Runtime, Kernel (2021) */
-	CJ_GPU_OP = 1u << 6,          /* unitrace gpu_op */
-	CJ_HIP = 1u << 7,             /* hip* runtime calls (ROCm) */
+	CJ_ATTR = 1u << 3,        /* acelyzer FLEX "attr" instead of "args" */
+	CJ_KINETO_CATS = 1u << 4, /* cpu_op, cuda_runtime, kernel, ... */
+	CJ_LEGACY_CATS = 1u << 5, /* Operator, Runtime, Kernel (2021) */
+	CJ_GPU_OP = 1u << 6,      /* unitrace gpu_op */
+	CJ_HIP = 1u << 7,         /* hip* runtime calls (ROCm) */
 	CJ_MTIA = 1u << 8,
-	CJ_TRACE_EVENTS = 1u << 9,    /* the object form had a traceEvents array */
+	CJ_TRACE_EVENTS = 1u << 9, /* the object form had a traceEvents array */
 	CJ_BASE_TIME = 1u << 10,
 };
 
@@ -65,7 +65,7 @@ struct cj_cat_cache {
 	char text[32];
 	uint8_t len;
 	bool valid;
-	uint8_t kind;     /* enum trex_kind, or CJ_KIND_BY_NAME */
+	uint8_t kind; /* enum trex_kind, or CJ_KIND_BY_NAME */
 	uint32_t id;
 	unsigned features;
 };
@@ -79,8 +79,8 @@ struct cj_track_cache {
 	char pid[24], tid[24];
 	uint8_t pid_len, tid_len;
 	bool valid;
-	bool strings;  /* pid and tid were both strings (a number's text may look the same) */
-	bool ids_ok;   /* neither is of the wrong type (integrity bad_ids) */
+	bool strings; /* pid and tid were both strings (a number's text may look the same) */
+	bool ids_ok;  /* neither is of the wrong type (integrity bad_ids) */
 	uint32_t pid_id, track;
 };
 
@@ -90,37 +90,37 @@ struct cj_track_cache {
 #define CJ_NAME_CACHE_MAX 240
 struct cj_name_cache {
 	uint32_t id;
-	uint16_t len;     /* 0: empty slot */
+	uint16_t len; /* 0: empty slot */
 	char text[CJ_NAME_CACHE_MAX];
 };
 
 struct cj_parser {
 	struct trex_builder *b;
-	struct trex_load_job *job;      /* progress/cancel; may be NULL */
-	const char *base;               /* window start */
-	uint64_t base_offset;           /* decoded offset of base[0] */
+	struct trex_load_job *job; /* progress/cancel; may be NULL */
+	const char *base;          /* window start */
+	uint64_t base_offset;      /* decoded offset of base[0] */
 	enum cj_state state;
-	bool expect_value;              /* in the array: a value (not ',') comes next */
-	bool top_ran_out;               /* a top-level value ran to the end of the input */
+	bool expect_value; /* in the array: a value (not ',') comes next */
+	bool top_ran_out;  /* a top-level value ran to the end of the input */
 	bool stop_on_array;
-	bool stream;                    /* windows of a stream (gzip), not a mapping */
+	bool stream; /* windows of a stream (gzip), not a mapping */
 	struct cj_stats st;
 	struct cj_short_cache pid;
 	struct cj_cat_cache cats[CJ_CAT_CACHE];
-	unsigned cat_next;              /* round-robin victim */
+	unsigned cat_next; /* round-robin victim */
 	struct cj_track_cache tracks[CJ_TRACK_CACHE];
-	unsigned track_next;            /* round-robin victim */
-	uint32_t cat_kind_bits;         /* features of the last category seen */
-	struct cj_name_cache *names;     /* CJ_NAME_CACHE entries, lazily allocated */
+	unsigned track_next;         /* round-robin victim */
+	uint32_t cat_kind_bits;      /* features of the last category seen */
+	struct cj_name_cache *names; /* CJ_NAME_CACHE entries, lazily allocated */
 	char *scratch;
 	size_t scratch_cap;
-	uint64_t progress_bytes_from;   /* decoded offset reported so far */
+	uint64_t progress_bytes_from; /* decoded offset reported so far */
 	uint64_t progress_events;
-	const char *why;                /* what was expected at a syntax error */
-	const char *limit;              /* end of the bytes at hand (the window) */
-	uint64_t no_event_from;         /* 1 + offset from which no event follows; 0: unknown */
-	bool ids_ok;                    /* the last event_track's pid and tid were fine */
-	const char *utf8_at;            /* a string of the event repaired as UTF-8 */
+	const char *why;                    /* what was expected at a syntax error */
+	const char *limit;                  /* end of the bytes at hand (the window) */
+	uint64_t no_event_from;             /* 1 + offset from which no event follows; 0: unknown */
+	bool ids_ok;                        /* the last event_track's pid and tid were fine */
+	const char *utf8_at;                /* a string of the event repaired as UTF-8 */
 	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
 	bool oom;
@@ -144,20 +144,20 @@ int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const c
 
 /* Records a positioned problem (the first one per part is kept). */
 void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Counts one problem of counter k found at `at` (NULL: position unknown)
  * and keeps it as an integrity example (about: the event it concerns, or
  * NULL); damage also becomes the part's first problem. */
 void cj_note(struct cj_parser *ps, enum trex_integrity_counter k, const char *at,
-	     const struct cj_about *about, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+             const struct cj_about *about, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* A damaged span: [start, next) skipped (counter syntax_errors) or ignored
  * (bytes_ignored, a cut tail), found at bad, where `why` was expected.
  * Counts it, its bytes and the events it held, and keeps it as an example. */
 void cj_note_span(struct cj_parser *ps, enum trex_integrity_counter k, const char *start,
-		  const char *bad, const char *next, const char *why);
+                  const char *bad, const char *next, const char *why);
 
 /* Whether the object at p ('{') is a complete event: it parses and has a
  * string "ph". JSON_OK (*out after it), JSON_SYNTAX or JSON_INCOMPLETE.
@@ -173,7 +173,7 @@ static inline uint64_t cj_offset(const struct cj_parser *ps, const char *at)
  * next event would start at or after stop_at (NULL: never). final: end is
  * the end of input. */
 enum cj_stop cj_run(struct cj_parser *ps, const char **pp, const char *end, const char *stop_at,
-		    bool final, struct trex_error *err);
+                    bool final, struct trex_error *err);
 
 /* Position of the next plausible event start ('{' after "}," with any
  * whitespace) at or after p, or of a ']' closing the array after '}';

@@ -10,13 +10,11 @@ static const char *const phase_letters[] = {
 
 /* "FLOW_START" -> "flow start", written once here. */
 static const char *const phase_names[] = {
-	"complete", "begin",       "end",         "instant",   "counter",
-	"metadata", "flow start",  "flow step",   "flow end",  "async begin",
-	"async end", "async instant", "other",
+    "complete",  "begin",    "end",         "instant",   "counter",       "metadata", "flow start",
+    "flow step", "flow end", "async begin", "async end", "async instant", "other",
 };
 
-_Static_assert(sizeof(phase_names) / sizeof(phase_names[0]) == TREX_PH_COUNT,
-	       "a name per phase");
+_Static_assert(sizeof(phase_names) / sizeof(phase_names[0]) == TREX_PH_COUNT, "a name per phase");
 _Static_assert(TREX_PH_COUNT <= TREX_EVENT_TYPES_MAX, "every phase is an event type");
 
 const char *trex_phase_letters(enum trex_phase ph)

@@ -60,7 +60,8 @@ enum trex_status trex_comm_matcher_new(struct trex_comm_matcher **out, struct tr
 
 	if (!m || !(m->md = pcre2_match_data_create(1, NULL))) {
 		trex_comm_matcher_free(m);
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "communication rules: out of memory");
+		return trex_error_set(err, TREX_NOMEM, NULL, -1,
+		                      "communication rules: out of memory");
 	}
 	for (size_t i = 0; i < TREX_COMM_RULE_COUNT; i++) {
 		int code;
@@ -68,8 +69,8 @@ enum trex_status trex_comm_matcher_new(struct trex_comm_matcher **out, struct tr
 
 		if (comm_rules[i].by == TREX_COMM_BY_ARG)
 			continue;
-		m->re[i] = pcre2_compile((PCRE2_SPTR)comm_rules[i].pattern, PCRE2_ZERO_TERMINATED, 0,
-		                         &code, &off, NULL);
+		m->re[i] = pcre2_compile((PCRE2_SPTR)comm_rules[i].pattern, PCRE2_ZERO_TERMINATED,
+		                         0, &code, &off, NULL);
 		if (!m->re[i]) {
 			PCRE2_UCHAR text[160];
 
@@ -138,16 +139,16 @@ bool trex_device_process(const struct trex_index *idx, uint32_t process)
 
 struct ctx {
 	const struct trex_index *idx;
-	uint8_t *kind;            /* per slice: in, the loader's; out, refined */
-	uint8_t *comm;            /* per slice: the rule it matched */
+	uint8_t *kind; /* per slice: in, the loader's; out, refined */
+	uint8_t *comm; /* per slice: the rule it matched */
 	struct trex_comm_matcher *m;
-	uint8_t *device;          /* per track: 1 when a device's */
-	uint8_t *name_rule;       /* per name string: NAME rule, RULE_UNKNOWN */
-	uint8_t *op_name;         /* per name string: OP rule, RULE_UNKNOWN */
-	uint8_t *op;              /* per slice: OP rule of its innermost matching ancestor (or it) */
-	struct launch *launches;  /* runtime calls with a launch link, by key then id */
+	uint8_t *device;         /* per track: 1 when a device's */
+	uint8_t *name_rule;      /* per name string: NAME rule, RULE_UNKNOWN */
+	uint8_t *op_name;        /* per name string: OP rule, RULE_UNKNOWN */
+	uint8_t *op;             /* per slice: OP rule of its innermost matching ancestor (or it) */
+	struct launch *launches; /* runtime calls with a launch link, by key then id */
 	size_t nlaunches;
-	uint32_t *arg_todo;       /* device work that only its args can decide */
+	uint32_t *arg_todo; /* device work that only its args can decide */
 	size_t narg, cap_arg;
 };
 
@@ -188,16 +189,16 @@ static void refine_kinds(struct ctx *c)
 static unsigned name_rule(struct ctx *c, uint32_t name)
 {
 	if (c->name_rule[name] == RULE_UNKNOWN)
-		c->name_rule[name] = (uint8_t)trex_comm_match(c->m, TREX_COMM_BY_NAME,
-		                                              trex_index_str(c->idx, name));
+		c->name_rule[name] =
+		    (uint8_t)trex_comm_match(c->m, TREX_COMM_BY_NAME, trex_index_str(c->idx, name));
 	return c->name_rule[name];
 }
 
 static unsigned op_rule_of_name(struct ctx *c, uint32_t name)
 {
 	if (c->op_name[name] == RULE_UNKNOWN)
-		c->op_name[name] = (uint8_t)trex_comm_match(c->m, TREX_COMM_BY_OP,
-		                                            trex_index_str(c->idx, name));
+		c->op_name[name] =
+		    (uint8_t)trex_comm_match(c->m, TREX_COMM_BY_OP, trex_index_str(c->idx, name));
 	return c->op_name[name];
 }
 
@@ -205,7 +206,8 @@ static unsigned op_rule_of_name(struct ctx *c, uint32_t name)
  * have lower ids, so one pass in id order sees them first). */
 static bool op_rules(struct ctx *c)
 {
-	uint32_t n = trex_index_slice_count(c->idx), *parent = malloc((n ? n : 1) * sizeof(*parent));
+	uint32_t n = trex_index_slice_count(c->idx),
+	         *parent = malloc((n ? n : 1) * sizeof(*parent));
 
 	c->op = malloc(n ? n : 1);
 	if (!parent || !c->op) {
@@ -216,7 +218,8 @@ static bool op_rules(struct ctx *c)
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned r = op_rule_of_name(c, trex_index_slice(c->idx, i)->name);
 
-		c->op[i] = (uint8_t)(r == TREX_COMM_NONE && parent[i] != TREX_NONE ? c->op[parent[i]] : r);
+		c->op[i] =
+		    (uint8_t)(r == TREX_COMM_NONE && parent[i] != TREX_NONE ? c->op[parent[i]] : r);
 	}
 	free(parent);
 	return true;
@@ -310,7 +313,8 @@ static bool classify_comm(struct ctx *c, uint32_t i)
 		if (from != TREX_NONE) {
 			rule = c->op[from];
 		} else if (s->args != TREX_ARGS_NONE) {
-			uint32_t *v = trex_grow(c->arg_todo, &c->cap_arg, c->narg + 1, sizeof(*v), 256);
+			uint32_t *v =
+			    trex_grow(c->arg_todo, &c->cap_arg, c->narg + 1, sizeof(*v), 256);
 
 			if (!v)
 				return false;
@@ -347,12 +351,13 @@ static enum trex_status classify_args(struct ctx *c, struct trex_error *err)
 	enum trex_status st = refs ? TREX_OK : TREX_NOMEM;
 
 	for (size_t a = 0, b; st == TREX_OK && a < c->narg; a = b) {
-		uint32_t file = trex_index_track_file(c->idx, trex_index_slice(c->idx, c->arg_todo[a])->track);
+		uint32_t file =
+		    trex_index_track_file(c->idx, trex_index_slice(c->idx, c->arg_todo[a])->track);
 		struct arg_batch batch = {c, c->arg_todo + a};
 
 		for (b = a; b < c->narg &&
-		            trex_index_track_file(c->idx, trex_index_slice(c->idx, c->arg_todo[b])->track) ==
-		                file;
+		            trex_index_track_file(
+		                c->idx, trex_index_slice(c->idx, c->arg_todo[b])->track) == file;
 		     b++)
 			refs[b - a] = trex_index_slice(c->idx, c->arg_todo[b])->args;
 		st = trex_index_args_each(c->idx, file, refs, b - a, arg_decided, &batch, err);
@@ -386,7 +391,8 @@ static enum trex_status classify_all(struct ctx *c, struct trex_error *err)
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "device work: out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		if (trex_kind_is_device_work((enum trex_kind)c->kind[i]) && !classify_comm(c, i))
-			return trex_error_set(err, TREX_NOMEM, NULL, -1, "device work: out of memory");
+			return trex_error_set(err, TREX_NOMEM, NULL, -1,
+			                      "device work: out of memory");
 	}
 	return c->narg ? classify_args(c, err) : TREX_OK;
 }

@@ -121,8 +121,8 @@ static char *dup_text(struct parser *p, const char *s, size_t n)
 static void open_table(struct parser *p, const struct line *l)
 {
 	struct trex_ideal_log *log = p->log;
-	struct trex_ideal_table *v = trex_grow(log->tables, &p->cap_tables, log->ntables + 1,
-	                                       sizeof(*v), 4);
+	struct trex_ideal_table *v =
+	    trex_grow(log->tables, &p->cap_tables, log->ntables + 1, sizeof(*v), 4);
 
 	if (!v) {
 		p->nomem = true;
@@ -202,8 +202,10 @@ static void add_kernel(struct parser *p, const struct line *l, char *kernel, cha
 
 	if (old) {
 		if (old->cycles != cycles || strcmp(old->category, cat) != 0)
-			report(p, l, 0, "%s is on line %lld already, as %s with %llu cycles (this "
-			       "line is ignored)", kernel, (long long)old->line, old->category,
+			report(p, l, 0,
+			       "%s is on line %lld already, as %s with %llu cycles (this "
+			       "line is ignored)",
+			       kernel, (long long)old->line, old->category,
 			       (unsigned long long)old->cycles);
 		free(kernel);
 		free(cat);
@@ -270,7 +272,8 @@ static void table_line(struct parser *p, const struct line *l)
 		p->open->closed = true;
 		p->open = NULL;
 	} else if (!is_layout(l) && !data_line(p, l)) {
-		report(p, l, 0, "expected '<kernel>-opCat<category> <ideal cycles>' in the "
+		report(p, l, 0,
+		       "expected '<kernel>-opCat<category> <ideal cycles>' in the "
 		       "ideal-cycles table (this line is ignored)");
 	}
 }
@@ -279,7 +282,8 @@ static void parse_line(struct parser *p, const struct line *l)
 {
 	if (has(l, AUTOPILOT_MARK)) {
 		p->log->autopilot = true;
-		report(p, l, 0, "compiled with DSM autopilot on: acelyzer calls kernel categories "
+		report(p, l, 0,
+		       "compiled with DSM autopilot on: acelyzer calls kernel categories "
 		       "unreliable then");
 	}
 	if (is_word_line(l, "PREFILL"))
@@ -371,8 +375,10 @@ enum trex_status trex_deeptools_log_parse(const char *path, const char *text, si
 		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
 	parse_lines(&p, text, len, &end);
 	if (p.open && !p.nomem)
-		report(&p, &p.open_at, 0, "the ideal-cycles table starting here does not end ('%s' "
-		       "missing; its kernels are kept)", END_MARK);
+		report(&p, &p.open_at, 0,
+		       "the ideal-cycles table starting here does not end ('%s' "
+		       "missing; its kernels are kept)",
+		       END_MARK);
 	if (p.nomem) {
 		trex_ideal_log_free(p.log);
 		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");

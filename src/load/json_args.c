@@ -279,7 +279,6 @@ enum trex_status trex_json_args_decode(const char *json, size_t len, struct trex
 	return TREX_OK;
 }
 
-
 /* ---- reading objects back from the source -------------------------------------------------- */
 
 struct text_buf {
@@ -496,12 +495,14 @@ static enum trex_status read_windows(void *ctx, const trex_args_ref *refs, const
 			b = a + 1;
 			continue;
 		}
-		st = trex_source_read(src, v[a].off, (size_t)(v[b - 1].off + v[b - 1].len - v[a].off),
-		                      buf, &got, err);
+		st = trex_source_read(src, v[a].off,
+		                      (size_t)(v[b - 1].off + v[b - 1].len - v[a].off), buf, &got,
+		                      err);
 		for (size_t k = a; st == TREX_OK && k < b; k++) {
 			if (v[k].off + v[k].len - v[a].off > got)
 				return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
-				                      (int64_t)v[k].off, "args run past the end of input");
+				                      (int64_t)v[k].off,
+				                      "args run past the end of input");
 			st = report(buf + (v[k].off - v[a].off), v[k].len, v[k].i, fn, user, err);
 		}
 	}
@@ -518,7 +519,8 @@ static enum trex_status json_decode_each(void *ctx, const trex_args_ref *refs, s
 	if (!v || !buf)
 		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory reading args");
 	for (size_t i = 0; st == TREX_OK && i < n; i++)
-		v[i] = (struct at_ref){trex_json_args_offset(refs[i]), trex_json_args_len(refs[i]), i};
+		v[i] =
+		    (struct at_ref){trex_json_args_offset(refs[i]), trex_json_args_len(refs[i]), i};
 	if (st == TREX_OK && n > 1)
 		qsort(v, n, sizeof(*v), cmp_at_ref);
 	if (st == TREX_OK)
@@ -547,11 +549,11 @@ static void json_close(void *ctx)
 }
 
 const struct trex_args_codec trex_json_args_codec = {
-	.name = "json",
-	.decode = json_decode_one,
-	.json = json_text,
-	.decode_each = json_decode_each,
-	.positions = json_positions,
-	.memory = json_memory,
-	.close = json_close,
+    .name = "json",
+    .decode = json_decode_one,
+    .json = json_text,
+    .decode_each = json_decode_each,
+    .positions = json_positions,
+    .memory = json_memory,
+    .close = json_close,
 };

@@ -20,10 +20,10 @@ static const char *next_structural(const char *p, const char *end)
 	const __m128i os = _mm_set1_epi8('['), cs = _mm_set1_epi8(']');
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
-					 _mm_or_si128(_mm_cmpeq_epi8(v, cb),
-						      _mm_or_si128(_mm_cmpeq_epi8(v, os),
-								   _mm_cmpeq_epi8(v, cs))));
+		__m128i m = _mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, cb),
+		                 _mm_or_si128(_mm_cmpeq_epi8(v, os), _mm_cmpeq_epi8(v, cs))));
 		unsigned mask = (unsigned)_mm_movemask_epi8(m);
 		if (mask)
 			return p + json_ctz(mask);
@@ -66,7 +66,7 @@ static enum json_scan_status skip_container(const char *p, const char *end, cons
 }
 
 static enum json_scan_status skip_literal(const char *p, const char *end, const char *word,
-					  const char **out)
+                                          const char **out)
 {
 	size_t n = strlen(word);
 	size_t have = (size_t)(end - p);
@@ -82,8 +82,8 @@ static enum json_scan_status skip_literal(const char *p, const char *end, const 
 
 /* 1: a digit, 2: another byte that can appear in a JSON number. */
 const unsigned char json_number_class[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
-	['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 2, ['+'] = 2, ['.'] = 2, ['e'] = 2, ['E'] = 2,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 2, ['+'] = 2, ['.'] = 2, ['e'] = 2, ['E'] = 2,
 };
 
 static enum json_scan_status skip_number(const char *p, const char *end, const char **out)
@@ -139,9 +139,9 @@ enum json_scan_status json_skip_value(const char *p, const char *end, const char
 struct decimal {
 	bool neg;
 	unsigned __int128 digits;
-	int ndigits;      /* significant digits kept */
-	int exp10;        /* value = digits * 10^exp10 */
-	bool sticky;      /* non-zero digits dropped beyond the kept ones */
+	int ndigits; /* significant digits kept */
+	int exp10;   /* value = digits * 10^exp10 */
+	bool sticky; /* non-zero digits dropped beyond the kept ones */
 };
 
 static void decimal_push(struct decimal *d, int digit, bool fraction)
@@ -165,7 +165,7 @@ static void decimal_push(struct decimal *d, int digit, bool fraction)
 
 /* Reads a full JSON number into d. */
 static enum json_scan_status read_decimal(const char *p, const char *end, struct decimal *d,
-					  const char **out)
+                                          const char **out)
 {
 	const char *s = p;
 	memset(d, 0, sizeof *d);
@@ -250,8 +250,8 @@ static inline bool eight_digits(const char *p)
 	uint64_t v;
 	memcpy(&v, p, 8);
 	return (((v & 0xF0F0F0F0F0F0F0F0ull) |
-		 (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
-		0x3333333333333333ull);
+	         (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+	        0x3333333333333333ull);
 }
 
 /* The value of eight ASCII digits, in a handful of multiplies. */
@@ -262,13 +262,13 @@ static inline uint64_t eight_digits_value(const char *p)
 	v -= 0x3030303030303030ull;
 	v = (v * 10) + (v >> 8);
 	return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-		(((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	        (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
 	       32;
 }
 
 /* The common case: [-]digits[.digits] with few digits, no exponent. */
 static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t *ns,
-					const char **out)
+                                        const char **out)
 {
 	bool neg = p < end && *p == '-';
 	p += neg;
@@ -305,8 +305,8 @@ static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t 
 	return JSON_OK;
 }
 
-enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns,
-				       bool *saturated, const char **out)
+enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns, bool *saturated,
+                                       const char **out)
 {
 	if (fast_us_ns(p, end, ns, out) == JSON_OK)
 		return JSON_OK;
@@ -318,8 +318,8 @@ enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *
 	return JSON_OK;
 }
 
-enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *value,
-				     bool *is_int, bool *saturated, const char **out)
+enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *value, bool *is_int,
+                                     bool *saturated, const char **out)
 {
 	uint64_t fast;
 	const char *q = json_fast_uint(p, end, &fast);
@@ -339,7 +339,7 @@ enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *va
 }
 
 enum json_scan_status json_parse_double(const char *p, const char *end, double *value,
-					const char **out)
+                                        const char **out)
 {
 	const char *q;
 	struct decimal d;
@@ -438,10 +438,10 @@ static int hex4(const char *s, size_t avail)
 	int v = 0;
 	for (int i = 0; i < 4; i++) {
 		char c = s[i];
-		int h = c >= '0' && c <= '9' ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
+		int h = c >= '0' && c <= '9'   ? c - '0'
+		        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+		                               : -1;
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;

@@ -14,8 +14,8 @@
 #endif
 
 enum {
-	JSON_STR_ESCAPED = 1u << 0,   /* contains a backslash escape */
-	JSON_STR_NONASCII = 1u << 1,  /* contains bytes >= 0x80 (needs UTF-8 check) */
+	JSON_STR_ESCAPED = 1u << 0,  /* contains a backslash escape */
+	JSON_STR_NONASCII = 1u << 1, /* contains bytes >= 0x80 (needs UTF-8 check) */
 };
 
 /* Result of skipping or parsing a value. */
@@ -49,8 +49,9 @@ static inline const char *json_skip_ws(const char *p, const char *end)
 	const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-					  _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		__m128i ws =
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+		                 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
 		unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
 		if (other)
 			return p + json_ctz(other);
@@ -147,7 +148,7 @@ extern const unsigned char json_number_class[256];
 
 /* Skips a value; numbers, the common case in args, without a call. */
 static inline enum json_scan_status json_skip_value_fast(const char *p, const char *end,
-							 const char **out)
+                                                         const char **out)
 {
 	if (p < end && (json_number_class[(unsigned char)*p] & 1)) {
 		const char *q = p + 1;
@@ -166,17 +167,17 @@ static inline enum json_scan_status json_skip_value_fast(const char *p, const ch
  * *saturated is set when the value does not fit int64 ns (clamped).
  * Returns JSON_OK with *out after the number. A number directly followed
  * by the end of input is INCOMPLETE (more digits may follow). */
-enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns,
-				       bool *saturated, const char **out);
+enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns, bool *saturated,
+                                       const char **out);
 
 /* Parses a JSON integer (optionally negative; a fraction or exponent makes
  * it JSON_SYNTAX-free but *is_int false). *saturated when beyond int64. */
-enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *value,
-				     bool *is_int, bool *saturated, const char **out);
+enum json_scan_status json_parse_int(const char *p, const char *end, int64_t *value, bool *is_int,
+                                     bool *saturated, const char **out);
 
 /* Parses a JSON number as a double (counter values; not for times). */
 enum json_scan_status json_parse_double(const char *p, const char *end, double *value,
-					const char **out);
+                                        const char **out);
 
 /* Decodes string content s[0..len) (between the quotes) into dst, which
  * must hold len + 3 bytes (an escape never grows; invalid bytes become

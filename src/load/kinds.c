@@ -14,31 +14,31 @@ struct cat_rule {
 };
 
 static const struct cat_rule cat_rules[] = {
-	{"kernel", TREX_KIND_KERNEL},          /* Kineto CUDA and ROCm */
-	{"Kernel", TREX_KIND_KERNEL},          /* 2021 legacy */
-	{"gpu_memcpy", TREX_KIND_MEMCPY},
-	{"Memcpy", TREX_KIND_MEMCPY},          /* 2021 legacy */
-	{"gpu_memset", TREX_KIND_MEMSET},
-	{"Memset", TREX_KIND_MEMSET},          /* 2021 legacy */
-	{"gpu_user_annotation", TREX_KIND_GPU_ANNOTATION},
-	{"cuda_sync", TREX_KIND_GPU_SYNC},
-	/* CUPTI range profiler: one range per kernel, replayed to read its
-	 * counters; the times are the replays', not the kernel's. */
-	{"cuda_profiler_range", TREX_KIND_GPU_OTHER},
-	{"cpu_op", TREX_KIND_CPU_OP},
-	{"Operator", TREX_KIND_CPU_OP},        /* 2021 legacy */
-	{"user_annotation", TREX_KIND_ANNOTATION},
-	{"cuda_runtime", TREX_KIND_RUNTIME},   /* also ROCm hip* calls */
-	{"cuda_driver", TREX_KIND_RUNTIME},
-	{"Runtime", TREX_KIND_RUNTIME},        /* 2021 legacy */
-	{"xpu_runtime", TREX_KIND_RUNTIME},
-	{"xpu_driver", TREX_KIND_RUNTIME},
-	{"mtia_runtime", TREX_KIND_RUNTIME},
-	{"privateuse1_runtime", TREX_KIND_RUNTIME},
-	{"privateuse1_driver", TREX_KIND_RUNTIME},
-	{"python_function", TREX_KIND_PYTHON},
-	{"cpu_instant_event", TREX_KIND_CPU_INSTANT},
-	{"overhead", TREX_KIND_OVERHEAD},
+    {"kernel", TREX_KIND_KERNEL}, /* Kineto CUDA and ROCm */
+    {"Kernel", TREX_KIND_KERNEL}, /* 2021 legacy */
+    {"gpu_memcpy", TREX_KIND_MEMCPY},
+    {"Memcpy", TREX_KIND_MEMCPY}, /* 2021 legacy */
+    {"gpu_memset", TREX_KIND_MEMSET},
+    {"Memset", TREX_KIND_MEMSET}, /* 2021 legacy */
+    {"gpu_user_annotation", TREX_KIND_GPU_ANNOTATION},
+    {"cuda_sync", TREX_KIND_GPU_SYNC},
+    /* CUPTI range profiler: one range per kernel, replayed to read its
+     * counters; the times are the replays', not the kernel's. */
+    {"cuda_profiler_range", TREX_KIND_GPU_OTHER},
+    {"cpu_op", TREX_KIND_CPU_OP},
+    {"Operator", TREX_KIND_CPU_OP}, /* 2021 legacy */
+    {"user_annotation", TREX_KIND_ANNOTATION},
+    {"cuda_runtime", TREX_KIND_RUNTIME}, /* also ROCm hip* calls */
+    {"cuda_driver", TREX_KIND_RUNTIME},
+    {"Runtime", TREX_KIND_RUNTIME}, /* 2021 legacy */
+    {"xpu_runtime", TREX_KIND_RUNTIME},
+    {"xpu_driver", TREX_KIND_RUNTIME},
+    {"mtia_runtime", TREX_KIND_RUNTIME},
+    {"privateuse1_runtime", TREX_KIND_RUNTIME},
+    {"privateuse1_driver", TREX_KIND_RUNTIME},
+    {"python_function", TREX_KIND_PYTHON},
+    {"cpu_instant_event", TREX_KIND_CPU_INSTANT},
+    {"overhead", TREX_KIND_OVERHEAD},
 };
 
 /* Where the category is not enough, the name decides: unitrace writes
@@ -57,29 +57,29 @@ struct name_rule {
 };
 
 static const struct name_rule name_rules[] = {
-	{"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryCopy", TREX_KIND_MEMCPY}, /* ...Region */
-	{"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryFill", TREX_KIND_MEMSET},
-	{"gpu_op", NAME_PREFIX, "zeCommandListAppend", TREX_KIND_GPU_OTHER}, /* barriers, ... */
-	{"gpu_op", NAME_PREFIX, "clEnqueueReadBuffer", TREX_KIND_MEMCPY},
-	{"gpu_op", NAME_PREFIX, "clEnqueueWriteBuffer", TREX_KIND_MEMCPY},
-	{"gpu_op", NAME_PREFIX, "clEnqueueCopyBuffer", TREX_KIND_MEMCPY},
-	{"gpu_op", NAME_PREFIX, "clEnqueueSVMMemcpy", TREX_KIND_MEMCPY},
-	{"gpu_op", NAME_PREFIX, "clEnqueueFillBuffer", TREX_KIND_MEMSET},
-	{"gpu_op", NAME_PREFIX, "clEnqueueSVMMemFill", TREX_KIND_MEMSET},
-	{"gpu_op", NAME_ANY, "", TREX_KIND_KERNEL},
-	/* MTIA: dma_request copies, event_wait waits on another stream,
-	 * event_record marks; pe_exe, merge, remote, ... run on the PE grid. */
-	{"mtia_ccp_events", NAME_PREFIX, "dma_", TREX_KIND_MEMCPY},
-	{"mtia_ccp_events", NAME_EQUALS, "event_wait", TREX_KIND_GPU_SYNC},
-	{"mtia_ccp_events", NAME_PREFIX, "event_", TREX_KIND_GPU_OTHER},
-	{"mtia_ccp_events", NAME_ANY, "", TREX_KIND_KERNEL},
-	/* acelyzer FLEX: "<op> Cmpt Exec" runs a kernel (what acelyzer's
-	 * summary counts), "<op> Cmpt Prep" prepares it, "... DmaI" / "... DmaO"
-	 * move data in and out (RDMA transfers of collectives included). */
-	{"", NAME_SUFFIX, " Cmpt Exec", TREX_KIND_KERNEL},
-	{"", NAME_SUFFIX, " Cmpt Prep", TREX_KIND_GPU_OTHER},
-	{"", NAME_SUFFIX, " DmaI", TREX_KIND_MEMCPY},
-	{"", NAME_SUFFIX, " DmaO", TREX_KIND_MEMCPY},
+    {"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryCopy", TREX_KIND_MEMCPY}, /* ...Region */
+    {"gpu_op", NAME_PREFIX, "zeCommandListAppendMemoryFill", TREX_KIND_MEMSET},
+    {"gpu_op", NAME_PREFIX, "zeCommandListAppend", TREX_KIND_GPU_OTHER}, /* barriers, ... */
+    {"gpu_op", NAME_PREFIX, "clEnqueueReadBuffer", TREX_KIND_MEMCPY},
+    {"gpu_op", NAME_PREFIX, "clEnqueueWriteBuffer", TREX_KIND_MEMCPY},
+    {"gpu_op", NAME_PREFIX, "clEnqueueCopyBuffer", TREX_KIND_MEMCPY},
+    {"gpu_op", NAME_PREFIX, "clEnqueueSVMMemcpy", TREX_KIND_MEMCPY},
+    {"gpu_op", NAME_PREFIX, "clEnqueueFillBuffer", TREX_KIND_MEMSET},
+    {"gpu_op", NAME_PREFIX, "clEnqueueSVMMemFill", TREX_KIND_MEMSET},
+    {"gpu_op", NAME_ANY, "", TREX_KIND_KERNEL},
+    /* MTIA: dma_request copies, event_wait waits on another stream,
+     * event_record marks; pe_exe, merge, remote, ... run on the PE grid. */
+    {"mtia_ccp_events", NAME_PREFIX, "dma_", TREX_KIND_MEMCPY},
+    {"mtia_ccp_events", NAME_EQUALS, "event_wait", TREX_KIND_GPU_SYNC},
+    {"mtia_ccp_events", NAME_PREFIX, "event_", TREX_KIND_GPU_OTHER},
+    {"mtia_ccp_events", NAME_ANY, "", TREX_KIND_KERNEL},
+    /* acelyzer FLEX: "<op> Cmpt Exec" runs a kernel (what acelyzer's
+     * summary counts), "<op> Cmpt Prep" prepares it, "... DmaI" / "... DmaO"
+     * move data in and out (RDMA transfers of collectives included). */
+    {"", NAME_SUFFIX, " Cmpt Exec", TREX_KIND_KERNEL},
+    {"", NAME_SUFFIX, " Cmpt Prep", TREX_KIND_GPU_OTHER},
+    {"", NAME_SUFFIX, " DmaI", TREX_KIND_MEMCPY},
+    {"", NAME_SUFFIX, " DmaO", TREX_KIND_MEMCPY},
 };
 
 static bool starts_with(const char *s, const char *prefix)

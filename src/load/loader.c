@@ -14,9 +14,9 @@
 #include "trex/load/classify.h"
 
 static const struct trex_format *const registry[] = {
-	&trex_format_chrome_json,
-	&trex_format_perfetto,
-	NULL,
+    &trex_format_chrome_json,
+    &trex_format_perfetto,
+    NULL,
 };
 
 const struct trex_format *const *trex_formats(void)
@@ -25,8 +25,8 @@ const struct trex_format *const *trex_formats(void)
 }
 
 static const struct trex_metrics_format *const metrics_registry[] = {
-	&trex_format_unitrace_text,
-	NULL,
+    &trex_format_unitrace_text,
+    NULL,
 };
 
 const struct trex_metrics_format *const *trex_metrics_formats(void)
@@ -67,7 +67,7 @@ struct file_parts {
 };
 
 enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
-					struct trex_builder *b, struct trex_error *err)
+                                        struct trex_builder *b, struct trex_error *err)
 {
 	struct trex_load_shared *sh = job->shared;
 	pthread_mutex_lock(&sh->lock);
@@ -97,7 +97,7 @@ enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
 }
 
 bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
-			    uint64_t disk_bytes_delta, uint64_t events_delta)
+                            uint64_t disk_bytes_delta, uint64_t events_delta)
 {
 	struct trex_load_shared *sh = job->shared;
 	const struct trex_load_opts *o = sh->opts;
@@ -114,7 +114,7 @@ bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_de
 /* ---- choosing a format ------------------------------------------------------------------- */
 
 static const struct trex_format *pick_format(struct trex_source *src, const char *name,
-					      struct trex_error *err)
+                                             struct trex_error *err)
 {
 	unsigned char head[64];
 	if (name) {
@@ -124,7 +124,7 @@ static const struct trex_format *pick_format(struct trex_source *src, const char
 			return f;
 		trex_format_names(names, sizeof names);
 		trex_error_set(err, TREX_USAGE, NULL, -1, "unknown input format '%s' (formats: %s)",
-			       name, names);
+		               name, names);
 		return NULL;
 	}
 	size_t n = trex_source_peek(src, head, sizeof head, err);
@@ -207,7 +207,7 @@ static bool lost_data(const struct trex_build_file *f)
 /* A file that yielded nothing but errors is not a trace; strict mode
  * refuses any loss. */
 static enum trex_status check_file(const struct trex_build_file *f, bool strict,
-				   struct trex_error *err)
+                                   struct trex_error *err)
 {
 	bool nothing = f->events == 0 && (f->integrity.syntax_errors || f->integrity.bytes_skipped);
 	if (!nothing && !(strict && lost_data(f)))
@@ -233,8 +233,8 @@ static void damage_error(const struct trex_index *idx, uint32_t file, struct tre
 			continue;
 		if (!p) {
 			trex_error_set(err, TREX_FORMAT, path, -1, "%s: %llu",
-				       trex_integrity_label(k),
-				       (unsigned long long)trex_integrity_get(&f->integrity, k));
+			               trex_integrity_label(k),
+			               (unsigned long long)trex_integrity_get(&f->integrity, k));
 			return;
 		}
 		trex_error_set(err, TREX_FORMAT, path, p->offset, "%s", p->what);
@@ -247,7 +247,7 @@ static void damage_error(const struct trex_index *idx, uint32_t file, struct tre
 /* Strict mode once the index is built: the damage only the build finds
  * (time outliers, clamped ends) refuses the input too. */
 static enum trex_status check_built(const struct trex_index *idx, bool strict,
-				    struct trex_error *err)
+                                    struct trex_error *err)
 {
 	for (uint32_t i = 0; strict && i < trex_index_file_count(idx); i++) {
 		if (trex_integrity_damaged(&trex_index_file(idx, i)->integrity)) {
@@ -275,7 +275,7 @@ static int cmp_seq(const void *a, const void *b, void *seqs)
 
 /* All parts, file by file, each file's in seq order. */
 static enum trex_status gather_parts(struct trex_load_shared *sh, size_t files,
-				     struct trex_builder ***out, size_t *count)
+                                     struct trex_builder ***out, size_t *count)
 {
 	size_t total = 0;
 	for (size_t f = 0; f < files; f++)
@@ -331,8 +331,8 @@ static void add_line_col(struct trex_error *e, struct trex_source *src)
 }
 
 static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
-				     struct trex_load_shared *sh, struct job_run *runs,
-				     struct trex_build_file *files, struct trex_error *err)
+                                     struct trex_load_shared *sh, struct job_run *runs,
+                                     struct trex_build_file *files, struct trex_error *err)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct trex_build_file *f = &files[i];
@@ -342,8 +342,11 @@ static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
 		trex_error_clear(&f->first_problem);
 		sh->progress.bytes_total += f->bytes_on_disk;
 		runs[i].job = (struct trex_load_job){
-			.source = sources[i], .file_id = (uint32_t)i, .file = f,
-			.opts = sh->opts, .shared = sh,
+		    .source = sources[i],
+		    .file_id = (uint32_t)i,
+		    .file = f,
+		    .opts = sh->opts,
+		    .shared = sh,
 		};
 		runs[i].format = pick_format(sources[i], sh->opts->format, err);
 		if (!runs[i].format) {
@@ -363,8 +366,8 @@ static struct trex_source *text_source(const struct job_run *run, struct trex_so
 }
 
 static enum trex_status finish_files(struct job_run *runs, struct trex_build_file *files,
-				     struct trex_source **sources, size_t count, bool strict,
-				     struct trex_error *err)
+                                     struct trex_source **sources, size_t count, bool strict,
+                                     struct trex_error *err)
 {
 	for (size_t i = 0; i < count; i++) {
 		if (runs[i].status != TREX_OK) {
@@ -446,7 +449,7 @@ static int cmp_file_order(const void *a, const void *b, void *files_arg)
 /* Renumbers the files (and their parts) in rank order: file ids are the
  * display order of every table and view. */
 static enum trex_status order_by_rank(struct trex_load_shared *sh, struct trex_build_file *files,
-				      size_t count)
+                                      size_t count)
 {
 	size_t *order = malloc((count ? count : 1) * sizeof(*order));
 	struct trex_build_file *f = malloc((count ? count : 1) * sizeof(*f));
@@ -476,8 +479,8 @@ static enum trex_status order_by_rank(struct trex_load_shared *sh, struct trex_b
 }
 
 enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
-				   const struct trex_load_opts *opts, struct trex_index **out,
-				   struct trex_error *err)
+                                   const struct trex_load_opts *opts, struct trex_index **out,
+                                   struct trex_error *err)
 {
 	static const struct trex_load_opts no_opts;
 	struct trex_load_shared sh = {.opts = opts ? opts : &no_opts};
@@ -502,8 +505,10 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 		s = assign_ranks(files, count);
 	if (s == TREX_OK)
 		s = order_by_rank(&sh, files, count);
-	struct trex_build_input in = {.files = files, .file_count = count, .threads = threads,
-				      .classifier = &trex_load_classifier};
+	struct trex_build_input in = {.files = files,
+	                              .file_count = count,
+	                              .threads = threads,
+	                              .classifier = &trex_load_classifier};
 	if (s == TREX_OK)
 		s = gather_parts(&sh, count, &in.parts, &in.part_count);
 	if (s == TREX_OK) {
@@ -532,8 +537,8 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 }
 
 enum trex_status trex_load_paths(const char *const *paths, size_t count,
-				 const struct trex_load_opts *opts, struct trex_index **out,
-				 struct trex_error *err)
+                                 const struct trex_load_opts *opts, struct trex_index **out,
+                                 struct trex_error *err)
 {
 	trex_error_clear(err);
 	*out = NULL;
@@ -543,7 +548,7 @@ enum trex_status trex_load_paths(const char *const *paths, size_t count,
 	enum trex_status s = TREX_OK;
 	for (size_t i = 0; i < count && s == TREX_OK; i++)
 		s = trex_source_open_cancellable(paths[i], opts ? opts->cancel : NULL, &sources[i],
-						 err);
+		                                 err);
 	if (s == TREX_OK) {
 		s = trex_load_sources(sources, count, opts, out, err);
 		free(sources);

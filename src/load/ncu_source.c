@@ -30,11 +30,11 @@
 #define NONE_COL SIZE_MAX
 
 struct header {
-	int64_t line;         /* 0: none yet */
+	int64_t line; /* 0: none yet */
 	size_t nfields;
-	size_t addr, lineno;  /* columns, NONE_COL when absent */
-	size_t cuda, sass;    /* the Source columns */
-	size_t slot[256];     /* field -> reason slot, NONE_COL */
+	size_t addr, lineno; /* columns, NONE_COL when absent */
+	size_t cuda, sass;   /* the Source columns */
+	size_t slot[256];    /* field -> reason slot, NONE_COL */
 };
 
 struct reasons {
@@ -74,7 +74,8 @@ static bool is_log_line(const struct pcsv *c)
 
 static bool is_kernel_row(const struct pcsv *c)
 {
-	return c->nf >= 2 && (pcsv_is(&c->f[0], "Kernel Name") || pcsv_is(&c->f[0], "Function Name"));
+	return c->nf >= 2 &&
+	       (pcsv_is(&c->f[0], "Kernel Name") || pcsv_is(&c->f[0], "Function Name"));
 }
 
 static bool is_file_row(const struct pcsv *c)
@@ -241,7 +242,8 @@ static enum trex_status first_pass(struct reader *r, const char *text, size_t le
 
 /* ---- second pass: the rows ------------------------------------------------------------------ */
 
-#define problem(r, col, ...) profile_row_problem((r)->ctx, (r)->report, &(r)->c, (r)->path, col, __VA_ARGS__)
+#define problem(r, col, ...)                                                                       \
+	profile_row_problem((r)->ctx, (r)->report, &(r)->c, (r)->path, col, __VA_ARGS__)
 #define SHOWN PCSV_SHOWN
 
 static void start_header(struct reader *r)
@@ -286,7 +288,8 @@ static bool read_counts(struct reader *r)
 		if (r->h.slot[j] == NONE_COL || is_none(&c->f[j]))
 			continue;
 		if (!pcsv_u64(&c->f[j], &v)) {
-			problem(r, c->f[j].col, "expected a sample count (a whole number), found '%.*s'",
+			problem(r, c->f[j].col,
+			        "expected a sample count (a whole number), found '%.*s'",
 			        SHOWN(&c->f[j]));
 			return false;
 		}
@@ -325,7 +328,8 @@ static enum trex_status source_row(struct reader *r, uint32_t kernel, int64_t li
 	if (text == TREX_PROFILE_NONE ||
 	    (text && trex_profile_source_add(r->ctx->p, r->file, line, text) != 0))
 		return oom(err);
-	if (r->h.addr == NONE_COL && trex_profile_insn_add(r->ctx->p, kernel, &info, r->counts) != 0)
+	if (r->h.addr == NONE_COL &&
+	    trex_profile_insn_add(r->ctx->p, kernel, &info, r->counts) != 0)
 		return oom(err);
 	return TREX_OK;
 }
@@ -377,7 +381,8 @@ static enum trex_status data_row(struct reader *r, struct trex_error *err)
 	if (af && !is_none(af)) {
 		if (pcsv_hex(af, &addr))
 			return sass_row(r, kernel, addr, err);
-		problem(r, af->col, "expected an instruction address (0x...), found '%.*s'", SHOWN(af));
+		problem(r, af->col, "expected an instruction address (0x...), found '%.*s'",
+		        SHOWN(af));
 		return TREX_OK;
 	}
 	if (line > 0)
@@ -415,8 +420,9 @@ static enum trex_status read_line(struct reader *r, struct trex_error *err)
 		return TREX_OK;
 	}
 	if (!r->h.line) {
-		problem(r, 1, "expected a header (\"Address\",\"Source\",... or \"Line No\",\"Source\","
-		              "...) before the rows");
+		problem(r, 1,
+		        "expected a header (\"Address\",\"Source\",... or \"Line No\",\"Source\","
+		        "...) before the rows");
 		return TREX_OK;
 	}
 	return data_row(r, err);
@@ -430,13 +436,13 @@ static enum trex_status load(struct profile_ctx *ctx, const char *path, const ch
 	enum trex_status s = rs ? first_pass(&r, text, len, err) : oom(err);
 
 	if (s == TREX_OK && rs->n == 0)
-		s = trex_error_set(err, TREX_FORMAT, path, 0,
-		                   "expected an Nsight Compute source page with warp stall sampling "
-		                   "columns (stall_*), found none (profile with --section "
-		                   "WarpStateStats,SourceCounters)");
-	if (s == TREX_OK &&
-	    (r.report = trex_profile_report_add(ctx->p, path, "ncu-source", rs->ids, rs->n)) ==
-	        TREX_PROFILE_NONE)
+		s = trex_error_set(
+		    err, TREX_FORMAT, path, 0,
+		    "expected an Nsight Compute source page with warp stall sampling "
+		    "columns (stall_*), found none (profile with --section "
+		    "WarpStateStats,SourceCounters)");
+	if (s == TREX_OK && (r.report = trex_profile_report_add(ctx->p, path, "ncu-source", rs->ids,
+	                                                        rs->n)) == TREX_PROFILE_NONE)
 		s = oom(err);
 	pcsv_init(&r.c, text, len);
 	while (s == TREX_OK && pcsv_next(&r.c))
@@ -450,9 +456,13 @@ static enum trex_status load(struct profile_ctx *ctx, const char *path, const ch
 /* The first line that is not ncu's log: one of the source page's rows. */
 static int sniff(const char *head, size_t len)
 {
-	static const char *const starts_of[] = {
-	    "\"Kernel Name\",", "\"Function Name\",", "\"File Path\",", "\"Address\",\"Source\"",
-	    "\"Line No\",\"Source\"", "\"#\",\"Source\"", NULL};
+	static const char *const starts_of[] = {"\"Kernel Name\",",
+	                                        "\"Function Name\",",
+	                                        "\"File Path\",",
+	                                        "\"Address\",\"Source\"",
+	                                        "\"Line No\",\"Source\"",
+	                                        "\"#\",\"Source\"",
+	                                        NULL};
 	const char *end = head + len;
 
 	for (const char *line = head; line < end;) {
@@ -468,7 +478,8 @@ static int sniff(const char *head, size_t len)
 			continue;
 		}
 		for (size_t i = 0; starts_of[i]; i++)
-			if (n >= strlen(starts_of[i]) && memcmp(line, starts_of[i], strlen(starts_of[i])) == 0)
+			if (n >= strlen(starts_of[i]) &&
+			    memcmp(line, starts_of[i], strlen(starts_of[i])) == 0)
 				return 95;
 		return 0;
 	}

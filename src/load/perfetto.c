@@ -58,11 +58,11 @@ static trex_args_ref pl_store_args(struct pl_codec *c, const struct trex_pf_arg 
 
 /* The record of ref: its count and where its entries start and end. */
 static enum trex_status pl_record(const struct pl_codec *c, trex_args_ref ref, uint32_t *n,
-				  const char **start, const char **end, struct trex_error *err)
+                                  const char **start, const char **end, struct trex_error *err)
 {
 	if (ref == TREX_ARGS_NONE || ref - 1 + sizeof(*n) > c->store.len)
 		return trex_error_set(err, TREX_FORMAT, trex_source_path(c->src), -1,
-				      "no annotations stored under reference %" PRIu64, ref);
+		                      "no annotations stored under reference %" PRIu64, ref);
 	memcpy(n, c->store.buf + ref - 1, sizeof(*n));
 	*start = c->store.buf + ref - 1 + sizeof(*n);
 	const char *p = *start;
@@ -76,7 +76,7 @@ static enum trex_status pl_record(const struct pl_codec *c, trex_args_ref ref, u
 }
 
 static enum trex_status pl_decode(void *ctx, trex_args_ref ref, struct trex_args *out,
-				  bool *truncated, struct trex_error *err)
+                                  bool *truncated, struct trex_error *err)
 {
 	const char *start, *end;
 	uint32_t n = 0;
@@ -108,7 +108,7 @@ static enum trex_status pl_decode(void *ctx, trex_args_ref ref, struct trex_args
 }
 
 static enum trex_status pl_json(void *ctx, trex_args_ref ref, char **out, size_t *len,
-				struct trex_error *err)
+                                struct trex_error *err)
 {
 	struct pf_text t = {0};
 	const char *p, *end;
@@ -126,9 +126,10 @@ static enum trex_status pl_json(void *ctx, trex_args_ref ref, char **out, size_t
 		bool quoted = *p++;
 		const char *key = p, *value = p + strlen(p) + 1;
 		p = value + strlen(value) + 1;
-		ok = (i == 0 || pf_text_append(&t, ",", 1)) && pf_json_string(&t, key) &&
-		     pf_text_append(&t, ":", 1) &&
-		     (quoted ? pf_json_string(&t, value) : pf_text_append(&t, value, strlen(value)));
+		ok =
+		    (i == 0 || pf_text_append(&t, ",", 1)) && pf_json_string(&t, key) &&
+		    pf_text_append(&t, ":", 1) &&
+		    (quoted ? pf_json_string(&t, value) : pf_text_append(&t, value, strlen(value)));
 	}
 	ok = ok && pf_text_append(&t, "}", 2); /* with its NUL */
 	if (!ok) {
@@ -141,7 +142,7 @@ static enum trex_status pl_json(void *ctx, trex_args_ref ref, char **out, size_t
 }
 
 static enum trex_status pl_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
-				       trex_args_each_fn *fn, void *user, struct trex_error *err)
+                                       trex_args_each_fn *fn, void *user, struct trex_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct trex_args a;
@@ -174,12 +175,12 @@ static void pl_close(void *ctx)
 
 /* No positions: a binary file has no lines. */
 static const struct trex_args_codec pl_codec = {
-	.name = "perfetto",
-	.decode = pl_decode,
-	.json = pl_json,
-	.decode_each = pl_decode_each,
-	.memory = pl_memory,
-	.close = pl_close,
+    .name = "perfetto",
+    .decode = pl_decode,
+    .json = pl_json,
+    .decode_each = pl_decode_each,
+    .memory = pl_memory,
+    .close = pl_close,
 };
 
 /* ---- tracks ------------------------------------------------------------------------------ */
@@ -291,7 +292,8 @@ static uint32_t pl_process(struct pl_loader *l, const struct pl_track *t)
 	}
 	if (!l->global_named) { /* named once it has a track */
 		l->global_named = true;
-		if (trex_builder_process_name(l->b, l->global_pid, pl_intern(l, "global tracks")) < 0)
+		if (trex_builder_process_name(l->b, l->global_pid, pl_intern(l, "global tracks")) <
+		    0)
 			l->oom = true;
 	}
 	return l->global_pid;
@@ -335,7 +337,7 @@ static void pl_resolve(struct pl_loader *l, struct pl_track *t, int depth)
 		t->local = trex_builder_named_track(l->b, t->pid_id, pl_named_key(l, t), parent);
 		if (t->local == TREX_NONE && parent != TREX_NONE)
 			t->local = trex_builder_named_track(l->b, t->pid_id, pl_named_key(l, t),
-							    TREX_NONE);
+			                                    TREX_NONE);
 		if (t->name == TREX_NONE && t->kind == TREX_PF_TRACK_PROCESS)
 			t->name = pl_intern(l, "process-wide slices");
 	}
@@ -345,7 +347,7 @@ static void pl_resolve(struct pl_loader *l, struct pl_track *t, int depth)
 }
 
 static enum trex_status pl_on_track(void *user, const struct trex_pf_track *d,
-				    struct trex_error *err)
+                                    struct trex_error *err)
 {
 	struct pl_loader *l = user;
 	struct pl_track *t = pl_track_of(l, d->uuid);
@@ -373,16 +375,16 @@ static enum trex_status pl_on_track(void *user, const struct trex_pf_track *d,
 /* ---- events ------------------------------------------------------------------------------ */
 
 static void pl_flow(struct pl_loader *l, uint64_t id, enum trex_flow_role role,
-		    const struct trex_ev *ev, trex_handle slice, uint32_t track, int64_t ts)
+                    const struct trex_ev *ev, trex_handle slice, uint32_t track, int64_t ts)
 {
 	struct trex_flow_point p = {
-		.key = {.space = l->flow_space, .num = id},
-		.name = ev->name,
-		.role = role,
-		.slice = slice,
-		.track = track,
-		.ts = ts,
-		.bind = TREX_BIND_ENCLOSING,
+	    .key = {.space = l->flow_space, .num = id},
+	    .name = ev->name,
+	    .role = role,
+	    .slice = slice,
+	    .track = track,
+	    .ts = ts,
+	    .bind = TREX_BIND_ENCLOSING,
 	};
 	if (trex_builder_flow(l->b, &p) < 0)
 		l->oom = true;
@@ -398,7 +400,7 @@ static bool pl_flow_live(const struct pl_loader *l, uint64_t id)
 /* An event's flow ids: the first of an id starts a flow, later ones step
  * it; a terminating id ends it (and may start again later). */
 static void pl_flows(struct pl_loader *l, const struct trex_pf_event *e, const struct trex_ev *ev,
-		     trex_handle slice, uint32_t track)
+                     trex_handle slice, uint32_t track)
 {
 	for (size_t i = 0; i < e->n_flow_ids; i++) {
 		uint64_t id = e->flow_ids[i];
@@ -426,7 +428,7 @@ static bool pl_push_open(struct pl_track *t, trex_handle h)
 }
 
 static enum trex_status pl_on_event(void *user, const struct trex_pf_event *e,
-				    struct trex_error *err)
+                                    struct trex_error *err)
 {
 	struct pl_loader *l = user;
 	struct pl_track *t = pl_track_of(l, e->track_uuid);
@@ -443,8 +445,8 @@ static enum trex_status pl_on_event(void *user, const struct trex_pf_event *e,
 	ev.name = e->name ? pl_intern(l, e->name) : 0;
 	ev.cat = e->category ? pl_intern(l, e->category) : 0;
 	ev.kind = (uint8_t)trex_kind_of(e->category, e->name);
-	if (e->n_args && (ev.args = pl_store_args(l->codec, e->args, e->n_args)) ==
-				 TREX_ARGS_NONE - 1)
+	if (e->n_args &&
+	    (ev.args = pl_store_args(l->codec, e->args, e->n_args)) == TREX_ARGS_NONE - 1)
 		return TREX_NOMEM;
 	switch (e->type) {
 	case TREX_PF_SLICE_BEGIN:
@@ -470,7 +472,7 @@ static enum trex_status pl_on_event(void *user, const struct trex_pf_event *e,
 }
 
 static enum trex_status pl_on_counter(void *user, const struct trex_pf_counter *c,
-				      struct trex_error *err)
+                                      struct trex_error *err)
 {
 	struct pl_loader *l = user;
 	struct pl_track *t = pl_track_of(l, c->track_uuid);
@@ -479,9 +481,8 @@ static enum trex_status pl_on_counter(void *user, const struct trex_pf_counter *
 	if (!t)
 		return TREX_NOMEM;
 	pl_resolve(l, t, 0);
-	uint32_t series = t->name != TREX_NONE
-				  ? t->name
-				  : pl_intern_uuid(l, "counter ", c->track_uuid);
+	uint32_t series =
+	    t->name != TREX_NONE ? t->name : pl_intern_uuid(l, "counter ", c->track_uuid);
 	double v = c->is_double ? c->double_value : (double)c->int_value;
 	l->types[PL_COUNTER]++;
 	trex_builder_at(l->b, (int64_t)c->where.packet_offset);
@@ -493,11 +494,17 @@ static enum trex_status pl_on_counter(void *user, const struct trex_pf_counter *
 /* ---- problems ----------------------------------------------------------------------------- */
 
 static void pl_note(struct pl_loader *l, enum trex_integrity_counter c, const struct trex_error *e,
-		    uint64_t length, uint64_t lost)
+                    uint64_t length, uint64_t lost)
 {
 	struct trex_problem p = {
-		.offset = e->offset, .disk_offset = -1, .length = length, .events_lost = lost,
-		.track = TREX_NONE, .slice = TREX_NONE, .name = TREX_NONE, .counter = (uint8_t)c,
+	    .offset = e->offset,
+	    .disk_offset = -1,
+	    .length = length,
+	    .events_lost = lost,
+	    .track = TREX_NONE,
+	    .slice = TREX_NONE,
+	    .name = TREX_NONE,
+	    .counter = (uint8_t)c,
 	};
 	size_t n = strnlen(e->message, sizeof(p.what) - 1);
 
@@ -533,8 +540,8 @@ static void pl_integrity(struct trex_integrity *in, const struct trex_pf_stats *
 	in->syntax_errors += s->corrupt_packets + s->zstd_packets;
 	in->unmatched_end += s->unmatched_slice_ends;
 	in->unsupported_phase += s->skipped_events;
-	in->bad_values += s->unresolved_iids + s->dropped_counter_values +
-			  s->unconverted_timestamps;
+	in->bad_values +=
+	    s->unresolved_iids + s->dropped_counter_values + s->unconverted_timestamps;
 	in->events_lost += s->dropped_no_state;
 	in->unknown_keys += s->unknown_fields;
 }
@@ -542,9 +549,12 @@ static void pl_integrity(struct trex_integrity *in, const struct trex_pf_stats *
 /* ---- the format --------------------------------------------------------------------------- */
 
 static const char *const pl_type_labels[PL_TYPES][2] = {
-	{"B", "slice begin"},  {"E", "slice end"},         {"i", "instant"},
-	{"C", "counter value"}, {"track", "track descriptor (not an event)"},
-	{"other", "packets without track events (config, ftrace, samples...: not read)"},
+    {"B", "slice begin"},
+    {"E", "slice end"},
+    {"i", "instant"},
+    {"C", "counter value"},
+    {"track", "track descriptor (not an event)"},
+    {"other", "packets without track events (config, ftrace, samples...: not read)"},
 };
 
 static void pl_fill_file(struct pl_loader *l, const struct trex_pf_stats *s)
@@ -560,8 +570,8 @@ static void pl_fill_file(struct pl_loader *l, const struct trex_pf_stats *s)
 		f->event_types[i].events = l->types[i];
 	}
 	f->event_type_count = PL_TYPES;
-	f->events = l->types[PL_BEGIN] + l->types[PL_END] + l->types[PL_INSTANT] +
-		    l->types[PL_COUNTER];
+	f->events =
+	    l->types[PL_BEGIN] + l->types[PL_END] + l->types[PL_INSTANT] + l->types[PL_COUNTER];
 	f->bytes_decoded = s->input_bytes;
 	pl_integrity(&f->integrity, s);
 }
@@ -595,8 +605,11 @@ static enum trex_status pl_run(struct pl_loader *l, struct trex_error *err)
 	struct trex_pf_stats stats;
 	struct trex_error derr;
 	struct trex_pf_sink sink = {
-		.user = l, .track = pl_on_track, .event = pl_on_event,
-		.counter = pl_on_counter, .problem = pl_on_problem,
+	    .user = l,
+	    .track = pl_on_track,
+	    .event = pl_on_event,
+	    .counter = pl_on_counter,
+	    .problem = pl_on_problem,
 	};
 	l->stats = &stats;
 	l->global_pid = pl_intern(l, PL_GLOBAL_PID);
@@ -611,14 +624,14 @@ static enum trex_status pl_run(struct pl_loader *l, struct trex_error *err)
 	}
 	if (l->oom || s == TREX_NOMEM)
 		return trex_error_set(err, TREX_NOMEM, trex_source_path(l->job->source), -1,
-				      "out of memory while loading");
+		                      "out of memory while loading");
 	if (s != TREX_OK) {
 		*err = derr;
 		return s;
 	}
 	return l->job->file->events == 0 && l->job->file->truncated
-		       ? (*err = l->job->file->first_problem, TREX_FORMAT)
-		       : TREX_OK;
+	           ? (*err = l->job->file->first_problem, TREX_FORMAT)
+	           : TREX_OK;
 }
 
 /* Forgets what the last reading built, keeping what the descriptors
@@ -675,11 +688,11 @@ static enum trex_status pl_load(struct trex_load_job *job, struct trex_error *er
 		}
 	}
 	pl_free(&l);
-	if (s == TREX_OK && trex_load_job_progress(job, job->file->bytes_decoded,
-						   trex_source_size_on_disk(job->source),
-						   job->file->events))
+	if (s == TREX_OK &&
+	    trex_load_job_progress(job, job->file->bytes_decoded,
+	                           trex_source_size_on_disk(job->source), job->file->events))
 		s = trex_error_set(err, TREX_CANCELLED, trex_source_path(job->source), -1,
-				   "loading cancelled");
+		                   "loading cancelled");
 	if (s == TREX_OK)
 		return trex_load_job_add_part(job, 0, l.b, err);
 	trex_builder_free(l.b);
@@ -709,13 +722,13 @@ static int pl_sniff(const unsigned char *head, size_t len)
 		return 0;
 	for (size_t k = 0; k < len && !binary; k++)
 		binary = head[k] < 0x20 ? head[k] != '\n' && head[k] != '\r' && head[k] != '\t'
-					: head[k] >= 0x7f;
+		                        : head[k] >= 0x7f;
 	return binary ? 90 : 0;
 }
 
 const struct trex_format trex_format_perfetto = {
-	.name = "perfetto",
-	.sniff = pl_sniff,
-	.load = pl_load,
-	.codec = &pl_codec,
+    .name = "perfetto",
+    .sniff = pl_sniff,
+    .load = pl_load,
+    .codec = &pl_codec,
 };

@@ -119,8 +119,8 @@ struct trex_pf_sink {
 };
 
 struct trex_pf_stats {
-	uint64_t packets; /* TracePackets read (inner ones included) */
-	uint64_t bytes;   /* decoded bytes consumed */
+	uint64_t packets;     /* TracePackets read (inner ones included) */
+	uint64_t bytes;       /* decoded bytes consumed */
 	uint64_t input_bytes; /* decoded bytes of input seen (past a cut too) */
 	uint64_t track_descriptors;
 	uint64_t track_events; /* TrackEvents of any type */

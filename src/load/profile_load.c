@@ -136,8 +136,9 @@ static enum trex_status dump_kernel(struct profile_ctx *c, const struct shader_d
 	}
 	if (profile_text_read(asm_path, ASM_MAX, &text, &len, &e) != TREX_OK) {
 		diag(c, &e);
-		return e.status == TREX_NOMEM ? trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory")
-		                              : TREX_OK;
+		return e.status == TREX_NOMEM
+		           ? trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory")
+		           : TREX_OK;
 	}
 	n = kernel_sbid(c, kernel, sbid);
 	if (!shader_dump_apply(c->p, kernel, asm_path, text, len, sbid, n)) {
@@ -160,7 +161,8 @@ static enum trex_status apply_dump(struct profile_ctx *c, const struct shader_du
                                    struct trex_error *err)
 {
 	uint64_t *sbid = malloc((c->nsbid ? c->nsbid : 1) * sizeof(*sbid));
-	enum trex_status s = sbid ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	enum trex_status s =
+	    sbid ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 
 	if (c->nsbid)
 		qsort(c->sbid, c->nsbid, sizeof(*c->sbid), cmp_sbid);
@@ -178,18 +180,19 @@ static enum trex_status apply_dump(struct profile_ctx *c, const struct shader_du
 static enum trex_status load_one(struct profile_ctx *c, const char *path, const char *text,
                                  size_t len, struct trex_error *err)
 {
-	const struct trex_profile_format *f = pick(text, len < PROFILE_SNIFF_BYTES ? len : PROFILE_SNIFF_BYTES);
+	const struct trex_profile_format *f =
+	    pick(text, len < PROFILE_SNIFF_BYTES ? len : PROFILE_SNIFF_BYTES);
 
 	if (!f)
-		return trex_error_set(err, TREX_FORMAT, path, 0,
-		                      "expected a stall report: a unitrace --stall-sampling CSV or an "
-		                      "Nsight Compute source-page CSV (ncu --page source --csv)");
+		return trex_error_set(
+		    err, TREX_FORMAT, path, 0,
+		    "expected a stall report: a unitrace --stall-sampling CSV or an "
+		    "Nsight Compute source-page CSV (ncu --page source --csv)");
 	return f->load(c, path, text, len, err);
 }
 
-enum trex_status trex_profile_load_text(struct trex_profile *p, const char *path,
-                                        const char *text, size_t len,
-                                        const struct trex_profile_load_opts *o,
+enum trex_status trex_profile_load_text(struct trex_profile *p, const char *path, const char *text,
+                                        size_t len, const struct trex_profile_load_opts *o,
                                         struct trex_error *err)
 {
 	struct profile_ctx c = {.p = p, .o = o};
@@ -223,7 +226,8 @@ enum trex_status trex_profile_load_paths(const char *const *paths, size_t n,
 	struct trex_profile *p = trex_profile_new();
 	struct profile_ctx c = {.p = p, .o = o};
 	struct shader_dump *d = NULL;
-	enum trex_status s = p ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	enum trex_status s =
+	    p ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 
 	*out = NULL;
 	if (s == TREX_OK && o && o->dump_dir) /* a wrong --dump fails before the reading */

@@ -20,8 +20,8 @@ static enum trex_status append(char **buf, size_t *len, size_t *cap, const char 
 	char *b;
 
 	if (*len + n > max)
-		return trex_error_set(err, TREX_IO, path, -1, "too large for a stall report (over %zu MiB)",
-		                      max >> 20);
+		return trex_error_set(err, TREX_IO, path, -1,
+		                      "too large for a stall report (over %zu MiB)", max >> 20);
 	if (!(b = trex_grow(*buf, cap, *len + n + 1, 1, 1 << 16)))
 		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
 	*buf = b;
@@ -328,14 +328,15 @@ bool profile_row_shape(struct profile_ctx *ctx, uint32_t report, const struct pc
 		return true;
 	if (c->nf > want)
 		profile_row_problem(ctx, report, c, path, c->f[want].col,
-		                    "expected %zu fields as in the header at line %lld, found %zu", want,
-		                    (long long)header_line, c->nf);
+		                    "expected %zu fields as in the header at line %lld, found %zu",
+		                    want, (long long)header_line, c->nf);
 	else if (c->line_cut)
 		profile_row_problem(ctx, report, c, path, (int64_t)c->line_len + 1,
-		                    "the file ends inside this row: %zu of %zu fields", c->nf, want);
+		                    "the file ends inside this row: %zu of %zu fields", c->nf,
+		                    want);
 	else
 		profile_row_problem(ctx, report, c, path, (int64_t)c->line_len + 1,
-		                    "expected %zu fields as in the header at line %lld, found %zu", want,
-		                    (long long)header_line, c->nf);
+		                    "expected %zu fields as in the header at line %lld, found %zu",
+		                    want, (long long)header_line, c->nf);
 	return false;
 }

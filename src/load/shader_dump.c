@@ -22,9 +22,9 @@ extern char **environ;
 
 /* A //.kernel name and the forms a stall CSV may give it. */
 struct dump_name {
-	char *raw;      /* as the .asm writes it (mangled) */
-	char *script;   /* analyzeperfmetrics.py's demangling: a type name's, else raw */
-	char *full;     /* c++filt's whole output (a function's signature), or NULL */
+	char *raw;    /* as the .asm writes it (mangled) */
+	char *script; /* analyzeperfmetrics.py's demangling: a type name's, else raw */
+	char *full;   /* c++filt's whole output (a function's signature), or NULL */
 };
 
 struct dump_file {
@@ -167,7 +167,8 @@ static bool demangle_all(struct shader_dump *d, char **out, size_t *len)
 		for (size_t k = 0; ok && k < d->files[i].nnames; k++) {
 			const char *s = d->files[i].names[k].raw;
 
-			ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s) && write(fd, "\n", 1) == 1;
+			ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s) &&
+			     write(fd, "\n", 1) == 1;
 		}
 	ok = ok && lseek(fd, 0, SEEK_SET) == 0 && run_cxxfilt(fd, out, len);
 	close(fd);
@@ -178,8 +179,8 @@ static bool set_forms(struct dump_name *n, const char *line, size_t len)
 {
 	bool typeinfo = len > strlen(TYPEINFO) && memcmp(line, TYPEINFO, strlen(TYPEINFO)) == 0;
 
-	n->script = typeinfo ? strndup(line + strlen(TYPEINFO), len - strlen(TYPEINFO))
-	                     : strdup(n->raw);
+	n->script =
+	    typeinfo ? strndup(line + strlen(TYPEINFO), len - strlen(TYPEINFO)) : strdup(n->raw);
 	if (!typeinfo && (len != strlen(n->raw) || memcmp(line, n->raw, len) != 0))
 		n->full = strndup(line, len);
 	return n->script && (typeinfo || n->full || len == strlen(n->raw));
@@ -215,8 +216,7 @@ oom:
 	return false;
 }
 
-enum trex_status shader_dump_open(const char *dir, struct shader_dump **out,
-                                  struct trex_error *err)
+enum trex_status shader_dump_open(const char *dir, struct shader_dump **out, struct trex_error *err)
 {
 	DIR *dp = opendir(dir);
 	struct dirent *e;
@@ -225,8 +225,8 @@ enum trex_status shader_dump_open(const char *dir, struct shader_dump **out,
 
 	*out = NULL;
 	if (!dp)
-		return trex_error_set(err, TREX_IO, dir, -1, "cannot open the shader dump directory: %s",
-		                      strerror(errno));
+		return trex_error_set(err, TREX_IO, dir, -1,
+		                      "cannot open the shader dump directory: %s", strerror(errno));
 	if (!(d = calloc(1, sizeof(*d)))) {
 		closedir(dp);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
@@ -400,7 +400,8 @@ static bool add_waits(struct trex_profile *p, uint32_t kernel, const struct asm_
 
 	for (size_t c = 0; ok && c < r.n; c++) {
 		const struct sbid_cause *cause = &r.causes[c];
-		uint32_t file = cause->file == SIZE_MAX ? 0 : intern_annotation(p, &a->lines[cause->file]);
+		uint32_t file =
+		    cause->file == SIZE_MAX ? 0 : intern_annotation(p, &a->lines[cause->file]);
 		int64_t line = cause->line == SIZE_MAX ? 0 : a->lines[cause->line].number;
 
 		ok = file != TREX_PROFILE_NONE &&
@@ -411,8 +412,8 @@ static bool add_waits(struct trex_profile *p, uint32_t kernel, const struct asm_
 	return ok;
 }
 
-bool shader_dump_apply(struct trex_profile *p, uint32_t kernel, const char *path,
-                       const char *text, size_t len, const uint64_t *sbid, size_t n)
+bool shader_dump_apply(struct trex_profile *p, uint32_t kernel, const char *path, const char *text,
+                       size_t len, const uint64_t *sbid, size_t n)
 {
 	struct asm_listing a;
 	struct addr_line *index;

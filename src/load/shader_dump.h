@@ -16,26 +16,26 @@
 /* ---- one .asm text (asm_listing.c) ------------------------------------------------- */
 
 enum asm_kind {
-	ASM_OTHER,  /* comments, declarations, labels, blank lines */
-	ASM_INSN,   /* an instruction: not starting with "//" but holding "//" */
-	ASM_LINE,   /* "// Line N[:  source]" (any blanks after //) */
-	ASM_FILE,   /* "// File: PATH" */
-	ASM_BLOCK,  /* "// Bnnn: ... Preds:{...}, Succs:{...}" */
+	ASM_OTHER, /* comments, declarations, labels, blank lines */
+	ASM_INSN,  /* an instruction: not starting with "//" but holding "//" */
+	ASM_LINE,  /* "// Line N[:  source]" (any blanks after //) */
+	ASM_FILE,  /* "// File: PATH" */
+	ASM_BLOCK, /* "// Bnnn: ... Preds:{...}, Succs:{...}" */
 };
 
 struct asm_line {
 	const char *s; /* the line as written, without its newline */
 	size_t len;
 	enum asm_kind kind;
-	uint64_t addr;    /* ASM_INSN: its offset */
-	int64_t number;   /* ASM_LINE: the source line */
-	uint32_t block;   /* the basic block holding the line (index), UINT32_MAX: none */
+	uint64_t addr;  /* ASM_INSN: its offset */
+	int64_t number; /* ASM_LINE: the source line */
+	uint32_t block; /* the basic block holding the line (index), UINT32_MAX: none */
 };
 
 struct asm_block {
-	char id[24];      /* "B003" */
+	char id[24];       /* "B003" */
 	size_t head, tail; /* its lines: from its "// Bnnn:" line to the line before the next */
-	uint32_t *preds;  /* block indices; names no block defines are left out */
+	uint32_t *preds;   /* block indices; names no block defines are left out */
 	uint32_t npreds;
 };
 
@@ -44,12 +44,12 @@ struct asm_listing {
 	size_t n;
 	struct asm_block *blocks; /* no "// Bnnn:" line: one block B000 of every line */
 	uint32_t nblocks;
-	bool has_source;  /* some "// Line" annotation */
+	bool has_source; /* some "// Line" annotation */
 	/* Per line i (0..n): the nearest Line / File annotation above it (a
 	 * line index < i), SIZE_MAX: none; what the walk's last backward scan
 	 * looks for, found without scanning a listing that names its file once. */
 	size_t *line_above, *file_above;
-	bool prefixed;    /* every instruction carried a "/ * [ADDR] * /" prefix */
+	bool prefixed; /* every instruction carried a "/ * [ADDR] * /" prefix */
 };
 
 /* Splits text (kept, not copied) into lines and classifies them; the
@@ -112,7 +112,7 @@ const char *shader_dump_find(const struct shader_dump *d, const char *name);
  * untouched), the source lines quoted by Line annotations, and for each
  * address of sbid[0..n) the instructions its SBID tokens wait for.
  * Returns false when out of memory. */
-bool shader_dump_apply(struct trex_profile *p, uint32_t kernel, const char *path,
-                       const char *text, size_t len, const uint64_t *sbid, size_t n);
+bool shader_dump_apply(struct trex_profile *p, uint32_t kernel, const char *path, const char *text,
+                       size_t len, const uint64_t *sbid, size_t n);
 
 #endif

@@ -32,28 +32,28 @@
 #define TREX_SOURCE_POINT_SPAN ((uint64_t)4 << 20)
 
 enum {
-	GZ_AUTO_BITS = 15 + 32,    /* gzip or zlib header, told apart by inflate */
+	GZ_AUTO_BITS = 15 + 32, /* gzip or zlib header, told apart by inflate */
 #if !HAVE_ISAL
-	GZ_RAW_BITS = -15,         /* bare deflate: resuming inside a member */
-	GZ_TRAILER = 8,            /* CRC-32 and ISIZE closing each gzip member */
+	GZ_RAW_BITS = -15, /* bare deflate: resuming inside a member */
+	GZ_TRAILER = 8,    /* CRC-32 and ISIZE closing each gzip member */
 #endif
 	PEEK_MAX = 64,
-	READ_BLOCK = 1 << 20,      /* first read() size when a file cannot be mapped */
-	SCRATCH_SIZE = 1 << 16,    /* decoded bytes that are only counted or skipped */
+	READ_BLOCK = 1 << 20,   /* first read() size when a file cannot be mapped */
+	SCRATCH_SIZE = 1 << 16, /* decoded bytes that are only counted or skipped */
 	DEFAULT_CHUNK = 4 << 20,
-	QUEUE_SLOTS = 4,           /* how far the background producer decodes ahead */
-	PRODUCER_STEP = 1 << 20,   /* the producer checks for close this often */
+	QUEUE_SLOTS = 4,         /* how far the background producer decodes ahead */
+	PRODUCER_STEP = 1 << 20, /* the producer checks for close this often */
 };
 
 /* A place where inflate can resume: zran.c's point, or with ISA-L the
  * whole decoder state there. */
 struct access_point {
-	uint64_t out;        /* decoded offset */
+	uint64_t out; /* decoded offset */
 #if HAVE_ISAL
 	struct trex_igz_snap *snap;
 #else
-	size_t in;           /* compressed offset of the first whole byte to read */
-	int bits;            /* 1-7: that many high bits of byte in-1 come first */
+	size_t in; /* compressed offset of the first whole byte to read */
+	int bits;  /* 1-7: that many high bits of byte in-1 come first */
 	unsigned dict_len;
 	unsigned char *dict; /* decoded bytes before out, for back-references */
 #endif
@@ -63,17 +63,17 @@ struct trex_source {
 	char *name;
 	const unsigned char *bytes; /* the whole input, compressed or not */
 	size_t len;
-	void *map;                  /* munmap()ed on close when the file is mapped */
+	void *map; /* munmap()ed on close when the file is mapped */
 	size_t map_len;
-	void *owned;                /* freed on close: read() fallback or a copy */
+	void *owned; /* freed on close: read() fallback or a copy */
 	size_t owned_len;
 	uint64_t disk_size;
 	bool gzip;
-	pthread_mutex_t lock;       /* guards points, npoints, cap_points, end* */
+	pthread_mutex_t lock; /* guards points, npoints, cap_points, end* */
 	struct access_point *points;
 	size_t npoints, cap_points;
-	atomic_size_t point_bytes;  /* read without the lock by trex_source_memory */
-	bool end_known;             /* a decoder reached the end: reads past end stop early */
+	atomic_size_t point_bytes; /* read without the lock by trex_source_memory */
+	bool end_known;            /* a decoder reached the end: reads past end stop early */
 	uint64_t end;
 };
 
@@ -84,14 +84,14 @@ struct gz_dec {
 	struct trex_igz *igz;
 #else
 	z_stream zs;
-	bool raw;            /* entered mid-member: no header, trailer not checked */
+	bool raw; /* entered mid-member: no header, trailer not checked */
 #endif
 	uint64_t out;        /* decoded offset of the next byte */
 	uint64_t next_point; /* no access point is due before this offset */
 	bool done, truncated;
-	bool header_cut;     /* truncated inside a member's header */
+	bool header_cut; /* truncated inside a member's header */
 #if !HAVE_ISAL
-	gz_header head;      /* head.done: the member's header was read whole */
+	gz_header head; /* head.done: the member's header was read whole */
 #endif
 };
 
@@ -103,7 +103,7 @@ struct slot {
 	unsigned char *base;
 	size_t n;
 	enum slot_state state;
-	bool last; /* the producer stops after this slot */
+	bool last;     /* the producer stops after this slot */
 	size_t in_pos; /* compressed bytes consumed once this slot was filled */
 	bool truncated, header_cut;
 	enum trex_status status;
@@ -112,7 +112,7 @@ struct slot {
 
 struct producer {
 	pthread_t thread;
-	bool has_thread;  /* else slots are filled by trex_stream_prefetch */
+	bool has_thread; /* else slots are filled by trex_stream_prefetch */
 	bool published_last;
 	pthread_mutex_t mu;
 	pthread_cond_t filled; /* a slot became READY */
@@ -132,17 +132,17 @@ struct trex_stream {
 	size_t (*fetch)(struct trex_stream *st, size_t carry);
 	const unsigned char *win; /* valid until the next call */
 	size_t win_len;
-	uint64_t pos;             /* decoded offset just past the window */
-	uint64_t disk_pos;        /* source bytes consumed to produce it (progress) */
+	uint64_t pos;      /* decoded offset just past the window */
+	uint64_t disk_pos; /* source bytes consumed to produce it (progress) */
 	bool ended, truncated, header_cut;
-	enum trex_status failed;  /* sticky, once the bytes before it are out */
+	enum trex_status failed; /* sticky, once the bytes before it are out */
 	struct trex_error fail_err;
-	struct gz_dec dec;        /* gzip inflated in the caller's thread */
+	struct gz_dec dec; /* gzip inflated in the caller's thread */
 	bool have_dec;
-	unsigned char *buf;       /* window for gzip, and for carries too big for a slot */
+	unsigned char *buf; /* window for gzip, and for carries too big for a slot */
 	size_t cap;
 	struct producer *bg;
-	struct slot *held;        /* the slot the window lies in, background only */
+	struct slot *held; /* the slot the window lies in, background only */
 };
 
 static const unsigned char empty_bytes[1];
@@ -150,12 +150,12 @@ static const unsigned char empty_bytes[1];
 /* ---- errors --------------------------------------------------------------------- */
 
 static enum trex_status io_error(struct trex_error *err, const char *path, const char *what,
-				 int errnum)
+                                 int errnum)
 {
 	char buf[128];
 
 	return trex_error_set(err, TREX_IO, path, -1, "%s: %s", what,
-			      strerror_r(errnum, buf, sizeof(buf)));
+	                      strerror_r(errnum, buf, sizeof(buf)));
 }
 
 static enum trex_status nomem(struct trex_error *err, const char *path)
@@ -186,8 +186,8 @@ static struct trex_source *source_new(const char *name)
 static void source_detect(struct trex_source *src)
 {
 	/* a lone 0x1f is a gzip header cut after one byte: no text starts so */
-	src->gzip = src->len >= 1 && src->bytes[0] == 0x1f &&
-		    (src->len == 1 || src->bytes[1] == 0x8b);
+	src->gzip =
+	    src->len >= 1 && src->bytes[0] == 0x1f && (src->len == 1 || src->bytes[1] == 0x8b);
 }
 
 /* False when mmap is refused (some file systems); the caller then read()s. */
@@ -223,7 +223,7 @@ static bool grow_read_buffer(unsigned char **buf, size_t *cap)
 
 /* Pipes, FIFOs and special files cannot be mapped: read them whole. */
 static enum trex_status source_read_fd(struct trex_source *src, int fd,
-				       volatile sig_atomic_t *cancel, struct trex_error *err)
+                                       volatile sig_atomic_t *cancel, struct trex_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t cap = 0, len = 0;
@@ -238,7 +238,7 @@ static enum trex_status source_read_fd(struct trex_source *src, int fd,
 		if (n < 0 && errno == EINTR && cancel && *cancel) {
 			free(buf); /* Ctrl-C while a slow pipe blocks us */
 			return trex_error_set(err, TREX_CANCELLED, src->name, (int64_t)len,
-					      "reading cancelled");
+			                      "reading cancelled");
 		}
 	} while (n > 0 || (n < 0 && errno == EINTR));
 	if (n < 0) {
@@ -255,7 +255,7 @@ static enum trex_status source_read_fd(struct trex_source *src, int fd,
 }
 
 static enum trex_status source_load_fd(struct trex_source *src, int fd,
-				       volatile sig_atomic_t *cancel, struct trex_error *err)
+                                       volatile sig_atomic_t *cancel, struct trex_error *err)
 {
 	struct stat st;
 
@@ -264,8 +264,7 @@ static enum trex_status source_load_fd(struct trex_source *src, int fd,
 	if (S_ISDIR(st.st_mode))
 		return io_error(err, src->name, "cannot read", EISDIR);
 	/* st_size 0 may still have content (procfs), so only a sized file maps. */
-	bool mappable = S_ISREG(st.st_mode) && st.st_size > 0 &&
-			(uintmax_t)st.st_size <= SIZE_MAX;
+	bool mappable = S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX;
 
 	if (mappable && source_map_file(src, fd, (size_t)st.st_size)) {
 		src->disk_size = (uint64_t)st.st_size;
@@ -278,13 +277,13 @@ static enum trex_status source_load_fd(struct trex_source *src, int fd,
 }
 
 enum trex_status trex_source_open(const char *path, struct trex_source **out,
-				  struct trex_error *err)
+                                  struct trex_error *err)
 {
 	return trex_source_open_cancellable(path, NULL, out, err);
 }
 
 enum trex_status trex_source_open_cancellable(const char *path, volatile sig_atomic_t *cancel,
-					      struct trex_source **out, struct trex_error *err)
+                                              struct trex_source **out, struct trex_error *err)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -304,9 +303,8 @@ enum trex_status trex_source_open_cancellable(const char *path, volatile sig_ato
 	return TREX_OK;
 }
 
-enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len,
-					 bool copy, struct trex_source **out,
-					 struct trex_error *err)
+enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len, bool copy,
+                                         struct trex_source **out, struct trex_error *err)
 {
 	*out = NULL;
 	if (!name)
@@ -469,11 +467,11 @@ static bool points_append(struct trex_source *src, struct gz_dec *d)
 		inflateGetDictionary(&d->zs, dict, &dict_len);
 	}
 	src->points[src->npoints++] = (struct access_point){
-		.out = d->out,
-		.in = (size_t)(d->zs.next_in - src->bytes),
-		.bits = d->zs.data_type & 7,
-		.dict_len = dict_len,
-		.dict = dict,
+	    .out = d->out,
+	    .in = (size_t)(d->zs.next_in - src->bytes),
+	    .bits = d->zs.data_type & 7,
+	    .dict_len = dict_len,
+	    .dict = dict,
 	};
 	atomic_fetch_add(&src->point_bytes, dict_len);
 	return true;
@@ -513,11 +511,11 @@ static enum trex_status dec_finish(struct gz_dec *d, bool truncated)
 }
 
 static enum trex_status dec_corrupt(struct gz_dec *d, size_t at, const char *why,
-				    struct trex_error *err)
+                                    struct trex_error *err)
 {
 	d->done = true;
 	return trex_error_set(err, TREX_FORMAT, d->src->name, (int64_t)d->out,
-			      "corrupt gzip data at compressed byte %zu: %s", at, why);
+	                      "corrupt gzip data at compressed byte %zu: %s", at, why);
 }
 
 static bool all_zero(const unsigned char *p, size_t n)
@@ -532,7 +530,7 @@ static bool all_zero(const unsigned char *p, size_t n)
  * Zero padding after the last one is ignored as gzip(1) does; anything else
  * would silently drop data, so it is an error. *more: a member starts at. */
 static enum trex_status dec_after_member(struct gz_dec *d, size_t at, bool *more,
-					 struct trex_error *err)
+                                         struct trex_error *err)
 {
 	const unsigned char *bytes = d->src->bytes;
 	size_t left = d->src->len - at;
@@ -558,7 +556,7 @@ static size_t dec_in_pos(const struct gz_dec *d)
 /* Opens a decoder at pt, or at the start when pt is NULL; on failure d->src
  * is NULL, so cleanup can tell whether there is anything to close. */
 static enum trex_status dec_open(struct gz_dec *d, struct trex_source *src,
-				 const struct access_point *pt, struct trex_error *err)
+                                 const struct access_point *pt, struct trex_error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->src = src;
@@ -597,7 +595,7 @@ static enum trex_status dec_member_end(struct gz_dec *d, struct trex_error *err)
 
 /* One inflate call into dst; *got counts its output even on error. */
 static enum trex_status dec_step(struct gz_dec *d, unsigned char *dst, size_t cap, size_t *got,
-				 struct trex_error *err)
+                                 struct trex_error *err)
 {
 	const char *why = "invalid data";
 	enum trex_igz_result r = trex_igz_inflate(d->igz, dst, cap, got, &why);
@@ -638,7 +636,7 @@ static void dec_feed(struct gz_dec *d)
 }
 
 static enum trex_status dec_resume(struct gz_dec *d, const struct access_point *pt,
-				   struct trex_error *err)
+                                   struct trex_error *err)
 {
 	const unsigned char *bytes = d->src->bytes;
 	int ret = Z_OK;
@@ -650,7 +648,7 @@ static enum trex_status dec_resume(struct gz_dec *d, const struct access_point *
 		ret = inflateSetDictionary(&d->zs, pt->dict, pt->dict_len);
 	if (ret != Z_OK)
 		return trex_error_set(err, TREX_FORMAT, d->src->name, (int64_t)pt->out,
-				      "cannot resume inflate at an access point");
+		                      "cannot resume inflate at an access point");
 	d->out = pt->out;
 	d->raw = true;
 	return TREX_OK;
@@ -659,7 +657,7 @@ static enum trex_status dec_resume(struct gz_dec *d, const struct access_point *
 /* Opens a decoder at pt, or at the start when pt is NULL; on failure d->src
  * is NULL, so cleanup can tell whether there is anything to close. */
 static enum trex_status dec_open(struct gz_dec *d, struct trex_source *src,
-				 const struct access_point *pt, struct trex_error *err)
+                                 const struct access_point *pt, struct trex_error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->src = src;
@@ -736,7 +734,7 @@ static enum trex_status dec_boundary(struct gz_dec *d, struct trex_error *err)
 
 /* One inflate call into dst; *got counts its output even on error. */
 static enum trex_status dec_step(struct gz_dec *d, unsigned char *dst, size_t cap, size_t *got,
-				 struct trex_error *err)
+                                 struct trex_error *err)
 {
 	z_stream *zs = &d->zs;
 
@@ -770,7 +768,7 @@ static enum trex_status dec_step(struct gz_dec *d, unsigned char *dst, size_t ca
  * an error, and *got counts the bytes before either, so callers can hand out
  * everything decoded before a corruption. */
 static enum trex_status dec_read(struct gz_dec *d, unsigned char *dst, size_t cap, size_t *got,
-				 struct trex_error *err)
+                                 struct trex_error *err)
 {
 	*got = 0;
 	while (*got < cap && !d->done) {
@@ -804,7 +802,7 @@ static enum trex_status dec_skip(struct gz_dec *d, uint64_t n, struct trex_error
 /* ---- peek, random reads, line:col ----------------------------------------------------- */
 
 size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
-			struct trex_error *err)
+                        struct trex_error *err)
 {
 	size_t n = max < PEEK_MAX ? max : PEEK_MAX;
 
@@ -841,8 +839,8 @@ static bool source_past_end(struct trex_source *src, uint64_t offset)
 /* Resumes at the nearest access point (or the start, recording points on the
  * way), skips to offset and inflates. Runs outside the lock: reads proceed in
  * parallel, each with its own inflate state. */
-static enum trex_status gz_read_at(struct trex_source *src, uint64_t offset, size_t len,
-				   char *buf, size_t *got, struct trex_error *err)
+static enum trex_status gz_read_at(struct trex_source *src, uint64_t offset, size_t len, char *buf,
+                                   size_t *got, struct trex_error *err)
 {
 	struct access_point pt;
 	struct gz_dec d;
@@ -861,8 +859,8 @@ static enum trex_status gz_read_at(struct trex_source *src, uint64_t offset, siz
 	return s;
 }
 
-enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size_t len,
-				  char *buf, size_t *got, struct trex_error *err)
+enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size_t len, char *buf,
+                                  size_t *got, struct trex_error *err)
 {
 	*got = 0;
 	if (src->gzip)
@@ -898,7 +896,7 @@ static void count_lines(const unsigned char *p, size_t n, uint64_t base, struct 
  * it decodes are placed, later ones keep the lines counted so far and no
  * compressed byte. */
 static enum trex_status gz_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
-				     struct line_count *lc, int64_t *disk, struct trex_error *err)
+                                     struct line_count *lc, int64_t *disk, struct trex_error *err)
 {
 	unsigned char *scratch = malloc(SCRATCH_SIZE);
 	struct trex_error broken;
@@ -913,8 +911,9 @@ static enum trex_status gz_positions(struct trex_source *src, const uint64_t *of
 			uint64_t base = d.out, want = offsets[i] - d.out;
 			size_t got;
 
-			decoding = dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE,
-					    &got, &broken);
+			decoding =
+			    dec_read(&d, scratch, want < SCRATCH_SIZE ? (size_t)want : SCRATCH_SIZE,
+			             &got, &broken);
 			count_lines(scratch, got, base, &lc[0]);
 		}
 		if (decoding == TREX_NOMEM)
@@ -929,8 +928,8 @@ static enum trex_status gz_positions(struct trex_source *src, const uint64_t *of
 }
 
 enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
-				       int64_t *line, int64_t *col, int64_t *disk,
-				       struct trex_error *err)
+                                       int64_t *line, int64_t *col, int64_t *disk,
+                                       struct trex_error *err)
 {
 	/* lc[0] runs along the input; lc[1 + i] is where offset i was */
 	struct line_count *lc = calloc(n + 1, sizeof(*lc));
@@ -962,8 +961,8 @@ enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *
 	return s;
 }
 
-enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset,
-				      int64_t *line, int64_t *col, struct trex_error *err)
+enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset, int64_t *line,
+                                      int64_t *col, struct trex_error *err)
 {
 	int64_t disk;
 
@@ -1301,7 +1300,7 @@ static void producer_stop(struct producer *p)
 /* Background decoding when a thread can be had; without one (thread limits)
  * the same bytes come from the caller's thread. */
 static enum trex_status stream_setup_gzip(struct trex_stream *st, enum trex_stream_ahead ahead,
-					  struct trex_error *err)
+                                          struct trex_error *err)
 {
 	if (ahead != TREX_STREAM_INLINE) {
 		st->bg = producer_new(st->src, st->chunk);
@@ -1322,8 +1321,8 @@ static enum trex_status stream_setup_gzip(struct trex_stream *st, enum trex_stre
 }
 
 enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size,
-				  enum trex_stream_ahead ahead, struct trex_stream **out,
-				  struct trex_error *err)
+                                  enum trex_stream_ahead ahead, struct trex_stream **out,
+                                  struct trex_error *err)
 {
 	*out = NULL;
 	struct trex_stream *st = calloc(1, sizeof(*st));
@@ -1349,13 +1348,13 @@ enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size,
 }
 
 enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const char **data,
-				  size_t *len, uint64_t *offset, bool *truncated,
-				  struct trex_error *err)
+                                  size_t *len, uint64_t *offset, bool *truncated,
+                                  struct trex_error *err)
 {
 	if (carry > st->win_len)
 		return trex_error_set(err, TREX_USAGE, st->src->name, (int64_t)st->pos,
-				      "carry of %zu bytes exceeds the %zu-byte window", carry,
-				      st->win_len);
+		                      "carry of %zu bytes exceeds the %zu-byte window", carry,
+		                      st->win_len);
 	size_t fresh = 0;
 
 	if (st->failed == TREX_OK && !st->ended)

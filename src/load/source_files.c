@@ -148,8 +148,8 @@ static bool read_text(struct entry *e, const char *path)
 
 	if (!in)
 		return false;
-	if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > SOURCE_MAX ||
-	    !(e->text = malloc((size_t)st.st_size + 1))) {
+	if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > SOURCE_MAX || !(e->text = malloc((size_t)st.st_size + 1))) {
 		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno ? errno : EFBIG;
 
 		fclose(in);
@@ -204,8 +204,8 @@ static bool resolve(const struct trex_srcfiles *sf, struct entry *e, size_t *tri
 	for (size_t i = 0; i < sf->nmaps; i++) {
 		size_t n = strlen(sf->old[i]);
 
-		if (strncmp(r, sf->old[i], n) == 0 && (r[n] == '/' || r[n] == '\0' ||
-		                                       (n == 1 && sf->old[i][0] == '/')) &&
+		if (strncmp(r, sf->old[i], n) == 0 &&
+		    (r[n] == '/' || r[n] == '\0' || (n == 1 && sf->old[i][0] == '/')) &&
 		    try_join(e, sf->new_[i], r + n + (r[n] == '/'), tried))
 			return true;
 	}
@@ -253,7 +253,8 @@ const struct trex_srcfile *trex_srcfiles_get(struct trex_srcfiles *sf, const cha
 const char *trex_srcfiles_line(struct trex_srcfiles *sf, const char *recorded, int64_t line,
                                size_t *len)
 {
-	const struct trex_srcfile *f = recorded && *recorded ? trex_srcfiles_get(sf, recorded) : NULL;
+	const struct trex_srcfile *f =
+	    recorded && *recorded ? trex_srcfiles_get(sf, recorded) : NULL;
 
 	if (!f || !f->path || line < 1 || (uint64_t)line > f->nlines)
 		return NULL;

@@ -148,13 +148,15 @@ struct reader {
 	uint64_t rows;
 };
 
-#define problem(r, col, ...) profile_row_problem((r)->ctx, (r)->report, &(r)->c, (r)->path, col, __VA_ARGS__)
+#define problem(r, col, ...)                                                                       \
+	profile_row_problem((r)->ctx, (r)->report, &(r)->c, (r)->path, col, __VA_ARGS__)
 #define SHOWN PCSV_SHOWN
 
 /* The fields count of a row against its header's. */
 static bool row_shape(struct reader *r)
 {
-	return profile_row_shape(r->ctx, r->report, &r->c, r->path, r->sec.nfields, r->sec.header_line);
+	return profile_row_shape(r->ctx, r->report, &r->c, r->path, r->sec.nfields,
+	                         r->sec.header_line);
 }
 
 /* The values of a row whose shape is right; false after reporting a bad one. */
@@ -177,7 +179,8 @@ static bool row_values(struct reader *r, uint64_t *ip)
 		uint64_t v;
 
 		if (!pcsv_u64(&c->f[j], &v)) {
-			problem(r, c->f[j].col, "expected a sample count (a whole number), found '%.*s'",
+			problem(r, c->f[j].col,
+			        "expected a sample count (a whole number), found '%.*s'",
 			        SHOWN(&c->f[j]));
 			return false;
 		}
@@ -207,8 +210,10 @@ static enum trex_status add_row(struct reader *r, struct trex_error *err)
 
 	if (!row_shape(r) || !row_values(r, &info.addr))
 		return TREX_OK;
-	kernel = id == TREX_PROFILE_NONE ? id : trex_profile_kernel_add(p, r->report, r->sec.device, id);
-	if (kernel == TREX_PROFILE_NONE || trex_profile_insn_add(p, kernel, &info, r->counts) != 0 ||
+	kernel =
+	    id == TREX_PROFILE_NONE ? id : trex_profile_kernel_add(p, r->report, r->sec.device, id);
+	if (kernel == TREX_PROFILE_NONE ||
+	    trex_profile_insn_add(p, kernel, &info, r->counts) != 0 ||
 	    (r->sec.sbid_slot != UINT32_MAX && r->counts[r->sec.sbid_slot] > 0 &&
 	     !add_sbid(r->ctx, kernel, info.addr)))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
@@ -257,11 +262,13 @@ static enum trex_status load(struct profile_ctx *ctx, const char *path, const ch
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	s = collect_columns(ctx->p, text, len, cols, err);
 	if (s == TREX_OK && cols->n == 0)
-		s = trex_error_set(err, TREX_FORMAT, path, 0,
-		                   "expected a unitrace stall-sampling CSV: no 'Kernel, IP[Address], "
-		                   "...[Events]' header");
+		s = trex_error_set(
+		    err, TREX_FORMAT, path, 0,
+		    "expected a unitrace stall-sampling CSV: no 'Kernel, IP[Address], "
+		    "...[Events]' header");
 	if (s == TREX_OK) {
-		r.report = trex_profile_report_add(ctx->p, path, "unitrace-stalls", cols->ids, cols->n);
+		r.report =
+		    trex_profile_report_add(ctx->p, path, "unitrace-stalls", cols->ids, cols->n);
 		if (r.report == TREX_PROFILE_NONE)
 			s = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}

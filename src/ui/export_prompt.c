@@ -37,9 +37,9 @@ static void export_to(struct trex_export_prompt *ep, struct trex_view *v, bool f
 	else if (st != TREX_OK)
 		trex_ui_message(v->ctx, "export failed: %s: %s", ep->path, err.message);
 	else
-		trex_ui_message(v->ctx, "wrote %zu %s to %s%s%s%s", n, trex_plural(n, "row", "rows"),
-		                ep->path, ep->what ? " (" : "", ep->what ? ep->what : "",
-		                ep->what ? ")" : "");
+		trex_ui_message(v->ctx, "wrote %zu %s to %s%s%s%s", n,
+		                trex_plural(n, "row", "rows"), ep->path, ep->what ? " (" : "",
+		                ep->what ? ep->what : "", ep->what ? ")" : "");
 }
 
 /* The path without the spaces around it; empty: cancelled. */

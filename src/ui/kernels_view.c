@@ -173,9 +173,9 @@ static bool add_metric_columns(struct trex_ui_ctx *ctx, const struct trex_kernel
 	struct trex_metric_column *cols;
 	size_t ncols;
 	struct trex_error err;
-	enum trex_status st = trex_metrics_columns(
-	    ctx->metrics, ctx->metric_count ? ctx->metric_names : all,
-	    ctx->metric_count ? ctx->metric_count : 1, &cols, &ncols, &err);
+	enum trex_status st =
+	    trex_metrics_columns(ctx->metrics, ctx->metric_count ? ctx->metric_names : all,
+	                         ctx->metric_count ? ctx->metric_count : 1, &cols, &ncols, &err);
 
 	if (st == TREX_OK) {
 		st = trex_kernels_add_metrics(ctx->idx, ctx->metrics, m, cols, ncols, t, &err);
@@ -193,8 +193,9 @@ static void toggle_metric_columns(struct kernels_view *kv)
 	struct trex_ui_ctx *ctx = kv->tv.base.ctx;
 
 	if (!ctx->metrics) {
-		trex_ui_message(ctx, "no metrics loaded: give unitrace -q/-k CSVs or -d reports with "
-		                     "the trace (trex TRACE METRICS.csv)");
+		trex_ui_message(ctx,
+		                "no metrics loaded: give unitrace -q/-k CSVs or -d reports with "
+		                "the trace (trex TRACE METRICS.csv)");
 		return;
 	}
 	kv->metric_cols = !kv->metric_cols;
@@ -202,9 +203,10 @@ static void toggle_metric_columns(struct kernels_view *kv)
 		kv->metric_cols = !kv->metric_cols;
 		return;
 	}
-	trex_ui_message(ctx, "metric columns %s", kv->metric_cols ? "shown (h/l scroll to them, "
-	                                                            "F2 hides some)"
-	                                                          : "hidden");
+	trex_ui_message(ctx, "metric columns %s",
+	                kv->metric_cols ? "shown (h/l scroll to them, "
+	                                  "F2 hides some)"
+	                                : "hidden");
 }
 
 static void open_metrics(struct kernels_view *kv)
@@ -307,9 +309,8 @@ static void cycle_group(struct kernels_view *kv)
 		kv->group = old;
 		return;
 	}
-	trex_ui_message(kv->tv.base.ctx, "grouped by %s: %zu %s",
-	                trex_kernel_group_name(kv->group), kv->tv.table.nrows,
-	                trex_plural(kv->tv.table.nrows, "row", "rows"));
+	trex_ui_message(kv->tv.base.ctx, "grouped by %s: %zu %s", trex_kernel_group_name(kv->group),
+	                kv->tv.table.nrows, trex_plural(kv->tv.table.nrows, "row", "rows"));
 }
 
 static void open_instances(struct kernels_view *kv)

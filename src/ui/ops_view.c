@@ -107,7 +107,8 @@ static const struct trex_view_ops api_ops = TABLE_VIEW_OPS("api");
 
 static struct trex_view *cpu_view_new(struct trex_ui_ctx *ctx, bool api)
 {
-	struct cpu_view *cv = table_view_new(sizeof(*cv), ctx, api ? &api_ops : &ops_ops, &cpu_hooks);
+	struct cpu_view *cv =
+	    table_view_new(sizeof(*cv), ctx, api ? &api_ops : &ops_ops, &cpu_hooks);
 	struct trex_ops_opts opts = {api, 0};
 	struct trex_table t;
 	struct trex_error err;

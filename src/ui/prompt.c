@@ -11,7 +11,7 @@
 
 #include "trex/ui/text.h"
 
-#define CTRL(c) ((trex_key)((c) & 0x1f))
+#define CTRL(c) ((trex_key)((c)&0x1f))
 #define FUNC(k) (TREX_KEY_FUNC | (trex_key)(k))
 #define KEY_ESCAPE 27u
 

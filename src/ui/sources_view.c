@@ -51,7 +51,9 @@ static const char *top_reason(const struct source_view *sv, size_t li)
 		if (!(trex_profile_reason(p, rep->reasons[s])->flags & TREX_REASON_NOT_STALL) &&
 		    c[s] && (best == TREX_PROFILE_NONE || c[s] > c[best]))
 			best = s;
-	return best == TREX_PROFILE_NONE ? "" : pstr(sv, trex_profile_reason(p, rep->reasons[best])->label);
+	return best == TREX_PROFILE_NONE
+	           ? ""
+	           : pstr(sv, trex_profile_reason(p, rep->reasons[best])->label);
 }
 
 /* The instructions of line li under it: address, stall samples, text,
@@ -65,20 +67,28 @@ static bool add_asm(struct source_view *sv, size_t li)
 		uint32_t i = sv->lines.insns[l->first + j];
 		const struct trex_profile_insn *in = trex_profile_insn(p, i);
 		uint64_t n = trex_stalls_insn_total(p, sv->k, i);
-		struct stall_row row = {STALL_ROW_INSN, n ? TREX_ROLE_STALL : TREX_ROLE_DIM, NULL, -1,
-		                        NULL, i, 0, l->file, l->line};
+		struct stall_row row = {STALL_ROW_INSN,
+		                        n ? TREX_ROLE_STALL : TREX_ROLE_DIM,
+		                        NULL,
+		                        -1,
+		                        NULL,
+		                        i,
+		                        0,
+		                        l->file,
+		                        l->line};
 		char addr[24], waits[160] = "";
 
 		for (uint32_t w = 0; w < in->nwaits && strlen(waits) < sizeof(waits) - 24; w++)
-			snprintf(waits + strlen(waits), sizeof(waits) - strlen(waits), "%s0x%" PRIx64,
-			         w ? ", " : "  <- waits for ",
+			snprintf(waits + strlen(waits), sizeof(waits) - strlen(waits),
+			         "%s0x%" PRIx64, w ? ", " : "  <- waits for ",
 			         trex_profile_wait_at(p, in->first_wait + w)->producer);
 		char count[24] = "";
 
 		if (n)
 			snprintf(count, sizeof(count), "%" PRIu64, n);
 		if (!stall_list_add(&sv->list, &row, NULL, "%9s %6s   %8s  %s%s", count, "",
-		                    trex_stalls_addr(in, addr, sizeof(addr)), pstr(sv, in->text), waits))
+		                    trex_stalls_addr(in, addr, sizeof(addr)), pstr(sv, in->text),
+		                    waits))
 			return false;
 	}
 	return true;
@@ -110,9 +120,15 @@ static bool add_line(struct source_view *sv, size_t li, uint32_t file, int64_t l
 {
 	const struct trex_stall_line *l = li == SIZE_MAX ? NULL : &sv->lines.v[li];
 	uint64_t total = trex_profile_kernel(sv->base.ctx->profile, sv->k)->stall_total;
-	struct stall_row row = {STALL_ROW_SOURCE, l && l->stall ? TREX_ROLE_STALL : TREX_ROLE_DEFAULT,
-	                        NULL, l ? (sv->hottest ? (double)l->stall / (double)sv->hottest : 0) : 0,
-	                        NULL, TREX_PROFILE_NONE, 0, file, line};
+	struct stall_row row = {STALL_ROW_SOURCE,
+	                        l && l->stall ? TREX_ROLE_STALL : TREX_ROLE_DEFAULT,
+	                        NULL,
+	                        l ? (sv->hottest ? (double)l->stall / (double)sv->hottest : 0) : 0,
+	                        NULL,
+	                        TREX_PROFILE_NONE,
+	                        0,
+	                        file,
+	                        line};
 	char count[24] = "", pct[16] = "", change[24] = "", *tail = NULL, expanded[1024];
 	bool ok;
 
@@ -121,7 +137,8 @@ static bool add_line(struct source_view *sv, size_t li, uint32_t file, int64_t l
 
 	if (l && (l->stall || l->base)) {
 		snprintf(count, sizeof(count), "%" PRIu64, l->stall);
-		snprintf(pct, sizeof(pct), "%.1f%%", total ? 100.0 * (double)l->stall / (double)total : 0);
+		snprintf(pct, sizeof(pct), "%.1f%%",
+		         total ? 100.0 * (double)l->stall / (double)total : 0);
 	}
 	if (l && sv->base_k != TREX_PROFILE_NONE && (l->stall || l->base))
 		snprintf(change, sizeof(change), "%+" PRId64, (int64_t)l->stall - (int64_t)l->base);
@@ -146,24 +163,26 @@ static bool add_file(struct source_view *sv, size_t from, size_t to)
 	const struct trex_srcfile *f =
 	    file && ctx->sources ? trex_srcfiles_get(ctx->sources, recorded) : NULL;
 	struct trex_stall_opts o = stall_view_opts(ctx);
-	struct stall_row head = {STALL_ROW_TEXT, TREX_ROLE_HEADER, NULL, -1, NULL,
-	                         TREX_PROFILE_NONE, 0, 0, 0};
+	struct stall_row head = {
+	    STALL_ROW_TEXT, TREX_ROLE_HEADER, NULL, -1, NULL, TREX_PROFILE_NONE, 0, 0, 0};
 	bool ok;
 
 	if (!file)
-		ok = stall_list_add(&sv->list, &head, NULL, "-- instructions without a source line --");
+		ok = stall_list_add(&sv->list, &head, NULL,
+		                    "-- instructions without a source line --");
 	else if (f && f->path)
 		ok = stall_list_add(&sv->list, &head, NULL, "-- %s%s%s --", recorded,
 		                    strcmp(f->path, recorded) ? ", read from " : "",
 		                    strcmp(f->path, recorded) ? f->path : "");
 	else
-		ok = stall_list_add(&sv->list, &head, NULL, "-- %s: %s; the sampled lines as quoted --",
-		                    recorded, f ? f->why : "no --source-path or --source-map");
+		ok = stall_list_add(&sv->list, &head, NULL,
+		                    "-- %s: %s; the sampled lines as quoted --", recorded,
+		                    f ? f->why : "no --source-path or --source-map");
 	for (size_t n = 1, li = from; ok && f && f->path && n <= f->nlines; n++) {
 		while (li < to && sv->lines.v[li].line < (int64_t)n) /* [from, to) by line */
 			li++;
-		ok = add_line(sv, li < to && sv->lines.v[li].line == (int64_t)n ? li : SIZE_MAX, file,
-		              (int64_t)n, f->lines[n - 1], f->lens[n - 1]);
+		ok = add_line(sv, li < to && sv->lines.v[li].line == (int64_t)n ? li : SIZE_MAX,
+		              file, (int64_t)n, f->lines[n - 1], f->lens[n - 1]);
 	}
 	for (size_t li = from; ok && li < to; li++) {
 		const struct trex_stall_line *l = &sv->lines.v[li];
@@ -199,9 +218,9 @@ static size_t find_row(const struct source_view *sv, uint32_t file, int64_t line
 	for (size_t r = 0; r < sv->list.n; r++) {
 		const struct stall_row *row = &sv->list.v[r];
 
-		if (insn != TREX_PROFILE_NONE ? row->kind == STALL_ROW_INSN && row->insn == insn
-		                              : row->kind == STALL_ROW_SOURCE && row->file == file &&
-		                                    row->line == line)
+		if (insn != TREX_PROFILE_NONE
+		        ? row->kind == STALL_ROW_INSN && row->insn == insn
+		        : row->kind == STALL_ROW_SOURCE && row->file == file && row->line == line)
 			return r;
 	}
 	return SIZE_MAX;
@@ -248,12 +267,14 @@ static void source_enter(struct source_view *sv, const struct stall_row *r)
 
 		insn = trex_profile_insn_find(p, sv->k, producer);
 		if (insn == TREX_PROFILE_NONE) {
-			trex_ui_message(sv->base.ctx, "0x%" PRIx64 " is not in the listing", producer);
+			trex_ui_message(sv->base.ctx, "0x%" PRIx64 " is not in the listing",
+			                producer);
 			return;
 		}
 		file = trex_profile_insn(p, insn)->file;
 		line = trex_profile_insn(p, insn)->line;
-		trex_ui_message(sv->base.ctx, "0x%" PRIx64 ": the instruction waited for", producer);
+		trex_ui_message(sv->base.ctx, "0x%" PRIx64 ": the instruction waited for",
+		                producer);
 	} else if (li == SIZE_MAX || !sv->lines.v[li].ninsns) {
 		trex_ui_message(sv->base.ctx, "no instruction of the kernel is on this line");
 		return;
@@ -287,7 +308,8 @@ static enum trex_handled source_dispatch(struct trex_view *v, enum trex_action a
 		source_enter(sv, r);
 		return TREX_HANDLED;
 	}
-	f = r->file && v->ctx->sources ? trex_srcfiles_get(v->ctx->sources, pstr(sv, r->file)) : NULL;
+	f = r->file && v->ctx->sources ? trex_srcfiles_get(v->ctx->sources, pstr(sv, r->file))
+	                               : NULL;
 	if (f && f->path)
 		stall_open_editor(v->ctx, f->path, r->line);
 	else
@@ -304,8 +326,10 @@ static void source_draw(struct trex_view *v, WINDOW *win, const struct trex_layo
 	char status[160];
 
 	sv->list.bar_w = SOURCE_BAR_W;
-	snprintf(status, sizeof(status), " %s:%" PRId64 "  Enter: assembly / jump to what it waits "
-	         "for  e: $EDITOR", r && r->file ? pstr(sv, r->file) : "-", r ? r->line : 0);
+	snprintf(status, sizeof(status),
+	         " %s:%" PRId64 "  Enter: assembly / jump to what it waits "
+	         "for  e: $EDITOR",
+	         r && r->file ? pstr(sv, r->file) : "-", r ? r->line : 0);
 	stall_list_draw(&sv->list, v, win, lay, sv->title, status);
 }
 
@@ -467,8 +491,9 @@ struct trex_view *trex_sources_view_new(struct trex_ui_ctx *ctx)
 	if (!sv)
 		return NULL;
 	if (!ctx->profile) {
-		trex_ui_message(ctx, "no stall report loaded: give a unitrace --stall-sampling CSV or "
-		                     "an Nsight Compute source CSV");
+		trex_ui_message(ctx,
+		                "no stall report loaded: give a unitrace --stall-sampling CSV or "
+		                "an Nsight Compute source CSV");
 		table_view_free(&sv->tv.base);
 		return NULL;
 	}

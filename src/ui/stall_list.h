@@ -24,12 +24,12 @@ enum stall_row_kind {
 struct stall_row {
 	enum stall_row_kind kind;
 	enum trex_role role;
-	char *text;      /* before the bar */
-	double bar;      /* 0..1; < 0: no bar */
-	char *tail;      /* after the bar, may be NULL (owned) */
-	uint32_t insn;   /* INSN, WAIT: store index; else TREX_PROFILE_NONE */
+	char *text;        /* before the bar */
+	double bar;        /* 0..1; < 0: no bar */
+	char *tail;        /* after the bar, may be NULL (owned) */
+	uint32_t insn;     /* INSN, WAIT: store index; else TREX_PROFILE_NONE */
 	uint64_t producer; /* WAIT */
-	uint32_t file;   /* SOURCE (and INSN, WAIT: their line's file) */
+	uint32_t file;     /* SOURCE (and INSN, WAIT: their line's file) */
 	int64_t line;
 };
 

@@ -90,15 +90,23 @@ static bool add_reasons(struct stall_kernel_view *kv, const struct trex_profile 
 	bool ok = slots != NULL;
 
 	for (size_t i = 0; ok && i < n; i++) {
-		const struct trex_profile_reason *r = trex_profile_reason(p, rep->reasons[slots[i]]);
+		const struct trex_profile_reason *r =
+		    trex_profile_reason(p, rep->reasons[slots[i]]);
 		uint64_t v = kk->totals[slots[i]];
 		bool stall = !(r->flags & TREX_REASON_NOT_STALL);
-		struct stall_row row = {STALL_ROW_REASON, TREX_ROLE_DEFAULT, NULL,
+		struct stall_row row = {STALL_ROW_REASON,
+		                        TREX_ROLE_DEFAULT,
+		                        NULL,
 		                        stall ? share_of(v, kk->stall_total) : -1,
-		                        NULL, TREX_PROFILE_NONE, 0, 0, 0};
+		                        NULL,
+		                        TREX_PROFILE_NONE,
+		                        0,
+		                        0,
+		                        0};
 
-		ok = stall_list_add(&kv->list, &row, stall ? NULL : "  (not a stall)", "  %-14s %10" PRIu64 " %7.2f%%  ",
-		                    kstr(p, r->label), v, 100 * share_of(v, kk->stall_total));
+		ok = stall_list_add(&kv->list, &row, stall ? NULL : "  (not a stall)",
+		                    "  %-14s %10" PRIu64 " %7.2f%%  ", kstr(p, r->label), v,
+		                    100 * share_of(v, kk->stall_total));
 	}
 	free(slots);
 	return ok;
@@ -113,7 +121,7 @@ static bool add_insn(struct stall_kernel_view *kv, const struct trex_profile *p,
 	const struct trex_profile_insn *in = trex_profile_insn(p, i);
 	struct trex_stall_opts o = stall_view_opts(kv->base.ctx);
 	struct stall_row row = {STALL_ROW_INSN, TREX_ROLE_DEFAULT, NULL, -1, NULL, i, 0,
-	                        in->file, in->line};
+	                        in->file,       in->line};
 	char addr[24], where[160];
 	const char *src;
 	size_t len = 0;
@@ -126,18 +134,18 @@ static bool add_insn(struct stall_kernel_view *kv, const struct trex_profile *p,
 	src = trex_stalls_line_text(p, &o, in->file, in->line, &len);
 	row = (struct stall_row){STALL_ROW_TEXT, TREX_ROLE_DIM, NULL, -1, NULL, i, 0, 0, 0};
 	if (ok && *where)
-		ok = stall_list_add(&kv->list, &row, NULL, "%32s%s  %.*s", "", where, src ? (int)len : 0,
-		                    src ? src : "");
+		ok = stall_list_add(&kv->list, &row, NULL, "%32s%s  %.*s", "", where,
+		                    src ? (int)len : 0, src ? src : "");
 	for (uint32_t w = 0; ok && dependency && w < in->nwaits; w++) {
 		const struct trex_profile_wait *wt = trex_profile_wait_at(p, in->first_wait + w);
 		uint32_t pi = trex_profile_insn_find(p, kv->k, wt->producer);
 
 		where_of(p, wt->file, wt->line, where, sizeof(where));
-		row = (struct stall_row){STALL_ROW_WAIT, TREX_ROLE_DEFAULT, NULL, -1, NULL, i,
-		                         wt->producer, wt->file, wt->line};
-		ok = stall_list_add(&kv->list, &row, NULL, "%32swaits for 0x%" PRIx64 "  %s  %s", "",
-		                    wt->producer, pi == TREX_PROFILE_NONE ? "" : kstr(p, trex_profile_insn(p, pi)->text),
-		                    where);
+		row = (struct stall_row){STALL_ROW_WAIT, TREX_ROLE_DEFAULT, NULL,    -1, NULL, i,
+		                         wt->producer,   wt->file,          wt->line};
+		ok = stall_list_add(
+		    &kv->list, &row, NULL, "%32swaits for 0x%" PRIx64 "  %s  %s", "", wt->producer,
+		    pi == TREX_PROFILE_NONE ? "" : kstr(p, trex_profile_insn(p, pi)->text), where);
 	}
 	return ok;
 }
@@ -149,21 +157,23 @@ static bool add_hottest(struct stall_kernel_view *kv, const struct trex_profile 
 	uint32_t *slots = malloc((rep->nreasons + 1) * sizeof(*slots));
 	uint32_t *top = malloc(TREX_STALLS_TOP_DEFAULT * sizeof(*top));
 	size_t n = slots && top ? trex_stalls_reasons(p, kv->k, true, slots) : 0;
-	struct stall_row title = {STALL_ROW_TEXT, TREX_ROLE_HEADER, NULL, -1, NULL,
-	                          TREX_PROFILE_NONE, 0, 0, 0};
+	struct stall_row title = {
+	    STALL_ROW_TEXT, TREX_ROLE_HEADER, NULL, -1, NULL, TREX_PROFILE_NONE, 0, 0, 0};
 	bool ok = slots && top;
 
 	for (size_t s = 0; ok && s < n; s++) {
-		const struct trex_profile_reason *reason = trex_profile_reason(p, rep->reasons[slots[s]]);
+		const struct trex_profile_reason *reason =
+		    trex_profile_reason(p, rep->reasons[slots[s]]);
 		const char *label = kstr(p, reason->label);
 		size_t m = trex_stalls_top(p, kv->k, slots[s], TREX_STALLS_TOP_DEFAULT, top);
 
 		ok = stall_list_add(&kv->list, &title, NULL, "%s", "") &&
-		     stall_list_add(&kv->list, &title, NULL, "  %s: the %zu hottest instruction%s", label,
-		                    m, m == 1 ? "" : "s");
+		     stall_list_add(&kv->list, &title, NULL, "  %s: the %zu hottest instruction%s",
+		                    label, m, m == 1 ? "" : "s");
 		for (size_t r = 0; ok && r < m; r++)
-			ok = add_insn(kv, p, top[r], r + 1, trex_profile_counts(p, top[r])[slots[s]],
-			              kk->totals[slots[s]], reason->flags & TREX_REASON_DEPENDENCY);
+			ok =
+			    add_insn(kv, p, top[r], r + 1, trex_profile_counts(p, top[r])[slots[s]],
+			             kk->totals[slots[s]], reason->flags & TREX_REASON_DEPENDENCY);
 	}
 	free(slots);
 	free(top);
@@ -176,27 +186,30 @@ static bool kernel_build(struct stall_kernel_view *kv)
 	const struct trex_profile_kernel *kk = trex_profile_kernel(p, kv->k);
 	struct trex_stall_opts o = stall_view_opts(kv->base.ctx);
 	uint32_t base = trex_stalls_baseline(p, kv->k, &o);
-	struct stall_row note = {STALL_ROW_TEXT, TREX_ROLE_DIM, NULL, -1, NULL, TREX_PROFILE_NONE,
-	                         0, 0, 0};
+	struct stall_row note = {
+	    STALL_ROW_TEXT, TREX_ROLE_DIM, NULL, -1, NULL, TREX_PROFILE_NONE, 0, 0, 0};
 	bool ok;
 
 	snprintf(kv->title, sizeof(kv->title), " stalls of %s (device %" PRId64 ")",
 	         kstr(p, kk->name), kk->device);
 	/* what the report holds first, paths last: a narrow screen cuts paths */
-	ok = stall_list_add(&kv->list, &note, NULL, "  %" PRIu64 " stall samples; %s%s; report %s",
-	                    kk->stall_total, kk->listing ? "listing " : "no listing (addresses only)",
-	                    kstr(p, kk->listing), kstr(p, trex_profile_report(p, kk->report)->path));
+	ok = stall_list_add(
+	    &kv->list, &note, NULL, "  %" PRIu64 " stall samples; %s%s; report %s", kk->stall_total,
+	    kk->listing ? "listing " : "no listing (addresses only)", kstr(p, kk->listing),
+	    kstr(p, trex_profile_report(p, kk->report)->path));
 	if (ok && base != TREX_PROFILE_NONE) {
 		const struct trex_profile_kernel *bk = trex_profile_kernel(p, base);
 
-		ok = stall_list_add(&kv->list, &note, NULL,
-		                    "  compared: %" PRIu64 " stall samples before (%+" PRId64 "); report %s",
-		                    bk->stall_total, (int64_t)kk->stall_total - (int64_t)bk->stall_total,
-		                    kstr(p, trex_profile_report(p, bk->report)->path));
+		ok = stall_list_add(
+		    &kv->list, &note, NULL,
+		    "  compared: %" PRIu64 " stall samples before (%+" PRId64 "); report %s",
+		    bk->stall_total, (int64_t)kk->stall_total - (int64_t)bk->stall_total,
+		    kstr(p, trex_profile_report(p, bk->report)->path));
 	}
 	note.role = TREX_ROLE_HEADER;
 	ok = ok && stall_list_add(&kv->list, &note, NULL, "%s", "") &&
-	     stall_list_add(&kv->list, &note, NULL, "  %-14s %10s %8s", "Reason", "Samples", "Share") &&
+	     stall_list_add(&kv->list, &note, NULL, "  %-14s %10s %8s", "Reason", "Samples",
+	                    "Share") &&
 	     add_reasons(kv, p) && add_hottest(kv, p);
 	stall_list_select(&kv->list, 0);
 	return ok;
@@ -218,9 +231,10 @@ static void kernel_enter(struct stall_kernel_view *kv, const struct stall_row *r
 	if (r->kind == STALL_ROW_WAIT)
 		insn = trex_profile_insn_find(p, kv->k, r->producer);
 	if (r->kind == STALL_ROW_REASON || insn == TREX_PROFILE_NONE) {
-		trex_ui_message(ctx, r->kind == STALL_ROW_REASON
-		                         ? "Enter on an instruction opens its source line"
-		                         : "0x%" PRIx64 " is not in the kernel's listing",
+		trex_ui_message(ctx,
+		                r->kind == STALL_ROW_REASON
+		                    ? "Enter on an instruction opens its source line"
+		                    : "0x%" PRIx64 " is not in the kernel's listing",
 		                r->producer);
 		return;
 	}
@@ -356,8 +370,9 @@ struct trex_view *trex_stalls_view_new(struct trex_ui_ctx *ctx)
 	if (!sv)
 		return NULL;
 	if (!ctx->profile) {
-		trex_ui_message(ctx, "no stall report loaded: give a unitrace --stall-sampling CSV or "
-		                     "an Nsight Compute source CSV");
+		trex_ui_message(ctx,
+		                "no stall report loaded: give a unitrace --stall-sampling CSV or "
+		                "an Nsight Compute source CSV");
 		table_view_free(&sv->tv.base);
 		return NULL;
 	}

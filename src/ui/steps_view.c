@@ -60,7 +60,8 @@ struct trex_view *trex_steps_view_new(struct trex_ui_ctx *ctx)
 	snprintf(title, sizeof(title), "%zu step%s (%s) on the GPUs", t.nrows,
 	         t.nrows == 1 ? "" : "s", pattern);
 	if (!t.nrows)
-		trex_ui_message(ctx, "no steps: no CPU op or annotation matches %s (trex --step REGEX)",
+		trex_ui_message(ctx,
+		                "no steps: no CPU op or annotation matches %s (trex --step REGEX)",
 		                pattern);
 	return table_view_show(&sv->tv, &t, title, NULL, false);
 }

@@ -1100,8 +1100,8 @@ static void status_left(const struct table_view *tv, char *buf, size_t size, boo
 	const struct trex_table *t = &tv->table;
 	size_t more = tv->more_left + tv->more_right;
 
-	snprintf(buf, size, " %s%s%zu/%zu %s  sort: ", narrow ? "" : tv->title,
-	         narrow ? "" : "  ", tv->nrows, t->nrows, trex_plural(t->nrows, "row", "rows"));
+	snprintf(buf, size, " %s%s%zu/%zu %s  sort: ", narrow ? "" : tv->title, narrow ? "" : "  ",
+	         tv->nrows, t->nrows, trex_plural(t->nrows, "row", "rows"));
 	if (tv->sort_col != TABLE_VIEW_NO_SORT)
 		append(buf, size, "%s %s", t->cols[tv->sort_col].title, table_view_sort_mark(tv));
 	else
@@ -1175,15 +1175,15 @@ static void reveal_sort_col(struct table_view *tv, int width)
  * over the body from row y, width columns from column 1. */
 static void draw_empty(struct table_view *tv, WINDOW *win, int y, int width)
 {
-	const char *s = tv->table.nrows ? "(no row matches the filter)"
+	const char *s = tv->table.nrows  ? "(no row matches the filter)"
 	                : tv->table.note ? tv->table.note
 	                                 : "(no rows)";
 	char line[512];
 
 	wattrset(win, (int)trex_term_attr(tv->base.ctx->term, TREX_ROLE_DIM));
 	for (int row = 0; *s && width > 0 && row < tv->body_h; row++) {
-		size_t cut = strlen(s), max = (size_t)width < sizeof(line) ? (size_t)width
-		                                                          : sizeof(line) - 1;
+		size_t cut = strlen(s),
+		       max = (size_t)width < sizeof(line) ? (size_t)width : sizeof(line) - 1;
 
 		if (cut > max) {
 			for (cut = max; cut > 0 && s[cut] != ' '; cut--)

@@ -54,13 +54,13 @@ struct table_view {
 	bool has_table;
 	char title[256]; /* "kernels by name" */
 
-	size_t name_col;    /* filtered, searched, folded; ncols: none */
+	size_t name_col;     /* filtered, searched, folded; ncols: none */
 	const char **shortv; /* folded name per table row, NULL until first asked */
 	bool short_names;
 
 	size_t *rows; /* the rows shown, in order */
 	size_t nrows; /* of them */
-	bool *marked;   /* per table row (Space), NULL until the first mark */
+	bool *marked; /* per table row (Space), NULL until the first mark */
 	size_t nmarked;
 	size_t sort_col;
 	bool sort_desc;
@@ -71,10 +71,10 @@ struct table_view {
 	char search_text[TREX_PROMPT_MAX];
 	size_t search_origin; /* selection when the search prompt opened */
 
-	size_t sel, top; /* positions in rows[] */
-	size_t hcol;     /* scrollable columns scrolled off on the left */
-	bool reveal_sort; /* scroll the sort column into view at the next draw */
-	int body_h;      /* rows of the body at the last draw */
+	size_t sel, top;    /* positions in rows[] */
+	size_t hcol;        /* scrollable columns scrolled off on the left */
+	bool reveal_sort;   /* scroll the sort column into view at the next draw */
+	int body_h;         /* rows of the body at the last draw */
 	int *width;         /* per column: the widest cell (title and sort mark included) */
 	int name_max;       /* the longest name (bytes), title included */
 	int *col_x, *col_w; /* last draw: screen x and width per column, -1: hidden */

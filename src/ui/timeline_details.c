@@ -132,8 +132,7 @@ static void link_phrase(const struct trex_index *idx, uint32_t from, const struc
 	const char *what = NULL;
 
 	if (l->kind == TREX_LINK_LAUNCHED) {
-		snprintf(buf, size, "launched %s",
-		         trex_kind_label((enum trex_kind)to->kind));
+		snprintf(buf, size, "launched %s", trex_kind_label((enum trex_kind)to->kind));
 		return;
 	}
 	if ((l->kind == TREX_LINK_FLOW_OUT || l->kind == TREX_LINK_FLOW_IN) &&

@@ -367,8 +367,8 @@ static void draw_counter(struct timeline_view *tv, WINDOW *win, int y, const str
 		if (!counter_value(tv, track, lo, hi, &v))
 			continue;
 		level = trex_spark_level(v, min, max);
-		trex_draw_glyph(win, term, y, r->x + c, (wchar_t)(0x2580 + level), ascii_levels[level],
-		                attr);
+		trex_draw_glyph(win, term, y, r->x + c, (wchar_t)(0x2580 + level),
+		                ascii_levels[level], attr);
 	}
 }
 
@@ -459,7 +459,8 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 		uint32_t n = trex_search_count_in(tv->search, tv->rows.lane_drawn);
 		struct trex_search_pos p;
 
-		if (tv->selected != TREX_NONE && trex_search_slice_matches(tv->search, tv->selected)) {
+		if (tv->selected != TREX_NONE &&
+		    trex_search_slice_matches(tv->search, tv->selected)) {
 			p = trex_search_pos_of(tv->base.ctx->idx, tv->selected);
 			len += (size_t)snprintf(
 			    buf + len, size - len, "  /%s %u/%u", trex_search_pattern(tv->search),
@@ -512,7 +513,8 @@ static void cut_name(const struct timeline_view *tv, const char *name, int keep,
 		return;
 	}
 	n = trex_text_fit(name, n, keep > 1 ? keep - 1 : 0);
-	snprintf(buf, size, "%.*s%s", (int)n, name, tv->base.ctx->term->utf8 ? "\xe2\x80\xa6" : "~");
+	snprintf(buf, size, "%.*s%s", (int)n, name,
+	         tv->base.ctx->term->utf8 ? "\xe2\x80\xa6" : "~");
 }
 
 static int cols_of(const char *s)
@@ -558,8 +560,8 @@ static void slice_status(struct timeline_view *tv, int64_t per_col, int width, c
 	cut_name(tv, name, name_cols, shown, sizeof(shown));
 	if (head_cols)
 		cut_name(tv, target, target_cols, to, sizeof(to));
-	snprintf(buf, size, " %s%s%s%s%s%s", shown, rest, head_cols ? "  " : "", head_cols ? head : "",
-	         head_cols ? " " : "", to);
+	snprintf(buf, size, " %s%s%s%s%s%s", shown, rest, head_cols ? "  " : "",
+	         head_cols ? head : "", head_cols ? " " : "", to);
 }
 
 static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r)

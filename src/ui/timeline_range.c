@@ -253,7 +253,8 @@ static void out_line(struct out *o, const char *text, enum trex_role role)
 
 	if (o->line >= o->scroll && y < o->r->y + o->r->h) {
 		wattrset(o->win, (int)trex_term_attr(o->tv->base.ctx->term, role));
-		trex_draw_text_cut(o->win, o->tv->base.ctx->term, y, o->r->x + 1, text, o->r->w - 1);
+		trex_draw_text_cut(o->win, o->tv->base.ctx->term, y, o->r->x + 1, text,
+		                   o->r->w - 1);
 	}
 	o->line++;
 }

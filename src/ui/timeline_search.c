@@ -71,8 +71,9 @@ static void go_match(struct timeline_view *tv, int dir)
 	id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
 	             : trex_search_prev_in(tv->search, &pos, lanes);
 	if (id == TREX_NONE) {
-		pos = dir > 0 ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
-		              : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+		pos = dir > 0
+		          ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
+		          : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
 		id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
 		             : trex_search_prev_in(tv->search, &pos, lanes);
 		trex_ui_message(tv->base.ctx, "search wrapped");
@@ -328,8 +329,8 @@ static void wheel(struct timeline_view *tv, struct trex_hit h, int dir, unsigned
 		for (int i = 0; i < WHEEL_ROWS; i++)
 			v->ops->dispatch(v, dir < 0 ? TREX_ACTION_MOVE_UP : TREX_ACTION_MOVE_DOWN);
 		if (dir < 0)
-			tv->top_row -= tv->top_row < before - tv->cur_row ? tv->top_row
-			                                                  : before - tv->cur_row;
+			tv->top_row -=
+			    tv->top_row < before - tv->cur_row ? tv->top_row : before - tv->cur_row;
 		else
 			tv->top_row += tv->cur_row - before;
 	}

@@ -34,7 +34,7 @@ struct timeline_view {
 	struct trex_search *search_saved; /* while the prompt is open: the one before */
 	struct trex_search *filter;       /* only its matches are drawn, NULL: all */
 	struct trex_search *filter_saved;
-	struct trex_layout lay;           /* the last layout drawn, for mouse hits */
+	struct trex_layout lay; /* the last layout drawn, for mouse hits */
 	/* details pane, links, marked range, go-to-time (timeline_details.c, timeline_range.c) */
 	struct tl_details details;
 	struct trex_export_prompt export; /* x: the range statistics to a file */

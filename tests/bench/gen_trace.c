@@ -83,7 +83,7 @@ static int generate(const char *path, const struct trex_synth_params *p)
 		return trex_status_exit_code(st);
 	}
 	fprintf(stderr, "gen_trace: %" PRIu64 " events in %.2f s (%.0f events/s)", events, dt,
-		(double)events / dt);
+	        (double)events / dt);
 	/* Pipes and /dev/null have no position to report a size from. */
 	if (bytes > 0)
 		fprintf(stderr, ", %ld bytes (%.0f MB/s)", bytes, (double)bytes / 1e6 / dt);

@@ -40,21 +40,22 @@ static int generate(const char *path, long mb)
 
 	if (!f)
 		return perror(path), 1;
-	written += fprintf(f, "\n=== Device #0 Metrics ===\n\nKernel,GlobalInstanceId,SubDeviceId,"
-	                      "GpuTime[ns],GpuCoreClocks[cycles],AvgGpuCoreFrequencyMHz[MHz],"
-	                      "XVE_INST_EXECUTED_ALU0_ALL_UTILIZATION[%%],XVE_ACTIVE[%%],XVE_STALL[%%],"
-	                      "XVE_THREADS_OCCUPANCY_ALL[%%],L3_BYTE_READ[bytes],L3_BYTE_WRITE[bytes],"
-	                      "GPU_MEMORY_BYTE_READ[bytes],GPU_MEMORY_BYTE_WRITE[bytes],"
-	                      "QueryBeginTime[ns],ReportReason\n");
+	written +=
+	    fprintf(f, "\n=== Device #0 Metrics ===\n\nKernel,GlobalInstanceId,SubDeviceId,"
+	               "GpuTime[ns],GpuCoreClocks[cycles],AvgGpuCoreFrequencyMHz[MHz],"
+	               "XVE_INST_EXECUTED_ALU0_ALL_UTILIZATION[%%],XVE_ACTIVE[%%],XVE_STALL[%%],"
+	               "XVE_THREADS_OCCUPANCY_ALL[%%],L3_BYTE_READ[bytes],L3_BYTE_WRITE[bytes],"
+	               "GPU_MEMORY_BYTE_READ[bytes],GPU_MEMORY_BYTE_WRITE[bytes],"
+	               "QueryBeginTime[ns],ReportReason\n");
 	while (written < limit) {
 		unsigned long long k = id % 6, v = id * 2654435761u % 100000;
 
-		written += fprintf(f,
-		                   "\"%s\",%llu,0,%llu,%llu,%llu,%f,%f,%f,%f,%llu,%llu,%llu,%llu,%llu,1\n\n",
-		                   kernels[k], id, 20000 + v, 30000 + v * 3, 1300 + v % 300,
-		                   (double)(v % 10000) / 100.0, 50.0 + (double)(v % 5000) / 100.0,
-		                   (double)(v % 3000) / 128.0, 40.0 + (double)(v % 600) / 16.0, v << 10,
-		                   v << 8, v << 9, v << 7, 1718111111000000000ull + id * 1000);
+		written += fprintf(
+		    f, "\"%s\",%llu,0,%llu,%llu,%llu,%f,%f,%f,%f,%llu,%llu,%llu,%llu,%llu,1\n\n",
+		    kernels[k], id, 20000 + v, 30000 + v * 3, 1300 + v % 300,
+		    (double)(v % 10000) / 100.0, 50.0 + (double)(v % 5000) / 100.0,
+		    (double)(v % 3000) / 128.0, 40.0 + (double)(v % 600) / 16.0, v << 10, v << 8,
+		    v << 9, v << 7, 1718111111000000000ull + id * 1000);
 		id++;
 	}
 	return fclose(f) != 0;

@@ -220,7 +220,8 @@ static int counter_bench(int cols, int runs, FILE *out)
 		qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
 		qsort(u, (size_t)runs, sizeof(u[0]), cmp_double);
 		trex_format_duration((double)(span / cols), per, sizeof(per));
-		fprintf(out, "| %d cells | %s | %.4f | %.4f |\n", cols, per, t[runs / 2], u[runs / 2]);
+		fprintf(out, "| %d cells | %s | %.4f | %.4f |\n", cols, per, t[runs / 2],
+		        u[runs / 2]);
 	}
 	/* the sums keep the loops from being optimised away, and show the
 	 * sampled rows missing peaks */
@@ -255,8 +256,8 @@ int main(int argc, char **argv)
 	if (!out)
 		return 2;
 	fprintf(out, "%s: %u slices, %u tracks, %u lanes, loaded in %.0f ms\n\n", argv[1],
-	        trex_index_slice_count(idx), trex_index_track_count(idx), trex_index_lane_count(idx),
-	        now_ms() - t0);
+	        trex_index_slice_count(idx), trex_index_track_count(idx),
+	        trex_index_lane_count(idx), now_ms() - t0);
 	fprintf(out, "| state | per column | median ms | max ms |\n|---|---|---|---|\n");
 	rc = run(idx, cols, rows, runs, out);
 	if (rc == 0)

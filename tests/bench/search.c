@@ -77,8 +77,8 @@ static int bench(const struct trex_index *idx, const char *pat, int runs)
 
 int main(int argc, char **argv)
 {
-	static const char *const defaults[] = {"gemm", "^nccl", "memcpy|memset", "cudaLaunchKernel",
-	                                       "^(?!.*gemm).*kernel", "."};
+	static const char *const defaults[] = {
+	    "gemm", "^nccl", "memcpy|memset", "cudaLaunchKernel", "^(?!.*gemm).*kernel", "."};
 	struct trex_load_opts opts = {0};
 	struct trex_index *idx = NULL;
 	struct trex_error err;
@@ -97,7 +97,8 @@ int main(int argc, char **argv)
 	printf("%s: %u slices, %u lanes, %u strings, loaded in %.0f ms\n\n", argv[1],
 	       trex_index_slice_count(idx), trex_index_lane_count(idx),
 	       trex_strtab_count(trex_index_strings(idx)), now_ms() - t0);
-	printf("| pattern | matches | median ms | max ms | n ms | N ms |\n|---|---|---|---|---|---|\n");
+	printf("| pattern | matches | median ms | max ms | n ms | N ms "
+	       "|\n|---|---|---|---|---|---|\n");
 	if (argc > 3)
 		for (int i = 3; i < argc && rc == 0; i++)
 			rc = bench(idx, argv[i], runs);

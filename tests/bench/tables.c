@@ -43,10 +43,10 @@ static int build(const struct trex_index *idx, enum trex_kernel_group g,
                  const struct trex_kernel_ops *ops, struct trex_table *t,
                  struct trex_kernel_members *m, size_t **rows)
 {
-	struct trex_kernel_opts opts = {
-	    .group = g,
-	    .per_rank = g == TREX_KERNELS_BY_NAME && trex_index_file_count(idx) > 1,
-	    .ops = ops};
+	struct trex_kernel_opts opts = {.group = g,
+	                                .per_rank = g == TREX_KERNELS_BY_NAME &&
+	                                            trex_index_file_count(idx) > 1,
+	                                .ops = ops};
 	struct trex_error err;
 
 	if (trex_kernels_table_members(idx, &opts, t, m, &err) != TREX_OK) {
@@ -72,8 +72,7 @@ static void drop(struct trex_table *t, struct trex_kernel_members *m, size_t *ro
 
 /* One grouping, runs times; ops NULL: launching ops found each time. */
 static int time_group(const struct trex_index *idx, enum trex_kernel_group g,
-                      const struct trex_kernel_ops *ops, int runs, const char *label,
-                      double target)
+                      const struct trex_kernel_ops *ops, int runs, const char *label, double target)
 {
 	double ms[RUNS_MAX];
 	char what[96];
@@ -227,8 +226,8 @@ int main(int argc, char **argv)
 	       trex_index_slice_count(idx), now_ms() - t0);
 	printf("| %-44s | %9s | %9s | %9s | %6s | %s |\n", "step", "median ms", "min ms", "max ms",
 	       "target", "");
-	printf("|%s|%s|%s|%s|%s|%s|\n", "----------------------------------------------", "-----------",
-	       "-----------", "-----------", "--------", "------");
+	printf("|%s|%s|%s|%s|%s|%s|\n", "----------------------------------------------",
+	       "-----------", "-----------", "-----------", "--------", "------");
 	if (time_groups(idx, runs) || time_sorts(idx, runs) ||
 	    time_filter_and_instances(idx, runs)) {
 		trex_index_free(idx);

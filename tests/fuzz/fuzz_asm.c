@@ -32,8 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* every instruction is found at its own address */
 			if (asm_sbid_walk(&a, i, &r) == 0)
 				for (size_t c = 0; c < r.n; c++)
-					if (r.causes[c].insn >= a.n || a.lines[r.causes[c].insn].kind != ASM_INSN)
-						abort(); /* a cause is an instruction of the listing */
+					if (r.causes[c].insn >= a.n ||
+					    a.lines[r.causes[c].insn].kind != ASM_INSN)
+						abort(); /* a cause is an instruction of the listing
+						          */
 			sbid_result_free(&r);
 		}
 		asm_listing_free(&a);

@@ -40,8 +40,8 @@ static FILE *sink(void)
 
 static void write_all_formats(const struct trex_table *t)
 {
-	static const enum trex_table_format formats[] = { TREX_FMT_TEXT, TREX_FMT_CSV,
-							   TREX_FMT_JSON };
+	static const enum trex_table_format formats[] = {TREX_FMT_TEXT, TREX_FMT_CSV,
+	                                                 TREX_FMT_JSON};
 	struct trex_error err;
 
 	if (!sink())
@@ -52,7 +52,7 @@ static void write_all_formats(const struct trex_table *t)
 
 static void touch_kernels(const struct trex_index *idx, enum trex_kernel_group group)
 {
-	struct trex_kernel_opts opts = { .group = group };
+	struct trex_kernel_opts opts = {.group = group};
 	struct trex_table t;
 	struct trex_error err;
 
@@ -188,7 +188,7 @@ static void check_windows(const uint8_t *data, size_t size, const struct trex_in
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trex_load_opts opts = { .threads = 1 };
+	struct trex_load_opts opts = {.threads = 1};
 	struct trex_source *src = NULL;
 	struct trex_index *idx = NULL;
 	struct trex_error err;

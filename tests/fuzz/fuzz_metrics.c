@@ -72,7 +72,8 @@ static void tables(const struct trex_index *idx, const struct trex_metrics *m)
 	if (trex_metrics_group(m, &sel, &g, &err) != TREX_OK)
 		return;
 	fuzz_touch_table(&t, trex_metrics_kernels_table(m, idx, &sel, &g, &t, &err));
-	fuzz_touch_table(&t, trex_metrics_instances_table(m, idx, &sel, &g, TREX_METRICS_ALL, &t, &err));
+	fuzz_touch_table(
+	    &t, trex_metrics_instances_table(m, idx, &sel, &g, TREX_METRICS_ALL, &t, &err));
 	fuzz_touch_table(&t, trex_metrics_summary_table(m, &sel, &g, TREX_METRICS_ALL, &t, &err));
 	if (g.n) {
 		sel.no_kernel = true;
@@ -117,7 +118,8 @@ static void as_profiler_ranges(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trex_index *idx = fuzz_load_trace("u.json", unitrace_trace, sizeof(unitrace_trace) - 1);
+	struct trex_index *idx =
+	    fuzz_load_trace("u.json", unitrace_trace, sizeof(unitrace_trace) - 1);
 
 	as_unitrace_text(idx, data, size);
 	as_unitrace_text(NULL, data, size);

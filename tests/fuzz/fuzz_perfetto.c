@@ -71,8 +71,8 @@ static size_t load(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
 		char *json = NULL;
 		size_t len = 0;
-		if (trex_index_args_json(idx, 0, trex_index_slice(idx, i)->args, &json, &len, &err) ==
-		    TREX_OK)
+		if (trex_index_args_json(idx, 0, trex_index_slice(idx, i)->args, &json, &len,
+		                         &err) == TREX_OK)
 			sum += len + touch(json);
 		free(json);
 	}

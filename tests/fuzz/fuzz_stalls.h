@@ -18,13 +18,15 @@
 #include "trex/export/table_write.h"
 #include "trex/load/profile_load.h"
 
-typedef enum trex_status stalls_table_fn(const struct trex_profile *, const struct trex_stall_opts *,
-                                         struct trex_table *, struct trex_error *);
+typedef enum trex_status stalls_table_fn(const struct trex_profile *,
+                                         const struct trex_stall_opts *, struct trex_table *,
+                                         struct trex_error *);
 
 static void fuzz_stalls_tables(const struct trex_profile *p)
 {
-	static stalls_table_fn *const tables[] = {trex_stalls_kernels_table, trex_stalls_reasons_table,
-	                                          trex_stalls_top_table, trex_stalls_lines_table};
+	static stalls_table_fn *const tables[] = {trex_stalls_kernels_table,
+	                                          trex_stalls_reasons_table, trex_stalls_top_table,
+	                                          trex_stalls_lines_table};
 	struct trex_stall_opts o = {3, NULL, TREX_PROFILE_NONE, NULL};
 	FILE *null_out = fopen("/dev/null", "w");
 	struct trex_error err;

@@ -101,12 +101,13 @@ static enum trex_status on_counter(void *user, const struct trex_pf_counter *c,
 	return TREX_OK;
 }
 
+/* clang-format off */
 #define PF_DUMP_STATS(X)                                                                           \
-	X(packets)                                                                                 \
-	X(bytes) X(track_descriptors) X(track_events) X(slice_begins) X(slice_ends) X(instants)    \
-	    X(counter_values) X(debug_annotations) X(clock_snapshots) X(interned_entries)          \
-	        X(unknown_fields) X(packets_with_unknown_fields) X(other_top_level_fields)         \
-	            X(corrupt_packets) X(unmatched_slice_ends) X(unfinished_slices) X(truncated)
+	X(packets) X(bytes) X(track_descriptors) X(track_events) X(slice_begins) X(slice_ends)     \
+	X(instants) X(counter_values) X(debug_annotations) X(clock_snapshots) X(interned_entries)  \
+	X(unknown_fields) X(packets_with_unknown_fields) X(other_top_level_fields)                 \
+	X(corrupt_packets) X(unmatched_slice_ends) X(unfinished_slices) X(truncated)
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

@@ -306,9 +306,13 @@ Test(builder, every_kind_of_event_is_counted)
 
 	cr_assert_eq(trex_builder_instant(b, t, &ev, TREX_SCOPE_GLOBAL), 0);
 	cr_assert_eq(trex_builder_counter(b, pid, S(b, "mem"), 6, 2.5), 0);
-	struct trex_flow_point fp = {.key = {S(b, "ac2g"), 0, 9}, .name = S(b, "ac2g"),
-	                             .role = TREX_FLOW_START, .slice = TREX_HANDLE_NONE,
-	                             .track = t, .ts = 7, .bind = TREX_BIND_ENCLOSING};
+	struct trex_flow_point fp = {.key = {S(b, "ac2g"), 0, 9},
+	                             .name = S(b, "ac2g"),
+	                             .role = TREX_FLOW_START,
+	                             .slice = TREX_HANDLE_NONE,
+	                             .track = t,
+	                             .ts = 7,
+	                             .bind = TREX_BIND_ENCLOSING};
 	struct trex_key key = {S(b, "cat"), 0, 1};
 	cr_assert_eq(trex_builder_flow(b, &fp), 0);
 	cr_assert_eq(trex_builder_keyed_begin(b, pid, &key, &ev), 0);
@@ -351,8 +355,8 @@ Test(builder, misuse_fails_and_sticks)
 	uint32_t pid = S(b, "1"), t = trex_builder_track(b, pid, S(b, "1"));
 	struct trex_ev ev = ev_at(b, "x", 0, 1);
 
-	struct trex_flow_point bad = {.role = (enum trex_flow_role)7, .slice = TREX_HANDLE_NONE,
-	                              .track = t};
+	struct trex_flow_point bad = {
+	    .role = (enum trex_flow_role)7, .slice = TREX_HANDLE_NONE, .track = t};
 	cr_assert_eq(trex_builder_flow(b, &bad), -1, "unknown role");
 	cr_assert(b->failed);
 	cr_assert_eq(trex_builder_complete(b, t, &ev), -1, "a failed builder stays failed");
@@ -381,8 +385,11 @@ Test(builder, flow_binding_modes)
 	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "1"));
 	struct trex_ev x = ev_at(b, "x", 10, 5);
 	trex_handle h = trex_builder_complete(b, t, &x);
-	struct trex_flow_point p = {.key = {0, 0, 1}, .role = TREX_FLOW_STEP,
-	                            .slice = TREX_HANDLE_NONE, .track = t, .ts = 1,
+	struct trex_flow_point p = {.key = {0, 0, 1},
+	                            .role = TREX_FLOW_STEP,
+	                            .slice = TREX_HANDLE_NONE,
+	                            .track = t,
+	                            .ts = 1,
 	                            .bind = TREX_BIND_ENCLOSING};
 	const struct trex_bflow *f;
 
@@ -433,17 +440,24 @@ Test(builder, problems_reach_the_index)
 	struct trex_builder *b = trex_builder_new(0);
 	uint32_t t = trex_builder_track(b, S(b, "1"), S(b, "2"));
 	struct trex_ev e = ev_at(b, "k", 5, 1);
-	struct trex_problem p = {.counter = TREX_INTEG_bad_dur, .offset = 40, .disk_offset = -1,
-				 .track = t, .name = e.name, .ts = 5, .has_ts = true};
+	struct trex_problem p = {.counter = TREX_INTEG_bad_dur,
+	                         .offset = 40,
+	                         .disk_offset = -1,
+	                         .track = t,
+	                         .name = e.name,
+	                         .ts = 5,
+	                         .has_ts = true};
 
 	cr_assert_eq(trex_builder_complete(b, t, &e), 0);
 	snprintf(p.what, sizeof(p.what), "dur is a string");
 	cr_assert_eq(trex_builder_problem(b, &p), 0);
 	for (int i = 0; i < 12; i++) {
 		struct trex_problem span = {.counter = TREX_INTEG_syntax_errors,
-					    .offset = 100 + 10 * i, .disk_offset = -1,
-					    .length = i == 10 ? 9 : 1, .track = TREX_NONE,
-					    .name = TREX_NONE};
+		                            .offset = 100 + 10 * i,
+		                            .disk_offset = -1,
+		                            .length = i == 10 ? 9 : 1,
+		                            .track = TREX_NONE,
+		                            .name = TREX_NONE};
 		cr_assert_eq(trex_builder_problem(b, &span), 0);
 	}
 

@@ -27,8 +27,11 @@ static trex_handle slice(struct trex_builder *b, uint32_t track, const char *nam
 
 static struct trex_index *build(struct trex_builder *b, int64_t file_rank)
 {
-	struct trex_build_file f = {.path = "g.bin", .format = "test", .dialect = "graph",
-	                            .rank = file_rank, .has_rank = true};
+	struct trex_build_file f = {.path = "g.bin",
+	                            .format = "test",
+	                            .dialect = "graph",
+	                            .rank = file_rank,
+	                            .has_rank = true};
 	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
 	struct trex_index *idx = NULL;
 	struct trex_error err;

@@ -79,24 +79,24 @@ Test(categories, builtin_rules)
 }
 
 /* Line numbers matter: the diagnostics name them. */
-static const char llama_like[] = "# a unitrace schema\n"           /* 1 */
-                                 "[matmul if equals to]\n"          /* 2 */
-                                 "gemm kernel\n"                    /* 3 */
-                                 "\n"                               /* 4 */
-                                 "[matmul.sub if starts with]\n"    /* 5 */
-                                 "xetla::hgemm   \n"                /* 6 */
-                                 "[attn if starts with]\n"          /* 7 */
-                                 "xetla::\n"                        /* 8 */
-                                 "[sync.ccl if ends  with]\n"       /* 9 */
-                                 "::SYNC\n"                         /* 10 */
-                                 "[bogus if contains]\n"            /* 11 */
-                                 "x\n"                              /* 12 */
-                                 "[vector if startswith]\n"         /* 13 */
-                                 "dup := ignored value\n"           /* 14 */
-                                 "; a comment\n"                    /* 15 */
-                                 "dup\n"                            /* 16 */
-                                 "[attn if starts with]\n"          /* 17 */
-                                 "late\n";                          /* 18 */
+static const char llama_like[] = "# a unitrace schema\n"         /* 1 */
+                                 "[matmul if equals to]\n"       /* 2 */
+                                 "gemm kernel\n"                 /* 3 */
+                                 "\n"                            /* 4 */
+                                 "[matmul.sub if starts with]\n" /* 5 */
+                                 "xetla::hgemm   \n"             /* 6 */
+                                 "[attn if starts with]\n"       /* 7 */
+                                 "xetla::\n"                     /* 8 */
+                                 "[sync.ccl if ends  with]\n"    /* 9 */
+                                 "::SYNC\n"                      /* 10 */
+                                 "[bogus if contains]\n"         /* 11 */
+                                 "x\n"                           /* 12 */
+                                 "[vector if startswith]\n"      /* 13 */
+                                 "dup := ignored value\n"        /* 14 */
+                                 "; a comment\n"                 /* 15 */
+                                 "dup\n"                         /* 16 */
+                                 "[attn if starts with]\n"       /* 17 */
+                                 "late\n";                       /* 18 */
 
 Test(categories, unitrace_ini_semantics)
 {
@@ -154,7 +154,7 @@ Test(categories, trex_rules_file)
 
 	assert_cat(cs, "SGEMM_big", "gemm");
 	assert_cat(cs, "flash_fwd", "other"); /* attn did not compile */
-	assert_cat(cs, "cutlass_x", "other");  /* first match in file order */
+	assert_cat(cs, "cutlass_x", "other"); /* first match in file order */
 	cr_assert_eq(d.n, 2);
 	cr_assert(strstr(d.line[0], "s.ini:3: expected CATEGORY = REGEX"), "%s", d.line[0]);
 	cr_assert(strstr(d.line[1], "s.ini:4: bad regex"), "%s", d.line[1]);
@@ -207,9 +207,12 @@ Test(categories, table_sums_time_calls_and_devices)
 	/* GPU 0: sgemm 100 + 20, memcpy 50; GPU 1: sgemm 10, mystery 30; a CPU
 	 * op and a runtime call are not GPU work. Total 210. */
 	const struct gev ev[] = {
-	    {"0", "kernel", "sgemm", 0, 100},       {"0", "kernel", "sgemm", 200, 20},
-	    {"0", "gpu_memcpy", "Memcpy DtoD", 300, 50}, {"1", "kernel", "sgemm", 0, 10},
-	    {"1", "kernel", "mystery", 100, 30},    {"2", "cpu_op", "aten::mm", 0, 1000},
+	    {"0", "kernel", "sgemm", 0, 100},
+	    {"0", "kernel", "sgemm", 200, 20},
+	    {"0", "gpu_memcpy", "Memcpy DtoD", 300, 50},
+	    {"1", "kernel", "sgemm", 0, 10},
+	    {"1", "kernel", "mystery", 100, 30},
+	    {"2", "cpu_op", "aten::mm", 0, 1000},
 	    {"2", "cuda_runtime", "cudaMemcpy", 2000, 500},
 	};
 	struct trex_index *idx = index_of(ev, 7);
@@ -325,7 +328,8 @@ Test(categories, communication_rules_decide_collective)
 
 Test(categories, no_device_work_no_rows_and_a_note)
 {
-	const struct gev ev[] = {{"1", "cpu_op", "aten::mm", 0, 5}, {"1", "cpu_op", "aten::add", 9, 1}};
+	const struct gev ev[] = {{"1", "cpu_op", "aten::mm", 0, 5},
+	                         {"1", "cpu_op", "aten::add", 9, 1}};
 	struct trex_index *idx = index_of(ev, 2);
 	struct trex_table t;
 	struct trex_error err;

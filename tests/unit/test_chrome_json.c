@@ -63,7 +63,7 @@ Test(chrome_json, array_and_object_forms_agree)
 {
 	const char *arr = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":5}]";
 	const char *obj = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,"
-			  "\"ts\":10,\"dur\":5}],\"displayTimeUnit\":\"ms\"}";
+	                  "\"ts\":10,\"dur\":5}],\"displayTimeUnit\":\"ms\"}";
 	struct trex_index *a = load_text(arr), *o = load_text(obj);
 	cr_assert_eq(trex_index_slice_count(a), 1);
 	cr_assert_eq(trex_index_slice_count(o), 1);
@@ -77,9 +77,9 @@ Test(chrome_json, array_and_object_forms_agree)
 Test(chrome_json, exact_times_and_base_time_after_events)
 {
 	const char *t = "{\"traceEvents\":[\n"
-			"{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,"
-			"\"ts\":4458676522690.655,\"dur\":156.777}\n"
-			"],\"baseTimeNanoseconds\":1711964646000000000}";
+	                "{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,"
+	                "\"ts\":4458676522690.655,\"dur\":156.777}\n"
+	                "],\"baseTimeNanoseconds\":1711964646000000000}";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *s = slice_named(idx, "k");
 	cr_assert_eq(s->ts, 4458676522690655LL + 1711964646000000000LL);
@@ -90,8 +90,9 @@ Test(chrome_json, exact_times_and_base_time_after_events)
 
 Test(chrome_json, string_and_int_ids_share_a_track)
 {
-	const char *t = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":\"25\",\"tid\":\"7\",\"ts\":1,\"dur\":1},"
-			"{\"ph\":\"X\",\"name\":\"b\",\"pid\":25,\"tid\":7,\"ts\":3,\"dur\":1}]";
+	const char *t =
+	    "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":\"25\",\"tid\":\"7\",\"ts\":1,\"dur\":1},"
+	    "{\"ph\":\"X\",\"name\":\"b\",\"pid\":25,\"tid\":7,\"ts\":3,\"dur\":1}]";
 	struct trex_index *idx = load_text(t);
 	cr_assert_eq(slice_named(idx, "a")->track, slice_named(idx, "b")->track);
 	trex_index_free(idx);
@@ -100,9 +101,9 @@ Test(chrome_json, string_and_int_ids_share_a_track)
 Test(chrome_json, begin_end_pairs_and_counts)
 {
 	const char *t = "[{\"ph\":\"B\",\"name\":\"outer\",\"pid\":0,\"tid\":1,\"ts\":1},"
-			"{\"ph\":\"B\",\"name\":\"inner\",\"pid\":0,\"tid\":1,\"ts\":2},"
-			"{\"ph\":\"E\",\"pid\":0,\"tid\":1,\"ts\":3},"
-			"{\"ph\":\"E\",\"pid\":0,\"tid\":1,\"ts\":9},]";
+	                "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":0,\"tid\":1,\"ts\":2},"
+	                "{\"ph\":\"E\",\"pid\":0,\"tid\":1,\"ts\":3},"
+	                "{\"ph\":\"E\",\"pid\":0,\"tid\":1,\"ts\":9},]";
 	struct trex_index *idx = load_text(t);
 	cr_assert_eq(slice_named(idx, "outer")->dur, 8000);
 	cr_assert_eq(slice_named(idx, "inner")->dur, 1000);
@@ -115,18 +116,19 @@ Test(chrome_json, begin_end_pairs_and_counts)
 Test(chrome_json, kineto_links_and_shape_from_args)
 {
 	const char *t =
-		"{\"traceEvents\":[\n"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":9,"
-		"\"tid\":9,\"ts\":1,\"dur\":2,\"args\":{\"External id\":5,\"cbid\":211,"
-		"\"correlation\":77}},\n"
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":4,"
-		"\"dur\":3,\"args\":{\"External id\":5,\"device\":0,\"stream\":7,"
-		"\"correlation\":77,\"shared memory\":400,\"grid\":[512, 1, 1],"
-		"\"block\":[128,1,1]}},\n"
-		"{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":9,\"tid\":9,\"ts\":1},\n"
-		"{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":0,\"tid\":7,"
-		"\"ts\":4,\"bp\":\"e\"}\n"
-		"]}";
+	    "{\"traceEvents\":[\n"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":9,"
+	    "\"tid\":9,\"ts\":1,\"dur\":2,\"args\":{\"External id\":5,\"cbid\":211,"
+	    "\"correlation\":77}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":4,"
+	    "\"dur\":3,\"args\":{\"External id\":5,\"device\":0,\"stream\":7,"
+	    "\"correlation\":77,\"shared memory\":400,\"grid\":[512, 1, 1],"
+	    "\"block\":[128,1,1]}},\n"
+	    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":9,\"tid\":9,\"ts\":"
+	    "1},\n"
+	    "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":77,\"pid\":0,\"tid\":7,"
+	    "\"ts\":4,\"bp\":\"e\"}\n"
+	    "]}";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *k = slice_named(idx, "gemm");
 	cr_assert(k->flags & TREX_SLICE_HAS_LAUNCH_LINK);
@@ -142,7 +144,7 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 	cr_assert_eq(trex_index_launch_of(idx, kid), other[0], "the launch, by correlation");
 	cr_assert_eq(trex_index_launch_of(idx, other[0]), TREX_NONE, "a launch has no launch");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, other[0])->name),
-			 "cudaLaunchKernel");
+	                 "cudaLaunchKernel");
 	char *args;
 	size_t len;
 	struct trex_error err;
@@ -157,12 +159,16 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 
 Test(chrome_json, metadata_names_and_rank)
 {
-	const char *t = "{\"traceEvents\":[\n"
-			"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"python3\"}},\n"
-			"{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"args\":{\"labels\":\"GPU 0\"}},\n"
-			"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":\"stream 7 \"}},\n"
-			"{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":1}\n"
-			"],\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":3,\"world_size\":8}}";
+	const char *t =
+	    "{\"traceEvents\":[\n"
+	    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"python3\"}},\n"
+	    "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"args\":{\"labels\":\"GPU "
+	    "0\"}},\n"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":"
+	    "\"stream 7 \"}},\n"
+	    "{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":"
+	    "1}\n"
+	    "],\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":3,\"world_size\":8}}";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *k = slice_named(idx, "k");
 	const struct trex_track *tr = trex_index_track(idx, k->track);
@@ -178,11 +184,14 @@ Test(chrome_json, metadata_names_and_rank)
 
 Test(chrome_json, counters_instants_unknown_phases_and_keys)
 {
-	const char *t = "[{\"ph\":\"C\",\"name\":\"ctr\",\"pid\":1,\"ts\":1,\"args\":{\"cats\":1,\"dogs\":2.5}},"
-			"{\"ph\":\"C\",\"name\":\"GPU Utilization\",\"pid\":1,\"ts\":2,\"args\":{\"v\":0.5}},"
-			"{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"g\"},"
-			"{\"ph\":\"Z\",\"name\":\"weird\",\"pid\":1,\"tid\":1,\"ts\":3},"
-			"{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"comment\":\"hi\"}]";
+	const char *t =
+	    "[{\"ph\":\"C\",\"name\":\"ctr\",\"pid\":1,\"ts\":1,\"args\":{\"cats\":1,\"dogs\":2.5}}"
+	    ","
+	    "{\"ph\":\"C\",\"name\":\"GPU Utilization\",\"pid\":1,\"ts\":2,\"args\":{\"v\":0.5}},"
+	    "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":3,\"s\":\"g\"},"
+	    "{\"ph\":\"Z\",\"name\":\"weird\",\"pid\":1,\"tid\":1,\"ts\":3},"
+	    "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"comment\":"
+	    "\"hi\"}]";
 	struct trex_index *idx = load_text(t);
 	cr_assert_eq(trex_index_sample_count(idx), 3);
 	cr_assert_eq(trex_index_instant_count(idx), 1);
@@ -194,7 +203,8 @@ Test(chrome_json, counters_instants_unknown_phases_and_keys)
 	cr_assert_eq(f->integrity.unknown_keys, 1);
 	bool found = false;
 	for (uint32_t i = 0; i < trex_index_track_count(idx); i++)
-		found |= strcmp(trex_index_str(idx, trex_index_track(idx, i)->name), "ctr dogs") == 0;
+		found |=
+		    strcmp(trex_index_str(idx, trex_index_track(idx, i)->name), "ctr dogs") == 0;
 	cr_assert(found, "a series per counter member");
 	trex_index_free(idx);
 }
@@ -248,9 +258,10 @@ Test(chrome_json, times_beyond_int64_are_dropped_with_their_position)
 
 Test(chrome_json, acelyzer_attr_dialect)
 {
-	const char *t = "[{\"attr\":{\"TS1\":\"1\"},\"name\":\"add Cmpt Exec\",\"ph\":\"B\",\"pid\":0,"
-			"\"tid\":1,\"ts\":1.5},{\"attr\":{},\"name\":\"add Cmpt Exec\",\"ph\":\"E\","
-			"\"pid\":0,\"tid\":1,\"ts\":2.5}]";
+	const char *t =
+	    "[{\"attr\":{\"TS1\":\"1\"},\"name\":\"add Cmpt Exec\",\"ph\":\"B\",\"pid\":0,"
+	    "\"tid\":1,\"ts\":1.5},{\"attr\":{},\"name\":\"add Cmpt Exec\",\"ph\":\"E\","
+	    "\"pid\":0,\"tid\":1,\"ts\":2.5}]";
 	struct trex_index *idx = load_text(t);
 	cr_assert_str_eq(trex_index_str(idx, file0(idx)->dialect), "acelyzer-flex");
 	cr_assert_eq(slice_named(idx, "add Cmpt Exec")->dur, 1000);
@@ -259,8 +270,9 @@ Test(chrome_json, acelyzer_attr_dialect)
 
 Test(chrome_json, truncated_inside_an_event_keeps_the_rest)
 {
-	const char *t = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,"
-			"\"dur\":1},{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":5,\"du";
+	const char *t =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,"
+	    "\"dur\":1},{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":5,\"du";
 	struct trex_index *idx = load_text(t);
 	const struct trex_file *f = file0(idx);
 	cr_assert_eq(trex_index_slice_count(idx), 1);
@@ -274,8 +286,9 @@ Test(chrome_json, truncated_inside_an_event_keeps_the_rest)
 
 Test(chrome_json, missing_closing_brackets_lose_nothing)
 {
-	const char *t = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,"
-			"\"dur\":1}\n";
+	const char *t =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,"
+	    "\"dur\":1}\n";
 	struct trex_index *idx = load_text(t);
 	cr_assert_eq(trex_index_slice_count(idx), 1);
 	cr_assert(file0(idx)->truncated);
@@ -287,8 +300,8 @@ Test(chrome_json, missing_closing_brackets_lose_nothing)
 Test(chrome_json, corruption_in_the_middle_is_skipped_and_reported)
 {
 	const char *t = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\"=3,\"dur\":1},\n"
-			"{\"ph\":\"X\",\"name\":\"c\",\"pid\":0,\"tid\":0,\"ts\":5,\"dur\":1}]";
+	                "{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\"=3,\"dur\":1},\n"
+	                "{\"ph\":\"X\",\"name\":\"c\",\"pid\":0,\"tid\":0,\"ts\":5,\"dur\":1}]";
 	struct trex_index *idx = load_text(t);
 	const struct trex_file *f = file0(idx);
 	cr_assert_eq(trex_index_slice_count(idx), 2);
@@ -327,9 +340,9 @@ static char *big_trace(size_t events, size_t *len)
 	n += (size_t)sprintf(s + n, "{\"traceEvents\":[\n");
 	for (size_t i = 0; i < events; i++)
 		n += (size_t)sprintf(s + n,
-				     "%s{\"ph\":\"X\",\"name\":\"op %zu\\\"}, {\\\"\",\"pid\":%zu,"
-				     "\"tid\":%zu,\"ts\":%zu.%03zu,\"dur\":1.5}",
-				     i ? ",\n" : "", i % 97, i % 3, i % 5, i * 2, i % 1000);
+		                     "%s{\"ph\":\"X\",\"name\":\"op %zu\\\"}, {\\\"\",\"pid\":%zu,"
+		                     "\"tid\":%zu,\"ts\":%zu.%03zu,\"dur\":1.5}",
+		                     i ? ",\n" : "", i % 97, i % 3, i % 5, i * 2, i % 1000);
 	n += (size_t)sprintf(s + n, "\n]}\n");
 	*len = n;
 	return s;
@@ -345,7 +358,8 @@ Test(chrome_json, parallel_parse_equals_serial, .timeout = 60)
 	cr_assert_eq(trex_index_slice_count(one), 120000);
 	cr_assert_eq(trex_index_slice_count(two), 120000);
 	for (uint32_t i = 0; i < 120000; i++) {
-		const struct trex_slice *a = trex_index_slice(one, i), *b = trex_index_slice(two, i);
+		const struct trex_slice *a = trex_index_slice(one, i),
+		                        *b = trex_index_slice(two, i);
 		cr_assert_eq(a->ts, b->ts);
 		cr_assert_eq(a->dur, b->dur);
 		cr_assert_str_eq(trex_index_str(one, a->name), trex_index_str(two, b->name));
@@ -393,11 +407,14 @@ Test(chrome_json, gzip_equals_plain, .timeout = 60)
  * flows pair in time order, not file order. */
 Test(chrome_json, flow_end_written_before_its_start)
 {
-	const char *t =
-		"[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":5},"
-		"{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":3,\"pid\":0,\"tid\":7,\"ts\":10,\"bp\":\"e\"},"
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"launch\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":3},"
-		"{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":3,\"pid\":1,\"tid\":1,\"ts\":2}]";
+	const char *t = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+	                "\"ts\":10,\"dur\":5},"
+	                "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":3,\"pid\":0,"
+	                "\"tid\":7,\"ts\":10,\"bp\":\"e\"},"
+	                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"launch\",\"pid\":1,"
+	                "\"tid\":1,\"ts\":2,\"dur\":3},"
+	                "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":3,\"pid\":1,"
+	                "\"tid\":1,\"ts\":2}]";
 	struct trex_index *idx = load_text(t);
 	cr_assert_eq(trex_index_flow_count(idx), 1);
 	const struct trex_flow *f = trex_index_flow(idx, 0);

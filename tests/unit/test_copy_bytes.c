@@ -99,7 +99,8 @@ Test(copy_bytes, kernels_memory_gains_bytes_and_bandwidth)
 	cr_assert_eq(col_of(&t, "name"), t.ncols - 1, "the name stays last");
 	for (size_t r = 0; r < t.nrows; r++) {
 		const char *name = trex_table_cell(&t, r, t.ncols - 1)->text;
-		double b = trex_table_cell(&t, r, bytes)->number, g = trex_table_cell(&t, r, gbps)->number;
+		double b = trex_table_cell(&t, r, bytes)->number,
+		       g = trex_table_cell(&t, r, gbps)->number;
 
 		if (strcmp(name, "c1") == 0) /* 4000 bytes in 2000 ns: 2 GB/s, as the arg says */
 			cr_assert(b == 4000 && g == 2, "c1: %g %g", b, g);

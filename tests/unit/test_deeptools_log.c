@@ -55,11 +55,16 @@ static const char sample[] =
     "-------------------------------------------------------------------------------------------\n"
     "Name                                                                            Ideal Cy.\n"
     "-------------------------------------------------------------------------------------------\n"
-    "convolution-opCatConvOs1_fp16                                                   115248         \n"
-    "max_pool2d_with_indices-opCatPooling                                            0              \n"
-    "convolution_1-opCatConv_fp16                                                    12544          \n"
-    "convolution_15-Output-Form1-LxRelayout-opCatStcdpLx                             0              \n"
-    "addmm_MatMul-opCatBmm_fp16                                                      2048           \n"
+    "convolution-opCatConvOs1_fp16                                                   115248        "
+    " \n"
+    "max_pool2d_with_indices-opCatPooling                                            0             "
+    " \n"
+    "convolution_1-opCatConv_fp16                                                    12544         "
+    " \n"
+    "convolution_15-Output-Form1-LxRelayout-opCatStcdpLx                             0             "
+    " \n"
+    "addmm_MatMul-opCatBmm_fp16                                                      2048          "
+    " \n"
     "-------------------------------------------------------------------------------------------\n"
     "Total\t\t\t\t\t\t556336\n"
     "-------------------------------------------------------------------------------------------\n"
@@ -134,15 +139,15 @@ Test(deeptools_log, names_categories_and_phases)
  * of the table loads. */
 Test(deeptools_log, problems_are_positioned_and_skipped)
 {
-	static const char text[] = "DSM-AutoPilot BEGIN\n"                          /* 1 */
-	                           " Ideal/Total Cycles \n"                        /* 2 */
-	                           "good-opCatA 10\n"                              /* 3 */
-	                           "huge-opCatA 99999999999999999999999\n"        /* 4 */
-	                           "good-opCatB 11\n"                              /* 5 */
-	                           "good-opCatA 10\n"                              /* 6 */
-	                           "what is this\n"                                /* 7 */
-	                           "x-opCatA 12 extra\n"                           /* 8 */
-	                           "other-opCatC 4\n";                             /* 9 */
+	static const char text[] = "DSM-AutoPilot BEGIN\n"                 /* 1 */
+	                           " Ideal/Total Cycles \n"                /* 2 */
+	                           "good-opCatA 10\n"                      /* 3 */
+	                           "huge-opCatA 99999999999999999999999\n" /* 4 */
+	                           "good-opCatB 11\n"                      /* 5 */
+	                           "good-opCatA 10\n"                      /* 6 */
+	                           "what is this\n"                        /* 7 */
+	                           "x-opCatA 12 extra\n"                   /* 8 */
+	                           "other-opCatC 4\n";                     /* 9 */
 	struct problems p;
 	struct trex_ideal_log *log = parse(text, &p);
 	char buf[400];
@@ -153,7 +158,8 @@ Test(deeptools_log, problems_are_positioned_and_skipped)
 	cr_assert_eq(p.e[1].line, 4);
 	cr_assert_eq(p.e[1].col, 13);
 	cr_assert_eq(p.e[1].offset, (int64_t)(strlen("DSM-AutoPilot BEGIN\n Ideal/Total Cycles \n"
-	                                             "good-opCatA 10\n") + 12));
+	                                             "good-opCatA 10\n") +
+	                                      12));
 	cr_assert(strstr(p.e[1].message, "beyond"));
 	cr_assert_eq(p.e[2].line, 5);
 	cr_assert(strstr(p.e[2].message, "on line 3 already"), "%s", p.e[2].message);
@@ -170,15 +176,15 @@ Test(deeptools_log, problems_are_positioned_and_skipped)
 
 Test(deeptools_log, a_file_without_a_table_fails_at_its_end)
 {
-	static const char *const texts[] = {
-	    "", "no table here\nat all", " Ideal/Total Cycles \nName  Ideal Cy.\n---\n",
-	    "====== Perf Summary End ======\nfoo-opCatA 5\n"};
+	static const char *const texts[] = {"", "no table here\nat all",
+	                                    " Ideal/Total Cycles \nName  Ideal Cy.\n---\n",
+	                                    "====== Perf Summary End ======\nfoo-opCatA 5\n"};
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		struct trex_ideal_log *log = (struct trex_ideal_log *)1;
 		struct trex_error err;
 
-		cr_assert_eq(trex_deeptools_log_parse("e.log", texts[i], strlen(texts[i]), NULL, NULL,
-		                                      &log, &err),
+		cr_assert_eq(trex_deeptools_log_parse("e.log", texts[i], strlen(texts[i]), NULL,
+		                                      NULL, &log, &err),
 		             TREX_FORMAT);
 		cr_assert_null(log);
 		cr_assert_eq(err.offset, (int64_t)strlen(texts[i]));

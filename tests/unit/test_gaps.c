@@ -85,8 +85,7 @@ Test(gaps, a_gap_is_time_no_stream_of_the_device_runs)
 	cr_assert_eq(list.v[0].end, 2000);
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, list.v[0].after)->name),
 	                 "Memcpy HtoD");
-	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, list.v[0].before)->name),
-	                 "k3");
+	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, list.v[0].before)->name), "k3");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, list.v[1].after)->name), "k3");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, list.v[1].before)->name), "k2");
 	trex_gap_list_free(&list);
@@ -228,7 +227,8 @@ Test(gaps, a_start_far_from_the_trace_start)
 	gaps(idx, 0, 0, &t, NULL);
 	cr_assert_eq(t.nrows, 1);
 	cr_assert_eq(num(&t, 0, LENGTH), 500);
-	cr_assert_float_eq(num(&t, 0, START), (double)((__int128)INT64_MAX - 1000 - INT64_MIN), 1e4);
+	cr_assert_float_eq(num(&t, 0, START), (double)((__int128)INT64_MAX - 1000 - INT64_MIN),
+	                   1e4);
 	cr_assert_gt(num(&t, 0, START), 1.8e19);
 	trex_table_free(&t);
 	trex_index_free(idx);

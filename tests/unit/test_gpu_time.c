@@ -13,8 +13,30 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-enum { RANK, DEVICE, SPAN, BUSY, IDLE, BUSY_PCT, HOST_WAIT, KERNEL_GAP, SYNC, OTHER, COMPUTE,
-       COMM, MEMORY, OVERLAP, KERNELS, LAUNCHES, DMIN, DMED, DAVG, DP95, DMAX, SHORT };
+enum {
+	RANK,
+	DEVICE,
+	SPAN,
+	BUSY,
+	IDLE,
+	BUSY_PCT,
+	HOST_WAIT,
+	KERNEL_GAP,
+	SYNC,
+	OTHER,
+	COMPUTE,
+	COMM,
+	MEMORY,
+	OVERLAP,
+	KERNELS,
+	LAUNCHES,
+	DMIN,
+	DMED,
+	DAVG,
+	DP95,
+	DMAX,
+	SHORT
+};
 
 struct gev {
 	const char *pid, *tid, *cat, *name;

@@ -78,7 +78,8 @@ Test(ideal_cycles, acelyzer_categories_of_each_device)
 	struct trex_error err;
 	static const char *const order[] = {"StcdpHbm", "Scalar", "other", "Bmm", "Conv", "Total"};
 
-	cr_assert_eq(trex_ideal_categories_table(idx, log, 0, &t, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_ideal_categories_table(idx, log, 0, &t, &err), TREX_OK, "%s",
+	             err.message);
 	cr_assert_eq(t.ncols, 11);
 	cr_assert_str_eq(t.cols[CATEGORY].key, "category");
 	cr_assert_eq(t.nrows, 6 + 6);
@@ -165,7 +166,8 @@ Test(ideal_cycles, no_kernels_no_rows_and_a_note)
 
 	cr_assert_eq(trex_ideal_categories_table(idx, log, 0, &t, &err), TREX_OK);
 	cr_assert_eq(t.nrows, 0);
-	cr_assert_str_eq(t.note, "no GPU kernels: this trace has only CPU events (categories cpu_op)");
+	cr_assert_str_eq(t.note,
+	                 "no GPU kernels: this trace has only CPU events (categories cpu_op)");
 	trex_table_free(&t);
 	trex_ideal_log_free(log);
 	trex_index_free(idx);

@@ -158,14 +158,16 @@ static int feed_meta(struct trex_builder *b, const struct tev *e, uint32_t pid, 
  * slice, f to the next one unless encl (bp:e). */
 static int feed_flow(struct trex_builder *b, const struct tev *e, const struct trex_ev *ev)
 {
-	struct trex_flow_point p = {
-	    .key = {ev->cat, 0, e->id},
-	    .name = ev->name,
-	    .role = e->ph == 's' ? TREX_FLOW_START : e->ph == 't' ? TREX_FLOW_STEP : TREX_FLOW_END,
-	    .slice = TREX_HANDLE_NONE,
-	    .track = T(b, e),
-	    .ts = e->ts,
-	    .bind = e->ph != 'f' || e->encl ? TREX_BIND_ENCLOSING : TREX_BIND_NEXT};
+	struct trex_flow_point p = {.key = {ev->cat, 0, e->id},
+	                            .name = ev->name,
+	                            .role = e->ph == 's'   ? TREX_FLOW_START
+	                                    : e->ph == 't' ? TREX_FLOW_STEP
+	                                                   : TREX_FLOW_END,
+	                            .slice = TREX_HANDLE_NONE,
+	                            .track = T(b, e),
+	                            .ts = e->ts,
+	                            .bind = e->ph != 'f' || e->encl ? TREX_BIND_ENCLOSING
+	                                                            : TREX_BIND_NEXT};
 
 	return trex_builder_flow(b, &p);
 }
@@ -1314,7 +1316,8 @@ static struct tev LX(const char *pid, const char *tid, const char *cat, const ch
 
 	e.corr = corr;
 	e.ext = ext;
-	e.flags = (uint16_t)((corr ? TREX_SLICE_HAS_LAUNCH_LINK : 0) | (ext ? TREX_SLICE_HAS_OP_LINK : 0));
+	e.flags = (uint16_t)((corr ? TREX_SLICE_HAS_LAUNCH_LINK : 0) |
+	                     (ext ? TREX_SLICE_HAS_OP_LINK : 0));
 	return e;
 }
 
@@ -1775,8 +1778,8 @@ static void check_args(struct trex_index *idx)
 	cr_assert_str_eq(text, expect);
 	free(text);
 	off = (uint64_t)(strstr(args_json, "{\"never\"") - args_json);
-	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, TREX_JSON_ARGS_LEN_MAX), &text,
-	                                  &len, &err),
+	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, TREX_JSON_ARGS_LEN_MAX),
+	                                  &text, &len, &err),
 	             TREX_FORMAT, "an object cut by the end of input");
 	cr_assert_null(text);
 	cr_assert_eq(trex_index_args_json(idx, 0, trex_json_args_ref(off, 500), &text, &len, &err),

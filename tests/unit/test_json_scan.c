@@ -49,7 +49,7 @@ Test(json_time, exponent_forms)
 {
 	cr_assert_eq(us_ns("1.5e3,", NULL), 1500000);
 	cr_assert_eq(us_ns("1e16,", NULL), 10000000000000000000ULL > INT64_MAX ? INT64_MAX : 0,
-		     "1e16 us = 1e19 ns does not fit");
+	             "1e16 us = 1e19 ns does not fit");
 	cr_assert_eq(us_ns("1.7e15}", NULL), 1700000000000000000LL);
 	cr_assert_eq(us_ns("2E-3,", NULL), 2);
 	cr_assert_eq(us_ns("12345678901234567890123e-10,", NULL), 1234567890123457LL);
@@ -75,7 +75,7 @@ Test(json_time, incomplete_and_bad_numbers)
 	bool sat;
 	const char *t = "123.45";
 	cr_assert_eq(json_parse_us_ns(t, t + strlen(t), &ns, &sat, &out), JSON_INCOMPLETE,
-		     "digits may continue past the end of the window");
+	             "digits may continue past the end of the window");
 	t = "abc,";
 	cr_assert_eq(json_parse_us_ns(t, t + 4, &ns, &sat, &out), JSON_SYNTAX);
 	t = "-,";
@@ -186,12 +186,13 @@ Test(json_skip, fast_number_path_agrees_with_the_general_one)
 	const char *cases[] = {"123,", "-1.5e3}", "0]", "7 ", "\"s\",", "[1],", "null,"};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *t = cases[i], *end = t + strlen(t), *a = NULL, *b = NULL;
-		cr_assert_eq(json_skip_value_fast(t, end, &a), json_skip_value(t, end, &b), "%s", t);
+		cr_assert_eq(json_skip_value_fast(t, end, &a), json_skip_value(t, end, &b), "%s",
+		             t);
 		cr_assert_eq(a, b, "%s", t);
 	}
 	const char *cut = "12345", *out;
 	cr_assert_eq(json_skip_value_fast(cut, cut + 5, &out), JSON_INCOMPLETE,
-		     "digits may continue past the window");
+	             "digits may continue past the window");
 	const char *minus = "-";
 	cr_assert_eq(json_skip_value_fast(minus, minus + 1, &out), JSON_INCOMPLETE);
 }
@@ -239,7 +240,7 @@ Test(json_number, same_result_with_and_without_room_after)
 		if (st_a == JSON_OK) { /* tight ends at the delimiter: OK only before it */
 			cr_assert_eq(st_b, JSON_OK, "%.*s", (int)n, tight);
 			cr_assert_eq(a, b, "%.*s: %lld vs %lld", (int)n, tight, (long long)a,
-				     (long long)b);
+			             (long long)b);
 			cr_assert_eq(sa, sb, "%.*s", (int)n, tight);
 			cr_assert_eq(qa - tight, qb - roomy, "%.*s", (int)n, tight);
 		} else if (st_a == JSON_SYNTAX) {

@@ -31,8 +31,8 @@ static struct trex_index *index_of(const struct kev *ev, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		fixture_add(b, &file,
-		            &(struct fixture_slice){"0", "7", ev[i].cat, ev[i].name, ts, ev[i].dur, 0,
-		                                    0, ev[i].shape});
+		            &(struct fixture_slice){"0", "7", ev[i].cat, ev[i].name, ts, ev[i].dur,
+		                                    0, 0, ev[i].shape});
 		ts += ev[i].dur + 10;
 	}
 	return fixture_build(&file, &b, 1);
@@ -661,7 +661,8 @@ Test(kernels, members_list_each_rows_slices)
 	    {"kernel", "B", NULL, 20}, {"kernel", "A", NULL, 20}, {"cpu_op", "A", NULL, 99},
 	};
 	struct trex_index *idx = index_of(ev, 6);
-	struct trex_kernel_opts opts = {TREX_KERNELS_BY_NAME, false, false, false, NULL, NULL, NULL};
+	struct trex_kernel_opts opts = {
+	    TREX_KERNELS_BY_NAME, false, false, false, NULL, NULL, NULL};
 	struct trex_kernel_members m;
 	struct trex_table t;
 	struct trex_error err;
@@ -687,13 +688,15 @@ Test(kernels, members_list_each_rows_slices)
 Test(kernels, members_follow_every_grouping)
 {
 	const struct kev ev[] = {
-	    {"kernel", "A", "grid=[1,1,1]", 30}, {"kernel", "A", "grid=[2,1,1]", 50},
+	    {"kernel", "A", "grid=[1,1,1]", 30},
+	    {"kernel", "A", "grid=[2,1,1]", 50},
 	    {"kernel", "B", "grid=[1,1,1]", 15},
 	};
 	struct trex_index *idx = index_of(ev, 3);
 
 	for (int g = 0; g < TREX_KERNELS_BY_COUNT; g++) {
-		struct trex_kernel_opts opts = {(enum trex_kernel_group)g, false, false, false, NULL, NULL, NULL};
+		struct trex_kernel_opts opts = {
+		    (enum trex_kernel_group)g, false, false, false, NULL, NULL, NULL};
 		struct trex_kernel_members m;
 		struct trex_table t;
 		struct trex_error err;
@@ -715,8 +718,10 @@ Test(kernels, instances_sorted_by_duration_with_labels)
 	/* A at ts 1000 (30), B at 1040, A at 1100 (15), A at 1125 (30):
 	 * by duration descending, ties by start: ids 0, 3, 2. */
 	const struct kev ev[] = {
-	    {"kernel", "A", "grid=[1,1,1]", 30}, {"kernel", "B", NULL, 50},
-	    {"kernel", "A", NULL, 15},           {"kernel", "A", NULL, 30},
+	    {"kernel", "A", "grid=[1,1,1]", 30},
+	    {"kernel", "B", NULL, 50},
+	    {"kernel", "A", NULL, 15},
+	    {"kernel", "A", NULL, 30},
 	};
 	struct trex_index *idx = index_of(ev, 4);
 	uint32_t ids[] = {2, 3, 0};

@@ -11,15 +11,17 @@
 Test(kind, kineto_categories)
 {
 	cr_assert_eq(trex_kind_of("kernel", "void gemm<float>()"), TREX_KIND_KERNEL);
-	cr_assert_eq(trex_kind_of("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)"), TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)"),
+	             TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_kind_of("gpu_memset", "Memset (Device)"), TREX_KIND_MEMSET);
 	cr_assert_eq(trex_kind_of("cuda_runtime", "cudaLaunchKernel"), TREX_KIND_RUNTIME);
 	cr_assert_eq(trex_kind_of("cuda_driver", "cuLaunchKernel"), TREX_KIND_RUNTIME);
 	cr_assert_eq(trex_kind_of("cpu_op", "aten::mm"), TREX_KIND_CPU_OP);
-	cr_assert_eq(trex_kind_of("gpu_user_annotation", "## forward ##"), TREX_KIND_GPU_ANNOTATION);
+	cr_assert_eq(trex_kind_of("gpu_user_annotation", "## forward ##"),
+	             TREX_KIND_GPU_ANNOTATION);
 	cr_assert_eq(trex_kind_of("cuda_sync", "Stream Sync"), TREX_KIND_GPU_SYNC);
-	cr_assert_eq(trex_kind_of("cuda_profiler_range", "void gemm<float>()"),
-		     TREX_KIND_GPU_OTHER, "CUPTI range-profiler ranges are not kernel times");
+	cr_assert_eq(trex_kind_of("cuda_profiler_range", "void gemm<float>()"), TREX_KIND_GPU_OTHER,
+	             "CUPTI range-profiler ranges are not kernel times");
 }
 
 Test(kind, legacy_2021_categories)
@@ -35,16 +37,18 @@ Test(kind, unitrace_gpu_op_by_name)
 {
 	cr_assert(trex_kind_needs_name("gpu_op"));
 	cr_assert_not(trex_kind_needs_name("kernel"));
-	cr_assert_eq(trex_kind_of("gpu_op", "main::{lambda(auto:1)#4}[SIMD32 {256; 1; 1} {128; 1; 1}]"),
-		     TREX_KIND_KERNEL);
+	cr_assert_eq(
+	    trex_kind_of("gpu_op", "main::{lambda(auto:1)#4}[SIMD32 {256; 1; 1} {128; 1; 1}]"),
+	    TREX_KIND_KERNEL);
 	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendMemoryCopy(M2D)[4194304]"),
-		     TREX_KIND_MEMCPY);
-	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendMemoryFill(D)[64]"), TREX_KIND_MEMSET);
+	             TREX_KIND_MEMCPY);
+	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendMemoryFill(D)[64]"),
+	             TREX_KIND_MEMSET);
 	cr_assert_eq(trex_kind_of("gpu_op", "zeCommandListAppendBarrier"), TREX_KIND_GPU_OTHER);
 	cr_assert_eq(trex_kind_of("gpu_op", "Tile #1: zeCommandListAppendMemoryCopy(D2M)[8]"),
-		     TREX_KIND_MEMCPY);
+	             TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_kind_of("gpu_op", "Tile #0: gemm[SIMD16 {1; 1; 1} {8; 1; 1}]"),
-		     TREX_KIND_KERNEL);
+	             TREX_KIND_KERNEL);
 	cr_assert_eq(trex_kind_of("gpu_op", "clEnqueueReadBuffer"), TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_kind_of("gpu_op", NULL), TREX_KIND_KERNEL);
 }
@@ -61,7 +65,7 @@ Test(kind, mtia_device_events_by_name)
 	cr_assert_eq(trex_kind_of("mtia_ccp_events", "event_wait"), TREX_KIND_GPU_SYNC);
 	cr_assert_eq(trex_kind_of("mtia_ccp_events", "event_record"), TREX_KIND_GPU_OTHER);
 	cr_assert_eq(trex_kind_of("mtia_runtime", "enqueueCommand memcpyHtoDAsync"),
-		     TREX_KIND_RUNTIME);
+	             TREX_KIND_RUNTIME);
 }
 
 /* acelyzer FLEX events have no category (corpus acelyzer/allreduce_tp4.json,
@@ -72,15 +76,17 @@ Test(kind, acelyzer_flex_events_by_name)
 	cr_assert_eq(trex_kind_of("", "convolution_1 Cmpt Exec"), TREX_KIND_KERNEL);
 	cr_assert_eq(trex_kind_of("", "AllReduce_all_reduce_4_Add_1 Cmpt Exec"), TREX_KIND_KERNEL);
 	cr_assert_eq(trex_kind_of("", "add_11 Cmpt Prep"), TREX_KIND_GPU_OTHER);
-	cr_assert_eq(trex_kind_of("", "SenRdmaSend_82227 [sync=AllReduce_all_reduce_4_s0_r1_0] DmaO"),
-		     TREX_KIND_MEMCPY);
+	cr_assert_eq(
+	    trex_kind_of("", "SenRdmaSend_82227 [sync=AllReduce_all_reduce_4_s0_r1_0] DmaO"),
+	    TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_kind_of("", "SenRdmaReceive_82239 [524288B] [sync=x] DmaI"),
-		     TREX_KIND_MEMCPY);
+	             TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_kind_of("", "Flex RoundTrip"), TREX_KIND_OTHER);
 	cr_assert_eq(trex_kind_of("", "Execute Graph"), TREX_KIND_OTHER);
 	cr_assert_eq(trex_kind_of("", "Cmpt Exec"), TREX_KIND_OTHER, "the suffix has its space");
 	cr_assert_eq(trex_kind_of("", NULL), TREX_KIND_OTHER);
-	cr_assert_eq(trex_kind_of("CatA", "x Cmpt Exec"), TREX_KIND_OTHER, "only without a category");
+	cr_assert_eq(trex_kind_of("CatA", "x Cmpt Exec"), TREX_KIND_OTHER,
+	             "only without a category");
 }
 
 Test(kind, unknown_and_null)
@@ -129,14 +135,14 @@ Test(kind, man_page_lists_every_rule)
 		char needle[128];
 		snprintf(needle, sizeof needle, "%s", name);
 		cr_assert_not_null(memmem(section, len, needle, strlen(needle)),
-				   "category %s is not in GPU WORK", name);
+		                   "category %s is not in GPU WORK", name);
 	}
 	struct trex_kind_name_rule r;
 	for (size_t i = 0; trex_kind_name_rule(i, &r); i++) {
 		cr_assert_not_null(memmem(section, len, r.text, strlen(r.text)),
-				   "%s name rule '%s' is not in GPU WORK", r.cat, r.text);
+		                   "%s name rule '%s' is not in GPU WORK", r.cat, r.text);
 		if (*r.cat)
 			cr_assert_not_null(memmem(section, len, r.cat, strlen(r.cat)),
-					   "category %s is not in GPU WORK", r.cat);
+			                   "category %s is not in GPU WORK", r.cat);
 	}
 }

@@ -318,11 +318,11 @@ static uint32_t track_named(const struct trex_index *idx, const char *name)
 Test(layout, counter_cells_take_the_max_in_force)
 {
 	/* samples (us): 1 -> 5, 2 -> 3, 4 -> 9, 8 -> 0 */
-	struct trex_index *idx = load(
-	    "[{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":1,\"args\":{\"v\":5}},"
-	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":2,\"args\":{\"v\":3}},"
-	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":4,\"args\":{\"v\":9}},"
-	    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":8,\"args\":{\"v\":0}}]");
+	struct trex_index *idx =
+	    load("[{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":1,\"args\":{\"v\":5}},"
+	         "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":2,\"args\":{\"v\":3}},"
+	         "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":4,\"args\":{\"v\":9}},"
+	         "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":8,\"args\":{\"v\":0}}]");
 	uint32_t t = track_named(idx, "mem");
 	double v = -1, lo, hi;
 
@@ -428,9 +428,10 @@ Test(layout, busy_time_of_crowded_cells_is_sampled_across_the_cell)
 
 	n += (size_t)snprintf(json + n, sizeof(json) - n, "[");
 	for (int i = 0; i < 200; i++)
-		n += (size_t)snprintf(json + n, sizeof(json) - n,
-		                      "%s{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}",
-		                      i ? "," : "", i < 100 ? 2 * i : 200 + 2 * (i - 100), i < 100 ? 1 : 2);
+		n += (size_t)snprintf(
+		    json + n, sizeof(json) - n,
+		    "%s{\"ph\":\"X\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d}",
+		    i ? "," : "", i < 100 ? 2 * i : 200 + 2 * (i - 100), i < 100 ? 1 : 2);
 	snprintf(json + n, sizeof(json) - n, "]");
 	idx = load(json);
 	trex_lane_cell(idx, trex_index_lane(idx, 0), 0, 200000, &cell);

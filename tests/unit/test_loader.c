@@ -24,8 +24,8 @@ static char *write_temp(const char *text)
 }
 
 static const char rank_file[] =
-	"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
-	"\"ts\":1,\"dur\":2}],\"distributedInfo\":{\"rank\":%d}}";
+    "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+    "\"ts\":1,\"dur\":2}],\"distributedInfo\":{\"rank\":%d}}";
 
 Test(loader, files_merge_one_rank_each)
 {
@@ -57,8 +57,10 @@ Test(loader, files_merge_one_rank_each)
 
 Test(loader, rank_defaults_to_file_position)
 {
-	char *a = write_temp("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]");
-	char *b = write_temp("[{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]");
+	char *a =
+	    write_temp("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]");
+	char *b =
+	    write_temp("[{\"ph\":\"X\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1}]");
 	const char *paths[] = {a, b};
 	struct trex_index *idx;
 	struct trex_error err;
@@ -91,7 +93,7 @@ static char *write_named(const char *dir, const char *name, const char *text)
 }
 
 static const char no_rank_file[] =
-	"[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
+    "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
 
 struct named {
 	const char *name;
@@ -233,8 +235,9 @@ Test(loader, missing_file_names_the_path)
 
 Test(loader, strict_mode_refuses_truncation)
 {
-	char *p = write_temp("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1},"
-			     "{\"ph\":\"X\",\"na");
+	char *p =
+	    write_temp("[{\"ph\":\"X\",\"name\":\"a\",\"pid\":0,\"tid\":0,\"ts\":1,\"dur\":1},"
+	               "{\"ph\":\"X\",\"na");
 	const char *paths[] = {p};
 	struct trex_index *idx;
 	struct trex_error err;
@@ -244,7 +247,7 @@ Test(loader, strict_mode_refuses_truncation)
 	struct trex_load_opts strict = {.strict = true};
 	cr_assert_eq(trex_load_paths(paths, 1, &strict, &idx, &err), TREX_FORMAT);
 	cr_assert_eq(err.offset, 54, "the incomplete event starts at byte 54, got %lld",
-		     (long long)err.offset);
+	             (long long)err.offset);
 	cr_assert_eq(err.line, 1);
 	cr_assert_eq(err.col, 55);
 	unlink(p);
@@ -270,8 +273,10 @@ static char *many_events(size_t n, size_t *len)
 	char *s = malloc(n * 80 + 16);
 	size_t k = (size_t)sprintf(s, "[");
 	for (size_t i = 0; i < n; i++)
-		k += (size_t)sprintf(s + k, "%s{\"ph\":\"X\",\"name\":\"e\",\"pid\":0,\"tid\":0,\"ts\":%zu,\"dur\":1}",
-				     i ? "," : "", i * 2);
+		k += (size_t)sprintf(
+		    s + k,
+		    "%s{\"ph\":\"X\",\"name\":\"e\",\"pid\":0,\"tid\":0,\"ts\":%zu,\"dur\":1}",
+		    i ? "," : "", i * 2);
 	k += (size_t)sprintf(s + k, "]");
 	*len = k;
 	return s;
@@ -284,7 +289,8 @@ Test(loader, progress_and_cancel)
 	struct trex_source *src;
 	struct trex_error err;
 	struct progress_seen seen = {0};
-	struct trex_load_opts opts = {.threads = 1, .progress = on_progress, .progress_user = &seen};
+	struct trex_load_opts opts = {
+	    .threads = 1, .progress = on_progress, .progress_user = &seen};
 	struct trex_index *idx;
 	cr_assert_eq(trex_source_open_memory("m", text, len, false, &src, &err), TREX_OK);
 	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK);
@@ -343,9 +349,9 @@ Test(loader, gzip_progress_counts_disk_and_decoded_bytes)
 	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK);
 	cr_assert_eq(seen.last.bytes_total, gz_len);
 	cr_assert_eq(seen.last.disk_done, gz_len, "all compressed bytes: %llu of %zu",
-		     (unsigned long long)seen.last.disk_done, gz_len);
+	             (unsigned long long)seen.last.disk_done, gz_len);
 	cr_assert_eq(seen.last.bytes_done, len, "every decoded byte once: %llu of %zu",
-		     (unsigned long long)seen.last.bytes_done, len);
+	             (unsigned long long)seen.last.bytes_done, len);
 	trex_index_free(idx);
 	free(gz);
 	free(text);

@@ -398,8 +398,9 @@ Test(metrics_link, summary_min_avg_max_trend)
  * fuzz target found the level computed from NaN before the blank). */
 Test(metrics_link, trend_gaps_and_infinities)
 {
-	static const char q[] = "Kernel,GlobalInstanceId,SubDeviceId,a[%]\n"
-	                        "\"k\",1,0,10.0\n\n\"k\",2,0,\n\n\"k\",3,0,inf\n\n\"k\",4,0,20.0\n\n";
+	static const char q[] =
+	    "Kernel,GlobalInstanceId,SubDeviceId,a[%]\n"
+	    "\"k\",1,0,10.0\n\n\"k\",2,0,\n\n\"k\",3,0,inf\n\n\"k\",4,0,20.0\n\n";
 	uint32_t a;
 	struct trex_metrics_select sel = {.metrics = &a, .nmetrics = 1};
 	struct trex_metrics_groups g;
@@ -412,8 +413,7 @@ Test(metrics_link, trend_gaps_and_infinities)
 	cr_assert_eq(trex_metrics_summary_table(m, &sel, &g, 0, &t, &err), TREX_OK);
 	cr_assert_eq(trex_table_cell(&t, 0, 2)->count, 3, "the one without a value is not counted");
 	/* 10, none, inf, 20: lowest, blank, top, lowest (20 is nothing beside inf) */
-	cr_assert_str_eq(trex_table_cell(&t, 0, 6)->text,
-	                 "\xe2\x96\x81 \xe2\x96\x88\xe2\x96\x81");
+	cr_assert_str_eq(trex_table_cell(&t, 0, 6)->text, "\xe2\x96\x81 \xe2\x96\x88\xe2\x96\x81");
 	trex_table_free(&t);
 	trex_metrics_groups_free(&g);
 }

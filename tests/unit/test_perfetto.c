@@ -1079,7 +1079,8 @@ Test(perfetto, loader_tracks_nesting_flows_kinds_args_counters)
 	gemm.categories = kernel_cat;
 	gemm.n_terminating_flow_ids = 1;
 	gemm.terminating_flow_ids = &flow;
-	value.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+	value.counter_value_field_case =
+	    PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
 	value.counter_value = 1024;
 	add_track(&t, &proc);
 	add_track(&t, &thr);
@@ -1095,15 +1096,17 @@ Test(perfetto, loader_tracks_nesting_flows_kinds_args_counters)
 	struct trex_source *src = NULL;
 	struct trex_index *idx = NULL;
 	struct trex_error err;
-	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err),
+	             TREX_OK);
 	cr_assert_eq(trex_load_sources(&src, 1, NULL, &idx, &err), TREX_OK, "%s", err.message);
 
 	cr_assert_str_eq(trex_index_str(idx, trex_index_file(idx, 0)->format), "perfetto");
 	cr_assert_eq(trex_index_slice_count(idx), 2);
 	uint32_t main_track = track_named(idx, "main"), gpu_track = track_named(idx, "GPU 0"),
-		 stream_track = track_named(idx, "stream 7"), mem_track = track_named(idx, "memory");
+	         stream_track = track_named(idx, "stream 7"),
+	         mem_track = track_named(idx, "memory");
 	cr_assert(main_track != TREX_NONE && gpu_track != TREX_NONE && stream_track != TREX_NONE &&
-		  mem_track != TREX_NONE);
+	          mem_track != TREX_NONE);
 	const struct trex_track *st = trex_index_track(idx, stream_track);
 	cr_assert_eq(st->parent, gpu_track, "stream 7 nests under GPU 0");
 	const struct trex_process *p = trex_index_process(idx, st->process);
@@ -1113,10 +1116,11 @@ Test(perfetto, loader_tracks_nesting_flows_kinds_args_counters)
 	cr_assert_eq(trex_index_track(idx, mem_track)->kind, TREX_TRACK_COUNTER);
 	cr_assert_eq(trex_index_track(idx, mem_track)->sample_count, 1);
 	cr_assert_eq(trex_index_sample(idx, trex_index_track(idx, mem_track)->first_sample)->value,
-		     1024.0);
+	             1024.0);
 
 	const struct trex_slice *k = trex_index_slice(idx, st->first_slice);
-	const struct trex_slice *l = trex_index_slice(idx, trex_index_track(idx, main_track)->first_slice);
+	const struct trex_slice *l =
+	    trex_index_slice(idx, trex_index_track(idx, main_track)->first_slice);
 	cr_assert_str_eq(trex_index_str(idx, k->name), "gemm");
 	cr_assert_eq(k->kind, TREX_KIND_KERNEL);
 	cr_assert_eq(k->dur, 1000);
@@ -1150,7 +1154,8 @@ Test(perfetto, loader_parent_described_late)
 {
 	struct trace t = {0};
 	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
-	Track proc = track(1, 0, NULL), gpu = track(3, 1, "GPU 0"), stream = track(4, 3, "stream 7");
+	Track proc = track(1, 0, NULL), gpu = track(3, 1, "GPU 0"),
+	      stream = track(4, 3, "stream 7");
 	Event k = event(BEGIN, 4, "k"), end = event(END, 4, NULL);
 
 	pd.has_pid = true;
@@ -1165,7 +1170,8 @@ Test(perfetto, loader_parent_described_late)
 	struct trex_source *src = NULL;
 	struct trex_index *idx = NULL;
 	struct trex_error err;
-	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err), TREX_OK);
+	cr_assert_eq(trex_source_open_memory("t.pftrace", t.buf, t.len, false, &src, &err),
+	             TREX_OK);
 	cr_assert_eq(trex_load_sources(&src, 1, NULL, &idx, &err), TREX_OK, "%s", err.message);
 	uint32_t s = track_named(idx, "stream 7"), g = track_named(idx, "GPU 0");
 	cr_assert(s != TREX_NONE && g != TREX_NONE);

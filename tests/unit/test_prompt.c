@@ -8,7 +8,7 @@
 
 #include "trex/ui/prompt.h"
 
-#define CTRL(c) ((trex_key)((c) & 0x1f))
+#define CTRL(c) ((trex_key)((c)&0x1f))
 #define FUNC(k) (TREX_KEY_FUNC | (trex_key)(k))
 
 static struct trex_prompt p;

@@ -340,13 +340,17 @@ Test(salvage, wrong_typed_values_are_counted_never_silent)
  * every string that needs repair counts, however often it repeats. */
 Test(salvage, every_repeat_of_invalid_utf8_counts_in_every_mode)
 {
-	const char *t =
-	    "[{\"ph\":\"X\",\"cat\":\"k\xa9\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
-	    "{\"ph\":\"X\",\"cat\":\"k\xa9\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},\n"
-	    "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"c\",\"pid\":\"p\xa9\",\"tid\":1,\"ts\":5,\"dur\":1},\n"
-	    "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"d\",\"pid\":\"p\xa9\",\"tid\":1,\"ts\":7,\"dur\":1}]";
+	const char *t = "[{\"ph\":\"X\",\"cat\":\"k\xa9\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+	                "\"ts\":1,\"dur\":1},\n"
+	                "{\"ph\":\"X\",\"cat\":\"k\xa9\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":"
+	                "3,\"dur\":1},\n"
+	                "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"c\",\"pid\":\"p\xa9\",\"tid\":1,"
+	                "\"ts\":5,\"dur\":1},\n"
+	                "{\"ph\":\"X\",\"cat\":\"c\",\"name\":\"d\",\"pid\":\"p\xa9\",\"tid\":1,"
+	                "\"ts\":7,\"dur\":1}]";
 	struct trex_index *idx = load_all(t);
-	cr_assert_eq(integ(idx)->invalid_utf8, 4, "two categories and two pids, each repaired: %llu",
+	cr_assert_eq(integ(idx)->invalid_utf8, 4,
+	             "two categories and two pids, each repaired: %llu",
 	             (unsigned long long)integ(idx)->invalid_utf8);
 	cr_assert_eq(trex_index_slice_count(idx), 4);
 	trex_index_free(idx);

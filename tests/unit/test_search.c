@@ -24,8 +24,8 @@ struct sev {
 };
 
 static const struct sev events[] = {
-    {"1", "gemm_a", 100, 100}, {"1", "Copy", 120, 30},     {"1", "gemm_b", 300, 100},
-    {"2", "GEMM_big", 100, 50}, {"2", "relu", 160, 10},     {"2", "gemm_a", 300, 10},
+    {"1", "gemm_a", 100, 100},  {"1", "Copy", 120, 30}, {"1", "gemm_b", 300, 100},
+    {"2", "GEMM_big", 100, 50}, {"2", "relu", 160, 10}, {"2", "gemm_a", 300, 10},
     {"2", "zero", 400, 0},
 };
 
@@ -78,15 +78,15 @@ Test(search, smart_case_counts)
 {
 	struct trex_index *idx = make_index();
 
-	cr_assert_eq(count_of(idx, "gemm"), 4);     /* lower case: caseless */
-	cr_assert_eq(count_of(idx, "GEMM"), 1);     /* upper case: exact */
+	cr_assert_eq(count_of(idx, "gemm"), 4); /* lower case: caseless */
+	cr_assert_eq(count_of(idx, "GEMM"), 1); /* upper case: exact */
 	cr_assert_eq(count_of(idx, "Gemm"), 0);
 	cr_assert_eq(count_of(idx, "^gemm_a$"), 2); /* one name, two slices */
 	cr_assert_eq(count_of(idx, "\\S+_b$"), 1);  /* \S is an escape, not upper case */
 	cr_assert_eq(count_of(idx, "\\w+_B"), 0);   /* upper-case B: exact */
 	cr_assert_eq(count_of(idx, "copy|relu"), 2);
 	cr_assert_eq(count_of(idx, "nothing"), 0);
-	cr_assert_eq(count_of(idx, ""), 7);         /* the empty pattern matches everything */
+	cr_assert_eq(count_of(idx, ""), 7); /* the empty pattern matches everything */
 	trex_index_free(idx);
 }
 
@@ -112,7 +112,8 @@ Test(search, name_and_slice_matches)
 
 	cr_assert(trex_search_slice_matches(s, slice(idx, "GEMM_big", 100)));
 	cr_assert_not(trex_search_slice_matches(s, slice(idx, "Copy", 120)));
-	cr_assert(trex_search_name_matches(s, trex_index_slice(idx, slice(idx, "gemm_b", 300))->name));
+	cr_assert(
+	    trex_search_name_matches(s, trex_index_slice(idx, slice(idx, "gemm_b", 300))->name));
 	cr_assert_not(trex_search_slice_matches(s, TREX_NONE));
 	trex_search_free(s);
 	trex_index_free(idx);
@@ -129,7 +130,8 @@ Test(search, next_and_prev_walk_time_order)
 	uint32_t id;
 
 	/* the tracks are tid 1 then tid 2 */
-	cr_assert_lt(trex_index_slice(idx, order[0])->track, trex_index_slice(idx, order[1])->track);
+	cr_assert_lt(trex_index_slice(idx, order[0])->track,
+	             trex_index_slice(idx, order[1])->track);
 	id = trex_search_next(s, &start);
 	for (int i = 0; i < 4; i++) {
 		cr_assert_eq(id, order[i], "step %d: %u != %u", i, id, order[i]);
@@ -201,7 +203,8 @@ Test(search, within_a_filter)
 
 	/* relu is outside the filter; gemm_a twice is inside */
 	cr_assert_eq(trex_search_count(s), 2);
-	cr_assert_not(trex_search_track_has_match(g, trex_index_slice(idx, slice(idx, "relu", 160))->track));
+	cr_assert_not(
+	    trex_search_track_has_match(g, trex_index_slice(idx, slice(idx, "relu", 160))->track));
 	trex_search_free(g);
 	trex_search_free(s);
 	trex_search_free(f);

@@ -72,7 +72,8 @@ Test(asm_listing, text_and_annotations)
 	const char *s;
 	size_t len;
 
-	parse("/* [000001B8] */         add (16|M0)   r10.0<1>:f   r12.0<1;1,0>:f  {$5.dst} //  ALU pipe: "
+	parse("/* [000001B8] */         add (16|M0)   r10.0<1>:f   r12.0<1;1,0>:f  {$5.dst} //  "
+	      "ALU pipe: "
 	      "float; $44\n"
 	      "// Line 27:  s += c[k] * x;\n"
 	      "//File: /home/dev/v.cpp\n"
@@ -280,7 +281,8 @@ Test(dump_dir, kernels_are_found_by_their_demangled_names)
 	struct trex_error err;
 	char dir[1024];
 
-	cr_assert_eq(shader_dump_open(dumps(dir, sizeof(dir)), &d, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(shader_dump_open(dumps(dir, sizeof(dir)), &d, &err), TREX_OK, "%s",
+	             err.message);
 	ends_with(shader_dump_find(d, "main::{lambda(auto:1)#3}"),
 	          "/OCL_asm5f8c2a7e13b9d4aa_simd16_entry_0003.asm");
 	ends_with(shader_dump_find(d, "GEMM"), "/OCL_asm0c1d2e3f40516273_simd16_GEMM_0001.asm");

@@ -31,7 +31,8 @@ static struct trex_index *build(const struct sev *ev, size_t n)
 	for (size_t i = 0; i < n; i++)
 		fixture_add(b, &file,
 		            &(struct fixture_slice){ev[i].pid, ev[i].tid, ev[i].cat, ev[i].name,
-		                                    ev[i].ts, ev[i].dur, ev[i].corr, ev[i].ext, NULL});
+		                                    ev[i].ts, ev[i].dur, ev[i].corr, ev[i].ext,
+		                                    NULL});
 	return fixture_build(&file, &b, 1);
 }
 
@@ -242,7 +243,8 @@ Test(args, surrogate_pairs_lone_surrogates_and_nul)
 	cr_assert_str_eq(a.v[0].value, "\xf0\x9f\x98\x80");
 	cr_assert_str_eq(a.v[1].value, "\xef\xbf\xbdx");
 	/* a NUL is kept, as the string table keeps it (C0 80), not replaced */
-	cr_assert_str_eq(a.v[2].value, "a\xc0\x80" "b");
+	cr_assert_str_eq(a.v[2].value, "a\xc0\x80"
+	                               "b");
 	cr_assert_str_eq(a.v[3].key, "k\xc0\x80");
 	trex_args_free(&a);
 }

@@ -59,10 +59,10 @@ static struct bytes payload(size_t n, uint64_t seed)
 
 	while (b.n < n) {
 		int k = snprintf(line, sizeof(line),
-				 "{\"ph\":\"X\",\"name\":\"kernel_%zu\",\"ts\":%zu,\"dur\":%zu,"
-				 "\"args\":{\"grid\":[%zu,1,1],\"stream\":%zu}},\n",
-				 rnd_below(&seed, 500), b.n * 3, rnd_below(&seed, 100000),
-				 rnd_below(&seed, 4096), rnd_below(&seed, 8));
+		                 "{\"ph\":\"X\",\"name\":\"kernel_%zu\",\"ts\":%zu,\"dur\":%zu,"
+		                 "\"args\":{\"grid\":[%zu,1,1],\"stream\":%zu}},\n",
+		                 rnd_below(&seed, 500), b.n * 3, rnd_below(&seed, 100000),
+		                 rnd_below(&seed, 4096), rnd_below(&seed, 8));
 		size_t take = (size_t)k < n - b.n ? (size_t)k : n - b.n;
 
 		bytes_add(&b, line, take);
@@ -175,7 +175,7 @@ static void *prefetch_main(void *arg)
  * seed also prefetches on a second thread (an even one never prefetches:
  * the reader then decodes each chunk itself). */
 static struct drained drain(struct trex_source *src, size_t chunk, enum trex_stream_ahead ahead,
-			    uint64_t seed)
+                            uint64_t seed)
 {
 	struct drained d = {0};
 	struct trex_stream *st;
@@ -201,9 +201,9 @@ static struct drained drain(struct trex_source *src, size_t chunk, enum trex_str
 		d.calls++;
 		cr_assert_geq(len, carry);
 		cr_assert_eq(off + carry, d.out.n, "offset %lu carry %zu have %zu",
-			     (unsigned long)off, carry, d.out.n);
+		             (unsigned long)off, carry, d.out.n);
 		cr_assert(carry == 0 || memcmp(data, d.out.p + d.out.n - carry, carry) == 0,
-			  "carry bytes changed");
+		          "carry bytes changed");
 		bytes_add(&d.out, data + carry, len - carry);
 		if (len == carry)
 			break;
@@ -226,7 +226,7 @@ static void expect_same(const struct bytes *got, const struct bytes *want)
 }
 
 static void expect_stream(struct trex_source *src, const struct bytes *want, size_t chunk,
-			  enum trex_stream_ahead bg, uint64_t seed)
+                          enum trex_stream_ahead bg, uint64_t seed)
 {
 	struct drained d = drain(src, chunk, bg, seed);
 
@@ -237,7 +237,7 @@ static void expect_stream(struct trex_source *src, const struct bytes *want, siz
 }
 
 static void expect_reads(struct trex_source *src, const struct bytes *want, int count,
-			 size_t maxlen, uint64_t seed)
+                         size_t maxlen, uint64_t seed)
 {
 	char *buf = malloc(maxlen);
 
@@ -247,12 +247,12 @@ static void expect_reads(struct trex_source *src, const struct bytes *want, int 
 		struct trex_error err;
 
 		cr_assert_eq(trex_source_read(src, off, len, buf, &got, &err), TREX_OK, "%s",
-			     err.message);
+		             err.message);
 		size_t left = off < want->n ? want->n - off : 0;
 
 		cr_assert_eq(got, len < left ? len : left, "read at %lu", (unsigned long)off);
 		cr_assert(memcmp(buf, want->p + off, got) == 0, "read at %lu differs",
-			  (unsigned long)off);
+		          (unsigned long)off);
 	}
 	free(buf);
 }
@@ -521,7 +521,7 @@ Test(source, tiny_chunks)
 /* A caller stuck inside one huge event carries its whole window every time;
  * the window must grow geometrically, not by one chunk per call. */
 static void expect_growth(struct trex_source *src, const struct bytes *want,
-			  enum trex_stream_ahead bg)
+                          enum trex_stream_ahead bg)
 {
 	struct trex_stream *st;
 	struct trex_error err;
@@ -602,7 +602,7 @@ static size_t decodable(const struct bytes *gz, size_t cut, size_t max)
 /* A gzip stream cut at byte `at` streams exactly prefix, flagged truncated,
  * whoever decodes it. */
 static void expect_cut_stream(struct trex_source *src, const struct bytes *prefix, size_t chunk,
-			      uint64_t seed, size_t at)
+                              uint64_t seed, size_t at)
 {
 	for (int bg = TREX_STREAM_INLINE; bg <= TREX_STREAM_ON_CALL; bg++) {
 		struct drained d = drain(src, chunk, (enum trex_stream_ahead)bg, seed);
@@ -618,8 +618,8 @@ Test(source, truncated_gzip_delivers_what_decodes)
 {
 	struct bytes data = payload(300000, 11);
 	struct bytes gz = gzip_bytes(data.p, data.n, 6);
-	size_t cuts[] = {2, 5, 10, 11, 20, 100, gz.n / 3, gz.n / 2, gz.n - 20,
-			 gz.n - 9, gz.n - 8, gz.n - 4, gz.n - 1};
+	size_t cuts[] = {2,        5,         10,       11,       20,       100,     gz.n / 3,
+	                 gz.n / 2, gz.n - 20, gz.n - 9, gz.n - 8, gz.n - 4, gz.n - 1};
 
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 		struct bytes cut = {gz.p, cuts[i], cuts[i]};
@@ -648,7 +648,8 @@ Test(source, corrupt_gzip_never_crashes, .timeout = 120)
 	for (int i = 0; i < 300; i++) {
 		memcpy(bad, gz.p, gz.n);
 		for (int k = 0; k <= i % 3; k++)
-			bad[2 + rnd_below(&seed, gz.n - 2)] ^= (unsigned char)(1 + rnd_below(&seed, 255));
+			bad[2 + rnd_below(&seed, gz.n - 2)] ^=
+			    (unsigned char)(1 + rnd_below(&seed, 255));
 		struct bytes b = {bad, gz.n, gz.n};
 		struct trex_source *src = open_mem(&b);
 		struct drained d = drain(src, 1 << 15, i % 4 == 0, (uint64_t)i);
@@ -680,8 +681,8 @@ Test(source, corrupt_member_after_good_data)
 {
 	struct bytes data = payload(150000, 13);
 	struct bytes gz = gzip_bytes(data.p, data.n, 6);
-	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
-					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
+	                                       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 	bytes_add(&gz, broken, sizeof(broken));
 	struct trex_source *src = open_mem(&gz);
@@ -745,8 +746,8 @@ Test(source, peek_gives_what_decodes_before_a_break)
 	static const char text[] = "[{\"ph\":\"X\"},";
 	struct bytes data = {(unsigned char *)(uintptr_t)text, sizeof(text) - 1, sizeof(text) - 1};
 	struct bytes gz = gzip_bytes(data.p, data.n, 6);
-	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
-					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
+	                                       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	struct trex_error err;
 	unsigned char head[64];
 
@@ -785,8 +786,7 @@ static void big_teardown(void)
 	free(big_gz.p);
 }
 
-Test(source, random_reads_match_stream, .init = big_setup, .fini = big_teardown,
-     .timeout = 300)
+Test(source, random_reads_match_stream, .init = big_setup, .fini = big_teardown, .timeout = 300)
 {
 	char *path = write_temp(big_gz.p, big_gz.n);
 	struct trex_source *src;
@@ -891,10 +891,11 @@ Test(source, random_reads_multi_member, .timeout = 300)
 
 /* deflate with a chosen strategy and memory level, and an optional header
  * with a name, comment, extra field and header CRC. */
-static struct bytes gzip_custom(const void *data, size_t n, int level, int strategy,
-				int mem_level, bool fields)
+static struct bytes gzip_custom(const void *data, size_t n, int level, int strategy, int mem_level,
+                                bool fields)
 {
-	static unsigned char extra[] = "xx\x04\x00" "abcd";
+	static unsigned char extra[] = "xx\x04\x00"
+	                               "abcd";
 	static unsigned char name[] = "trace.json", comment[] = "made by test_source";
 	gz_header head = {0};
 	z_stream zs = {0};
@@ -926,14 +927,14 @@ static struct bytes gzip_custom(const void *data, size_t n, int level, int strat
 Test(source, gzip_block_types_and_header_fields, .timeout = 120)
 {
 	static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FIXED, Z_HUFFMAN_ONLY, Z_RLE,
-					 Z_FILTERED};
+	                                 Z_FILTERED};
 	struct bytes data = payload(3 << 20, 21), gz = {0};
 	size_t piece = data.n / 6;
 
 	for (size_t i = 0; i < 6; i++) {
 		size_t n = i < 5 ? piece : data.n - 5 * piece;
 		struct bytes m = gzip_custom(data.p + i * piece, n, i == 5 ? 0 : 6,
-					     strategies[i % 5], 8, i % 2 == 0);
+		                             strategies[i % 5], 8, i % 2 == 0);
 
 		bytes_add(&gz, m.p, m.n);
 		free(m.p);
@@ -985,8 +986,8 @@ Test(source, gzip_never_reads_past_the_input, .timeout = 120)
 	struct bytes data = payload(300000, 29);
 	struct bytes gz = gzip_bytes(data.p, data.n, 6);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = (gz.n / page + 2) * page;
-	unsigned char *map = mmap(NULL, span + page, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *map =
+	    mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	cr_assert_neq(map, MAP_FAILED);
 	cr_assert_eq(mprotect(map + span, page, PROT_NONE), 0);
@@ -1046,9 +1047,9 @@ Test(source, truncated_members_deliver_what_decodes, .timeout = 120)
 	struct bytes gz = gzip_members(&data, cuts, 2);
 	struct bytes first = gzip_bytes(data.p, 200000, 1);
 	size_t m1 = first.n; /* where the second member starts */
-	size_t at[] = {m1 - 8, m1 - 3, m1 + 1, m1 + 5, m1 + 10, m1 + 11, m1 + 12,
-		       m1 + 40, m1 + 1000, gz.n / 2, gz.n / 2 + 1, gz.n / 2 + 2,
-		       gz.n / 2 + 3, gz.n - 9, gz.n - 5};
+	size_t at[] = {m1 - 8,       m1 - 3,       m1 + 1,       m1 + 5,    m1 + 10,
+	               m1 + 11,      m1 + 12,      m1 + 40,      m1 + 1000, gz.n / 2,
+	               gz.n / 2 + 1, gz.n / 2 + 2, gz.n / 2 + 3, gz.n - 9,  gz.n - 5};
 
 	free(first.p);
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
@@ -1108,9 +1109,9 @@ static void expect_line_col(struct trex_source *src, uint64_t off, int64_t line,
 
 	cr_assert_eq(trex_source_line_col(src, off, &l, &c, &err), TREX_OK);
 	cr_assert_eq(l, line, "offset %lu: line %ld, want %ld", (unsigned long)off, (long)l,
-		     (long)line);
+	             (long)line);
 	cr_assert_eq(c, col, "offset %lu: col %ld, want %ld", (unsigned long)off, (long)c,
-		     (long)col);
+	             (long)col);
 }
 
 Test(source, line_col_plain_and_gzip)
@@ -1196,8 +1197,8 @@ Test(source, positions_before_a_corruption)
 {
 	struct bytes data = payload(40000, 31);
 	struct bytes gz = gzip_bytes(data.p, data.n, 6);
-	static const unsigned char broken[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
-					       0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const unsigned char broken[] = {0x1f, 0x8b, 8,    0,    0,    0,    0,    0,
+	                                       0,    3,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	uint64_t offs[] = {100, data.n, data.n + 10};
 	int64_t line[3], col[3], disk[3];
 	struct trex_error err;
@@ -1266,7 +1267,7 @@ Test(source, background_stopped_early, .timeout = 120)
 		cr_assert_eq(trex_stream_open(src, chunk, true, &st, &err), TREX_OK);
 		for (int k = 0; k < take; k++) {
 			cr_assert_eq(trex_stream_next(st, carry, &win, &len, &off, &trunc, &err),
-				     TREX_OK);
+			             TREX_OK);
 			cr_assert(memcmp(win, data.p + off, len) == 0);
 			carry = len / 2;
 		}

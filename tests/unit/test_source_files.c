@@ -29,7 +29,8 @@ static void setup(void)
 {
 	char dir[512];
 
-	snprintf(tmp, sizeof(tmp), "%s/trex-src.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmp, sizeof(tmp), "%s/trex-src.XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	cr_assert(mkdtemp(tmp));
 	snprintf(dir, sizeof(dir), "%s/checkout", tmp);
 	mkdir(dir, 0755);
@@ -103,7 +104,7 @@ Test(source_files, moved_files_under_a_search_directory)
 	snprintf(dir, sizeof(dir), "%s/checkout/", tmp);
 	sf = trex_srcfiles_new(dirs, 1, NULL, 0);
 	line_is(sf, "/home/someone/project/src/vadd.cu", 1, "one"); /* tail src/vadd.cu */
-	line_is(sf, "vadd.cu", 1, NULL);                              /* not at the top */
+	line_is(sf, "vadd.cu", 1, NULL);                            /* not at the top */
 	f = trex_srcfiles_get(sf, "/home/someone/project/src/vadd.cu");
 	cr_assert(strstr(f->path, "/checkout/src/vadd.cu"));
 	cr_assert_str_eq(f->why, "");

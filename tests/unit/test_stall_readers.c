@@ -59,12 +59,14 @@ static uint32_t kernel(const struct trex_profile *p, int64_t device, const char 
 /* Samples of reason (by column name) at addr of kernel k. */
 static uint64_t at(const struct trex_profile *p, uint32_t k, uint64_t addr, const char *reason)
 {
-	const struct trex_profile_report *r = trex_profile_report(p, trex_profile_kernel(p, k)->report);
+	const struct trex_profile_report *r =
+	    trex_profile_report(p, trex_profile_kernel(p, k)->report);
 	uint32_t i = trex_profile_insn_find(p, k, addr);
 
 	cr_assert_neq(i, TREX_PROFILE_NONE, "no instruction at 0x%llx", (unsigned long long)addr);
 	for (uint32_t s = 0; s < r->nreasons; s++)
-		if (strcmp(trex_profile_str(p, trex_profile_reason(p, r->reasons[s])->name), reason) == 0)
+		if (strcmp(trex_profile_str(p, trex_profile_reason(p, r->reasons[s])->name),
+		           reason) == 0)
 			return trex_profile_counts(p, i)[s];
 	cr_assert_fail("no reason %s", reason);
 	return 0;
@@ -85,8 +87,8 @@ static void problem_at(int i, int64_t line, int64_t col, const char *what)
 /* ---- unitrace ---------------------------------------------------------------------------- */
 
 #define PVC_HEADER                                                                                 \
-	"          Kernel, IP[Address], Active[Events], ControlStall[Events], PipeStall[Events], "   \
-	"SendStall[Events], DistStall[Events], SbidStall[Events], SyncStall[Events], "           \
+	"          Kernel, IP[Address], Active[Events], ControlStall[Events], PipeStall[Events], " \
+	"SendStall[Events], DistStall[Events], SbidStall[Events], SyncStall[Events], "             \
 	"InstrFetchStall[Events], OtherStall[Events]\n"
 
 static const char pvc[] = "\n=== Device #0 Metrics ===\n\n" PVC_HEADER
@@ -181,8 +183,9 @@ Test(sniff, formats_by_their_first_bytes)
 
 /* ---- Nsight Compute ------------------------------------------------------------------------- */
 
-#define NCU_HEAD "\"Warp Stall Sampling (All Samples)\",\"stall_long_sb\",\"stall_selected\"," \
-	         "\"stall_long_sb (Not Issued)\""
+#define NCU_HEAD                                                                                   \
+	"\"Warp Stall Sampling (All Samples)\",\"stall_long_sb\",\"stall_selected\","              \
+	"\"stall_long_sb (Not Issued)\""
 
 Test(ncu, sass_rows_per_kernel_with_offsets_and_separators)
 {
@@ -226,7 +229,8 @@ Test(ncu, cuda_sass_correlates_source_lines)
 {
 	struct trex_profile *p = load(cuda_sass, TREX_OK);
 	uint32_t k = kernel(p, 0, "vadd");
-	const struct trex_profile_insn *in = trex_profile_insn(p, trex_profile_insn_find(p, k, 0x20));
+	const struct trex_profile_insn *in =
+	    trex_profile_insn(p, trex_profile_insn_find(p, k, 0x20));
 	uint32_t file = trex_profile_str_find(p, "/b/v.cu", 7);
 
 	cr_assert_eq(seen.n, 0, "%s", seen.n ? seen.e[0].message : "");
@@ -248,7 +252,8 @@ Test(ncu, cuda_alone_gives_lines)
 	                           "\"7\",\"c[i] = 0;\",\"1,234\",\"1,234\",\"0\",\"1,234\"\n";
 	struct trex_profile *p = load(cuda, TREX_OK);
 	uint32_t k = kernel(p, 0, "vadd");
-	const struct trex_profile_insn *in = trex_profile_insn(p, trex_profile_kernel(p, k)->first_insn + 1);
+	const struct trex_profile_insn *in =
+	    trex_profile_insn(p, trex_profile_kernel(p, k)->first_insn + 1);
 
 	cr_assert_eq(trex_profile_kernel(p, k)->ninsns, 2);
 	cr_assert(!in->has_addr);

@@ -163,7 +163,8 @@ Test(stalls, lines_group_instructions_and_take_the_baseline)
 	cr_assert_eq(l.counts[i * l.nreasons + 0], 9);
 	cr_assert_eq(trex_profile_insn(p, l.insns[l.v[i].first + 1])->addr, 0x20);
 	i = trex_stall_lines_find(&l, s("v.c"), 9);
-	cr_assert(l.v[i].stall == 0 && l.v[i].base == 4 && l.v[i].ninsns == 0, "only the baseline has it");
+	cr_assert(l.v[i].stall == 0 && l.v[i].base == 4 && l.v[i].ninsns == 0,
+	          "only the baseline has it");
 	cr_assert(l.v[3].line == 9 && l.v[2].line == 7, "lines in order after the baseline's");
 	trex_stall_lines_free(&l);
 }

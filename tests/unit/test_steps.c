@@ -110,8 +110,8 @@ Test(steps, a_pattern_chooses_the_steps)
 
 	o.pattern = "ProfilerStep#(";
 	cr_assert_eq(trex_steps_table(idx, &o, &t, NULL, &err), TREX_USAGE);
-	cr_assert(strstr(err.message, "ProfilerStep#(") && strstr(err.message, "parenthesis"),
-	          "%s", err.message);
+	cr_assert(strstr(err.message, "ProfilerStep#(") && strstr(err.message, "parenthesis"), "%s",
+	          err.message);
 	trex_index_free(idx);
 }
 

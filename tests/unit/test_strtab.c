@@ -58,7 +58,10 @@ Test(strtab, length_not_terminator_defines_the_string)
 	cr_assert_str_eq(trex_strtab_get(t, abcd, NULL), "abcd");
 	s = trex_strtab_get(t, nul, &len);
 	cr_assert_eq(len, 4);
-	cr_assert_str_eq(s, "a\xc0\x80" "b", "the inner NUL kept as C0 80: one whole C string");
+	cr_assert_str_eq(s,
+	                 "a\xc0\x80"
+	                 "b",
+	                 "the inner NUL kept as C0 80: one whole C string");
 	cr_assert_eq(trex_strtab_intern(t, "a", 1) == nul, false);
 	cr_assert_eq(trex_strtab_intern(t, "a\0b", 3), nul);
 	cr_assert_eq(trex_strtab_find(t, "a\0b", 3), nul);

@@ -25,7 +25,10 @@ static uint32_t S(struct trex_builder *b, const char *s)
 static void slice(struct trex_builder *b, uint32_t track, const char *cat, const char *name,
                   int64_t ts, int64_t dur)
 {
-	struct trex_ev e = {.ts = ts, .dur = dur, .name = S(b, name), .cat = S(b, cat),
+	struct trex_ev e = {.ts = ts,
+	                    .dur = dur,
+	                    .name = S(b, name),
+	                    .cat = S(b, cat),
 	                    .kind = (uint8_t)trex_kind_of(cat, name)};
 
 	cr_assert_neq(trex_builder_complete(b, track, &e), TREX_HANDLE_NONE);
@@ -36,9 +39,14 @@ static void slice(struct trex_builder *b, uint32_t track, const char *cat, const
  * zero-length cpu_op at 1000, an E without B at 1500 and an instant at 2000,
  * and a damaged span of 11 bytes at byte 120 noted by the loader.
  * File b.json (rank 4): one cpu_op [500, 3500). */
-static const struct trex_problem span = {
-    .counter = TREX_INTEG_syntax_errors, .offset = 120, .disk_offset = -1, .length = 11,
-    .events_lost = 1, .track = TREX_NONE, .name = TREX_NONE, .what = "expected ','"};
+static const struct trex_problem span = {.counter = TREX_INTEG_syntax_errors,
+                                         .offset = 120,
+                                         .disk_offset = -1,
+                                         .length = 11,
+                                         .events_lost = 1,
+                                         .track = TREX_NONE,
+                                         .name = TREX_NONE,
+                                         .what = "expected ','"};
 
 static struct trex_builder *file_a(void)
 {
@@ -46,9 +54,10 @@ static struct trex_builder *file_a(void)
 	uint32_t gpu = trex_builder_track(b, S(b, "0"), S(b, "7"));
 	uint32_t cpu = trex_builder_track(b, S(b, "100"), S(b, "1"));
 	struct trex_ev end = {.ts = 1500, .name = S(b, "lonely"), .cat = S(b, "cpu_op")};
-	struct trex_ev mem = {
-	    .ts = 2000, .name = S(b, "[memory]"), .cat = S(b, "cpu_instant_event"),
-	    .kind = (uint8_t)trex_kind_of("cpu_instant_event", "[memory]")};
+	struct trex_ev mem = {.ts = 2000,
+	                      .name = S(b, "[memory]"),
+	                      .cat = S(b, "cpu_instant_event"),
+	                      .kind = (uint8_t)trex_kind_of("cpu_instant_event", "[memory]")};
 
 	cr_assert_eq(trex_builder_process_name(b, S(b, "0"), S(b, "python")), 0);
 	cr_assert_eq(trex_builder_thread_name(b, gpu, S(b, "stream 7")), 0);

@@ -327,8 +327,8 @@ static bool parse_doc(const char *buf, size_t len, struct doc *d)
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static char *generate(uint64_t target, uint32_t streams, uint32_t rank, uint64_t seed,
-		      size_t *len, uint64_t *events)
+static char *generate(uint64_t target, uint32_t streams, uint32_t rank, uint64_t seed, size_t *len,
+                      uint64_t *events)
 {
 	struct trex_synth_params p = {target, streams, rank, seed};
 	struct trex_error err;
@@ -376,7 +376,7 @@ static int cmp_i64(const void *a, const void *b)
 
 /* Copies the events that match into a fresh array, sorted by (tid, ts). */
 static struct event *select_sorted(const struct doc *d, bool (*want)(const struct event *),
-				   size_t *n)
+                                   size_t *n)
 {
 	struct event *out = malloc((d->n + 1) * sizeof(*out));
 	cr_assert_not_null(out);
@@ -398,7 +398,7 @@ Test(synthetic, valid_json_with_target_event_count)
 		generate_doc(targets[i], 2, &d);
 		double off = ((double)d.n - (double)targets[i]) / (double)targets[i];
 		cr_assert(off > -0.01 && off < 0.01, "%zu events for a target of %llu", d.n,
-			  (unsigned long long)targets[i]);
+		          (unsigned long long)targets[i]);
 		cr_assert_str_eq(d.ev[d.n - 1].name, "Record Window End");
 		free(d.ev);
 	}
@@ -429,8 +429,8 @@ Test(synthetic, gpu_activities_never_overlap_on_a_stream)
 	for (size_t i = 1; i < n; i++)
 		if (g[i].tid == g[i - 1].tid)
 			cr_assert_geq(g[i].ts, g[i - 1].ts + g[i - 1].dur,
-				      "overlap on stream %lld at %lld", (long long)g[i].tid,
-				      (long long)g[i].ts);
+			              "overlap on stream %lld at %lld", (long long)g[i].tid,
+			              (long long)g[i].ts);
 	free(g);
 	free(d.ev);
 }
@@ -490,7 +490,7 @@ Test(synthetic, every_kernel_has_its_launch_and_flow)
 static bool is_cpu_slice(const struct event *e)
 {
 	return e->ph == 'X' && (!strcmp(e->cat, "cpu_op") || !strcmp(e->cat, "user_annotation") ||
-				!strcmp(e->cat, "cuda_runtime"));
+	                        !strcmp(e->cat, "cuda_runtime"));
 }
 
 Test(synthetic, cpu_ops_nest_properly_per_thread)
@@ -508,7 +508,7 @@ Test(synthetic, cpu_ops_nest_properly_per_thread)
 			depth--;
 		if (depth)
 			cr_assert_leq(c[i].ts + c[i].dur, stack[depth - 1], "%s crosses its parent",
-				      c[i].name);
+			              c[i].name);
 		cr_assert_lt(depth, 64);
 		stack[depth++] = c[i].ts + c[i].dur;
 		max_depth = depth > max_depth ? depth : max_depth;
@@ -525,9 +525,11 @@ Test(synthetic, times_are_microseconds_with_three_decimals)
 	for (size_t i = 0; i < d.n; i++) {
 		const struct event *e = &d.ev[i];
 		if (e->ts_frac >= 0)
-			cr_assert_eq(e->ts_frac, 3, "event %zu: ts with %d decimals", i, e->ts_frac);
+			cr_assert_eq(e->ts_frac, 3, "event %zu: ts with %d decimals", i,
+			             e->ts_frac);
 		if (e->dur_frac >= 0)
-			cr_assert_eq(e->dur_frac, 3, "event %zu: dur with %d decimals", i, e->dur_frac);
+			cr_assert_eq(e->dur_frac, 3, "event %zu: dur with %d decimals", i,
+			             e->dur_frac);
 	}
 	free(d.ev);
 }
@@ -573,7 +575,7 @@ Test(synthetic, demo_is_a_small_complete_trace)
 	size_t steps = 0, memcpy_n = 0;
 	for (size_t i = 0; i < d.n; i++) {
 		steps += !strcmp(d.ev[i].cat, "user_annotation") &&
-			 !strncmp(d.ev[i].name, "ProfilerStep#", 13);
+		         !strncmp(d.ev[i].name, "ProfilerStep#", 13);
 		memcpy_n += !strcmp(d.ev[i].cat, "gpu_memcpy");
 	}
 	cr_assert(steps >= 3 && steps <= 4, "%zu ProfilerSteps", steps);

@@ -81,7 +81,8 @@ Test(table, strdup_copies_long_and_embedded_text)
 	cr_assert_eq(strlen(b), big);
 	cr_assert_str_eq(c, "");
 	/* an embedded NUL is kept as the string table keeps it, never cutting the text */
-	cr_assert_str_eq(trex_table_strdup(&t, "a\0b\0", 4), "a\xc0\x80" "b\xc0\x80");
+	cr_assert_str_eq(trex_table_strdup(&t, "a\0b\0", 4), "a\xc0\x80"
+	                                                     "b\xc0\x80");
 	trex_table_free(&t);
 }
 
@@ -151,8 +152,10 @@ Test(table_write, text_shows_nul_and_escapes_apart_from_literal_backslashes)
 
 	trex_table_init(&t, "t", c1, 1);
 	/* the string table keeps a NUL as C0 80 (strtab.h) */
-	trex_table_add_row(&t)[0].text = "a\xc0\x80" "b";
-	trex_table_add_row(&t)[0].text = "a\xc0\x80" "c";
+	trex_table_add_row(&t)[0].text = "a\xc0\x80"
+	                                 "b";
+	trex_table_add_row(&t)[0].text = "a\xc0\x80"
+	                                 "c";
 	trex_table_add_row(&t)[0].text = "esc\x1b[31mred";
 	trex_table_add_row(&t)[0].text = "lit\\x1b[31mred";
 	trex_table_add_row(&t)[0].text = "del\x7f c1\xc2\x9b bad\xff";
@@ -247,7 +250,9 @@ Test(table_write, csv_quotes_commas_quotes_and_escapes_control_characters)
 	add(&t, 20, 7, 3, "line1\nline2\rend");
 	add(&t, 0, 0, 4, "plain");
 	/* one CSV row is one line; a NUL (C0 80), ESC and a backslash as in the text table */
-	add(&t, 0, 0, 5, "a\xc0\x80" "b,\x1b[0m\\x");
+	add(&t, 0, 0, 5,
+	    "a\xc0\x80"
+	    "b,\x1b[0m\\x");
 	char *s = render(&t, TREX_FMT_CSV);
 	cr_assert_str_eq(s, "time_pct,total_ns,instances,name\n"
 	                    "50,1000,1,\"void gemm<float, 128>(float*, int)\"\n"
@@ -301,7 +306,8 @@ Test(table_write, json_escapes_nul_del_and_c1_controls)
 	struct trex_table t;
 
 	trex_table_init(&t, "t", c1, 1);
-	trex_table_add_row(&t)[0].text = "a\xc0\x80" "b\x7f\xc2\x9b[2J\xc2\xa0\x1b";
+	trex_table_add_row(&t)[0].text = "a\xc0\x80"
+	                                 "b\x7f\xc2\x9b[2J\xc2\xa0\x1b";
 	char *s = render(&t, TREX_FMT_JSON);
 	cr_assert_str_eq(s, "{\"table\": \"t\", \"columns\": [\"s\"], \"rows\": [\n"
 	                    "  {\"s\": \"a\\u0000b\\u007f\\u009b[2J\xc2\xa0\\u001b\"}\n]}\n");

@@ -49,7 +49,7 @@ static void run_logged(unsigned threads, size_t ntasks)
 	cr_assert_not(atomic_load(&l.overlap), "a worker ran two tasks at once");
 	for (size_t k = 0; k < ntasks; k++)
 		cr_assert_eq(atomic_load(&l.ran[k]), 1, "task %zu ran %u times", k,
-			     atomic_load(&l.ran[k]));
+		             atomic_load(&l.ran[k]));
 	for (unsigned w = 0; w < l.workers; w++)
 		total += l.scratch[w];
 	cr_assert_eq(total, ntasks, "per-worker scratch counts every task once");

@@ -20,14 +20,20 @@ Test(text, columns_of_ascii_wide_and_invalid_text)
 	cr_assert_eq(trex_text_cols("gemm", 2), 2, "only the first len bytes");
 	cr_assert_eq(trex_text_cols("\xc3\xa9t\xc3\xa9", 5), 3, "é is one column");
 	cr_assert_eq(trex_text_cols("\xe4\xb8\xad\xe6\x96\x87", 6), 4, "CJK: two columns each");
-	cr_assert_eq(trex_text_cols("a\xff" "b", 3), 6, "an invalid byte shows as \\xff");
+	cr_assert_eq(trex_text_cols("a\xff"
+	                            "b",
+	                            3),
+	             6, "an invalid byte shows as \\xff");
 	cr_assert_eq(trex_text_cols("\xe4\xb8", 2), 8, "a cut character: \\xe4\\xb8");
 }
 
 Test(text, control_characters_take_the_columns_of_their_escapes)
 {
 	cr_assert_eq(trex_text_cols("a\x1b[31m", 6), 9, "a\\x1b[31m");
-	cr_assert_eq(trex_text_cols("a\xc0\x80" "b", 4), 4, "a\\0b: the string table's NUL");
+	cr_assert_eq(trex_text_cols("a\xc0\x80"
+	                            "b",
+	                            4),
+	             4, "a\\0b: the string table's NUL");
 	cr_assert_eq(trex_text_cols("\t\n", 2), 4);
 	cr_assert_eq(trex_text_cols("\xc2\x9b", 2), 6, "C1 CSI: \\u009b");
 	cr_assert_eq(trex_text_cols("a\\b", 3), 3, "the interface leaves backslashes alone");
@@ -54,7 +60,8 @@ Test(text, next_says_what_to_draw)
 
 Test(text, fit_never_splits_a_character_or_an_escape)
 {
-	const char *s = "ab\xe4\xb8\xad" "cd";
+	const char *s = "ab\xe4\xb8\xad"
+	                "cd";
 
 	cr_assert_eq(trex_text_fit(s, strlen(s), 2), 2);
 	cr_assert_eq(trex_text_fit(s, strlen(s), 3), 2, "the wide character does not fit in 1");

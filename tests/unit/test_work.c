@@ -61,8 +61,10 @@ static void assert_rules(enum trex_comm_by by, const char *const (*cases)[2], si
 Test(work, communication_kernel_names)
 {
 	static const char *const cases[][2] = {
-	    {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "nccl"},
-	    {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "nccl"},
+	    {"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+	     "nccl"},
+	    {"ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
+	     "nccl"},
 	    {"ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)",
 	     "nccl"},
 	    {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "nccl"},
@@ -106,7 +108,8 @@ Test(work, communication_kernel_names)
 	    {"all_to_all_single_kernel", "collective-name"},
 	    /* not communication */
 	    {"ampere_sgemm_128x64_tn", "(none)"},
-	    {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(float)", "(none)"},
+	    {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(float)",
+	     "(none)"},
 	    {"void at::native::(anonymous namespace)::scatter_gather_elementwise_kernel<128, 4>",
 	     "(none)"},
 	    {"Memcpy DtoD (Device -> Device)", "(none)"},
@@ -186,7 +189,8 @@ static struct trex_index *load_json(const char *text)
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 
-	cr_assert_eq(trex_source_open_memory("t.json", text, strlen(text), true, &src, &err), TREX_OK);
+	cr_assert_eq(trex_source_open_memory("t.json", text, strlen(text), true, &src, &err),
+	             TREX_OK);
 	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK, "%s", err.message);
 	return idx;
 }
@@ -210,14 +214,15 @@ static uint32_t slice_named(const struct trex_index *idx, const char *name)
 	return TREX_NONE;
 }
 
-#define CPU_OP(name, ts, dur) \
-	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+#define CPU_OP(name, ts, dur)                                                                      \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts   \
 	",\"dur\":" #dur "},"
-#define LAUNCH(ts, corr)                                                                       \
-	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1," \
+#define LAUNCH(ts, corr)                                                                           \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":"  \
+	"1,"                                                                                       \
 	"\"ts\":" #ts ",\"dur\":1,\"args\":{\"correlation\":" #corr "}},"
-#define KERNEL(name, ts, args) \
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+#define KERNEL(name, ts, args)                                                                     \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts   \
 	",\"dur\":2,\"args\":" args "},"
 
 /* Name first, then the ops around the launch (innermost first), then, for
@@ -227,19 +232,22 @@ Test(work, name_then_launching_op_then_args)
 	struct trex_index *idx = load_json(
 	    "[" CPU_OP("c10d::allreduce_", 10, 50) CPU_OP("record_param_comms", 11, 40)
 	        LAUNCH(12, 1) LAUNCH(14, 2) CPU_OP("aten::mm", 60, 10) LAUNCH(61, 3)
-	            KERNEL("my_ring_kernel", 20, "{\"correlation\":1}")
-	                KERNEL("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 23, "{\"correlation\":2}")
-	                    KERNEL("sgemm", 62, "{\"correlation\":3}")
-	                        KERNEL("orphan", 70, "{\"Collective name\":\"allreduce\"}")
-	                            KERNEL("lonely", 80, "{\"x\":{\"Collective name\":1}}")
-	                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"late\",\"pid\":0,"
-	                                "\"tid\":7,\"ts\":90,\"dur\":1,\"args\":{\"correlation\":3,"
-	                                "\"Collective name\":\"x\"}}]");
+	            KERNEL("my_ring_kernel", 20, "{\"correlation\":1}") KERNEL(
+	                "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 23,
+	                "{\"correlation\":2}") KERNEL("sgemm", 62, "{\"correlation\":3}")
+	                KERNEL("orphan", 70, "{\"Collective name\":\"allreduce\"}") KERNEL(
+	                    "lonely", 80,
+	                    "{\"x\":{\"Collective name\":1}}") "{\"ph\":\"X\",\"cat\":\"kernel\","
+	                                                       "\"name\":\"late\",\"pid\":0,"
+	                                                       "\"tid\":7,\"ts\":90,\"dur\":1,"
+	                                                       "\"args\":{\"correlation\":3,"
+	                                                       "\"Collective name\":\"x\"}}]");
 	struct trex_work w = classify(idx);
 
 	cr_expect_str_eq(rule_id(trex_work_comm(&w, slice_named(idx, "my_ring_kernel"))),
 	                 "record-param-comms-op", "innermost op first");
-	cr_expect_str_eq(rule_id(trex_work_comm(&w, slice_named(idx, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))),
+	cr_expect_str_eq(rule_id(trex_work_comm(
+	                     &w, slice_named(idx, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))),
 	                 "nccl", "the name before the op");
 	cr_expect_str_eq(rule_id(trex_work_comm(&w, slice_named(idx, "sgemm"))), "(none)");
 	cr_expect_str_eq(rule_id(trex_work_comm(&w, slice_named(idx, "orphan"))), "collective-arg");
@@ -256,15 +264,22 @@ Test(work, name_then_launching_op_then_args)
  * or a GPU stream) is a kernel; elsewhere it stays other. */
 Test(work, unknown_categories_on_device_tracks_are_kernels)
 {
-	struct trex_index *idx = load_json(
-	    "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"args\":{\"name\":\"AIU Device 0\"}},"
-	    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":6,\"args\":{\"name\":\"GPUDirect helper\"}},"
-	    "{\"ph\":\"X\",\"cat\":\"aiu_op\",\"name\":\"bmm\",\"pid\":5,\"tid\":1,\"ts\":1,\"dur\":5},"
-	    "{\"ph\":\"X\",\"cat\":\"aiu_op\",\"name\":\"host\",\"pid\":6,\"tid\":1,\"ts\":1,\"dur\":5},"
-	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":7,\"tid\":2,\"ts\":1,\"dur\":5},"
-	    "{\"ph\":\"X\",\"cat\":\"weird\",\"name\":\"w\",\"pid\":7,\"tid\":2,\"ts\":10,\"dur\":5},"
-	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":7,\"tid\":2,\"ts\":20,\"dur\":5},"
-	    "{\"ph\":\"X\",\"cat\":\"weird\",\"name\":\"x\",\"pid\":8,\"tid\":2,\"ts\":1,\"dur\":5}]");
+	struct trex_index *idx = load_json("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,"
+	                                   "\"args\":{\"name\":\"AIU Device 0\"}},"
+	                                   "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":6,"
+	                                   "\"args\":{\"name\":\"GPUDirect helper\"}},"
+	                                   "{\"ph\":\"X\",\"cat\":\"aiu_op\",\"name\":\"bmm\","
+	                                   "\"pid\":5,\"tid\":1,\"ts\":1,\"dur\":5},"
+	                                   "{\"ph\":\"X\",\"cat\":\"aiu_op\",\"name\":\"host\","
+	                                   "\"pid\":6,\"tid\":1,\"ts\":1,\"dur\":5},"
+	                                   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+	                                   "\"pid\":7,\"tid\":2,\"ts\":1,\"dur\":5},"
+	                                   "{\"ph\":\"X\",\"cat\":\"weird\",\"name\":\"w\",\"pid\":"
+	                                   "7,\"tid\":2,\"ts\":10,\"dur\":5},"
+	                                   "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\","
+	                                   "\"pid\":7,\"tid\":2,\"ts\":20,\"dur\":5},"
+	                                   "{\"ph\":\"X\",\"cat\":\"weird\",\"name\":\"x\",\"pid\":"
+	                                   "8,\"tid\":2,\"ts\":1,\"dur\":5}]");
 	struct trex_work w = classify(idx);
 
 	cr_expect_eq(trex_work_kind(&w, slice_named(idx, "bmm")), TREX_KIND_KERNEL);
@@ -315,9 +330,10 @@ static void expect_reason(const char *json, enum trex_work_want want, const char
 
 Test(work, empty_views_say_why)
 {
-	expect_reason("[" CPU_OP("aten::mm", 1, 2) CPU_OP("aten::add", 5, 2)
-	                  "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"a\",\"pid\":1,"
-	                  "\"tid\":2,\"ts\":1,\"dur\":9}]",
+	expect_reason("[" CPU_OP("aten::mm", 1, 2) CPU_OP(
+	                  "aten::add", 5,
+	                  2) "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"a\",\"pid\":1,"
+	                     "\"tid\":2,\"ts\":1,\"dur\":9}]",
 	              TREX_WORK_WANT_KERNELS,
 	              "no GPU kernels: this trace has only CPU events (categories cpu_op, "
 	              "user_annotation)");
@@ -334,10 +350,11 @@ Test(work, empty_views_say_why)
 	expect_reason("[{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,"
 	              "\"tid\":7,\"ts\":1,\"dur\":2}]",
 	              TREX_WORK_WANT_DEVICE, NULL);
-	expect_reason("[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"AIU 0\"}}]",
-	              TREX_WORK_WANT_DEVICE,
-	              "no GPU work: the trace has no events with a duration (0 instants, 0 counter "
-	              "samples)");
+	expect_reason(
+	    "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"AIU 0\"}}]",
+	    TREX_WORK_WANT_DEVICE,
+	    "no GPU work: the trace has no events with a duration (0 instants, 0 counter "
+	    "samples)");
 	expect_reason("[{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,"
 	              "\"tid\":7,\"ts\":1,\"dur\":2}]",
 	              TREX_WORK_WANT_KERNELS,

@@ -143,7 +143,8 @@ static int man_ui(void)
 			    action_keys(km, (enum trex_action)a, keys, sizeof(keys)) <= 0)
 				continue;
 			if (!titled)
-				printf(".SS %s\n", trex_action_group_title((enum trex_action_group)g));
+				printf(".SS %s\n",
+				       trex_action_group_title((enum trex_action_group)g));
 			titled = true;
 			printf(".TP\n.B ");
 			man_name(keys);

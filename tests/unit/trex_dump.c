@@ -104,17 +104,19 @@ static void dump_files(FILE *out, const struct trex_index *idx)
 	for (uint32_t i = 0; i < trex_index_file_count(idx); i++) {
 		const struct trex_file *f = trex_index_file(idx, i);
 
-		fprintf(out, "file\t%" PRIu32 "\t%" PRId64 "\t%u", i, f->rank, (unsigned)f->has_rank);
+		fprintf(out, "file\t%" PRIu32 "\t%" PRId64 "\t%u", i, f->rank,
+		        (unsigned)f->has_rank);
 		put_str(out, idx, f->format);
 		put_str(out, idx, f->dialect);
 		fprintf(out, "\t%u\t%u\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64, (unsigned)f->gzip,
-			(unsigned)f->truncated, f->base_time_ns, f->bytes_decoded, f->events);
+		        (unsigned)f->truncated, f->base_time_ns, f->bytes_decoded, f->events);
 		put_str(out, idx, f->path);
 		putc('\n', out);
 		for (uint32_t ph = 0; ph < f->event_type_count; ph++)
 			fprintf(out, "phase\t%" PRIu32 "\t%s\t%" PRIu64 "\n", i,
-				trex_index_str(idx, f->event_types[ph].label), f->event_types[ph].events);
-#define DUMP_INTEGRITY(field, label)                                                       \
+			        trex_index_str(idx, f->event_types[ph].label),
+			        f->event_types[ph].events);
+#define DUMP_INTEGRITY(field, label)                                                               \
 	fprintf(out, "integrity\t%" PRIu32 "\t%s\t%" PRIu64 "\n", i, #field, f->integrity.field);
 		TREX_INTEGRITY_INFO(DUMP_INTEGRITY)
 #undef DUMP_INTEGRITY
@@ -150,8 +152,8 @@ static void dump_slices(FILE *out, const struct trex_index *idx)
 
 		fputs("slice", out);
 		put_track_key(out, idx, s->track);
-		fprintf(out, "\t%" PRId64 "\t%" PRId64 "\t%u\t%u", s->ts, s->dur, (unsigned)s->depth,
-			(unsigned)s->flags);
+		fprintf(out, "\t%" PRId64 "\t%" PRId64 "\t%u\t%u", s->ts, s->dur,
+		        (unsigned)s->depth, (unsigned)s->flags);
 		put_str(out, idx, s->cat);
 		put_str(out, idx, s->name);
 		putc('\n', out);
@@ -160,7 +162,7 @@ static void dump_slices(FILE *out, const struct trex_index *idx)
 
 static void dump_instants(FILE *out, const struct trex_index *idx)
 {
-	static const char scope_letter[] = { 't', 'p', 'g' };
+	static const char scope_letter[] = {'t', 'p', 'g'};
 
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {
 		const struct trex_instant *in = trex_index_instant(idx, i);
@@ -168,7 +170,7 @@ static void dump_instants(FILE *out, const struct trex_index *idx)
 		fputs("instant", out);
 		put_track_key(out, idx, in->track);
 		fprintf(out, "\t%" PRId64 "\t%c", in->ts,
-			in->scope < sizeof(scope_letter) ? scope_letter[in->scope] : '?');
+		        in->scope < sizeof(scope_letter) ? scope_letter[in->scope] : '?');
 		put_str(out, idx, in->cat);
 		put_str(out, idx, in->name);
 		putc('\n', out);
@@ -182,7 +184,7 @@ static void dump_samples(FILE *out, const struct trex_index *idx)
 
 		for (uint32_t k = 0; k < tr->sample_count; k++) {
 			const struct trex_counter_sample *cs =
-				trex_index_sample(idx, tr->first_sample + k);
+			    trex_index_sample(idx, tr->first_sample + k);
 
 			fputs("sample", out);
 			put_track_key(out, idx, t);
@@ -201,7 +203,7 @@ static void dump_flows(FILE *out, const struct trex_index *idx)
 		fprintf(out, "\t%" PRId64, f->from_ts);
 		put_track_key(out, idx, f->to_track);
 		fprintf(out, "\t%" PRId64 "\t%d:%d", f->to_ts, f->from_slice != TREX_NONE,
-			f->to_slice != TREX_NONE);
+		        f->to_slice != TREX_NONE);
 		put_str(out, idx, f->cat);
 		put_str(out, idx, f->name);
 		putc('\n', out);
@@ -226,7 +228,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct trex_load_opts opts = { 0 };
+	struct trex_load_opts opts = {0};
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 	int first = 1;
@@ -246,7 +248,7 @@ int main(int argc, char **argv)
 
 	trex_error_clear(&err);
 	enum trex_status st = trex_load_paths((const char *const *)(argv + first),
-					      (size_t)(argc - first), &opts, &idx, &err);
+	                                      (size_t)(argc - first), &opts, &idx, &err);
 	if (st != TREX_OK) {
 		char msg[TREX_ERROR_PATH_MAX + TREX_ERROR_MSG_MAX + 64];
 

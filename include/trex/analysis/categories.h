@@ -16,23 +16,21 @@
  * against the kernel name (first match wins). An empty regex stands for
  * the communication rules of analysis/work.h: by name in
  * trex_catset_match, by name, launching op and args in the tables. */
-#define TREX_CATEGORY_BUILTIN_INFO(X)                                                          \
-	X(COLLECTIVE, "collective", "")                                                        \
-	X(MEMCPY, "memcpy",                                                                    \
-	  "(?i)memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer")                     \
-	X(MEMSET, "memset", "(?i)memset|memoryfill|fillbuffer|memfill")                        \
-	X(ATTENTION, "attention", "(?i)flash|fmha|attention|attn|sdpa|mha_")                   \
-	X(CONVOLUTION, "convolution",                                                          \
-	  "(?i)conv|winograd|implicit_?gemm|fprop|dgrad|wgrad")                                 \
-	X(GEMM, "gemm", "(?i)gemm|gemv|matmul|cutlass|cublas|xmma|wgmma|Cijk_|_mm_|bmm")       \
-	X(NORMALIZATION, "normalization", "(?i)norm|bn_fw|bn_bw|welford")                       \
-	X(SOFTMAX, "softmax", "(?i)softmax")                                                   \
-	X(REDUCTION, "reduction", "(?i)reduce|reduction|sum_kernel|argmax|argmin|cub::")       \
-	X(ELEMENTWISE, "elementwise",                                                          \
-	  "(?i)elementwise|vectorized|pointwise|triton_poi|unary|binary|activation|gelu|"      \
-	  "relu|silu|sigmoid|tanh|add_kernel|mul_kernel|copy|fill")                             \
-	X(OTHER, "other",                                                                      \
-	  "(?i)sync|barrier|index|scatter|gather|cat|embedding|sort|topk|random|philox|"       \
+#define TREX_CATEGORY_BUILTIN_INFO(X)                                                              \
+	X(COLLECTIVE, "collective", "")                                                            \
+	X(MEMCPY, "memcpy", "(?i)memcpy|memorycopy|memmove|clEnqueue(Read|Write|Copy)Buffer")      \
+	X(MEMSET, "memset", "(?i)memset|memoryfill|fillbuffer|memfill")                            \
+	X(ATTENTION, "attention", "(?i)flash|fmha|attention|attn|sdpa|mha_")                       \
+	X(CONVOLUTION, "convolution", "(?i)conv|winograd|implicit_?gemm|fprop|dgrad|wgrad")        \
+	X(GEMM, "gemm", "(?i)gemm|gemv|matmul|cutlass|cublas|xmma|wgmma|Cijk_|_mm_|bmm")           \
+	X(NORMALIZATION, "normalization", "(?i)norm|bn_fw|bn_bw|welford")                          \
+	X(SOFTMAX, "softmax", "(?i)softmax")                                                       \
+	X(REDUCTION, "reduction", "(?i)reduce|reduction|sum_kernel|argmax|argmin|cub::")           \
+	X(ELEMENTWISE, "elementwise",                                                              \
+	  "(?i)elementwise|vectorized|pointwise|triton_poi|unary|binary|activation|gelu|"          \
+	  "relu|silu|sigmoid|tanh|add_kernel|mul_kernel|copy|fill")                                \
+	X(OTHER, "other",                                                                          \
+	  "(?i)sync|barrier|index|scatter|gather|cat|embedding|sort|topk|random|philox|"           \
 	  "dropout|arange")
 
 /* What kernels no rule matches are counted as (always a row). */
@@ -60,8 +58,8 @@ enum trex_status trex_catset_builtin(struct trex_catset **out, struct trex_error
  * A bad line is reported through diag (may be NULL) and skipped; the rest
  * loads. Fails (FORMAT) only when nothing loads, NOMEM when out of memory. */
 enum trex_status trex_catset_parse(const char *path, const char *text, size_t len,
-				   trex_catset_diag_fn *diag, void *user,
-				   struct trex_catset **out, struct trex_error *err);
+                                   trex_catset_diag_fn *diag, void *user, struct trex_catset **out,
+                                   struct trex_error *err);
 
 /* The category of a kernel name, or NULL when no rule matches. */
 const char *trex_catset_match(const struct trex_catset *cs, const char *name);
@@ -91,8 +89,8 @@ struct trex_category_opts {
  * Without any device work the table has no row and t->note says why
  * (trex_work_empty_reason). */
 enum trex_status trex_categories_table(const struct trex_index *idx,
-				       const struct trex_category_opts *opts,
-				       struct trex_table *t, struct trex_error *err);
+                                       const struct trex_category_opts *opts, struct trex_table *t,
+                                       struct trex_error *err);
 
 /* One row per rule that decided any device work, by time (descending):
  *   total_ns, share_pct, calls, category, on (what the rule looked at:
@@ -101,7 +99,7 @@ enum trex_status trex_categories_table(const struct trex_index *idx,
  *   rule's longest slice, the earliest id of equals).
  * Empty as trex_categories_table is, with the same note. */
 enum trex_status trex_categories_explain_table(const struct trex_index *idx,
-					       const struct trex_category_opts *opts,
-					       struct trex_table *t, struct trex_error *err);
+                                               const struct trex_category_opts *opts,
+                                               struct trex_table *t, struct trex_error *err);
 
 #endif

@@ -26,8 +26,8 @@ void trex_lane_cell(const struct trex_index *idx, const struct trex_lane *lane, 
 
 /* The same over a subset of a lane's slices (a filter's matches): ids[begin,
  * end) are the slices touching [lo, hi), in time order. */
-void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin,
-                   uint32_t end, int64_t lo, int64_t hi, struct trex_cell_info *cell);
+void trex_ids_cell(const struct trex_index *idx, const uint32_t *ids, uint32_t begin, uint32_t end,
+                   int64_t lo, int64_t hi, struct trex_cell_info *cell);
 
 /* Instants of track with lo <= ts < hi (two binary searches). */
 uint32_t trex_track_instants_in(const struct trex_index *idx, uint32_t track, int64_t lo,

@@ -57,7 +57,7 @@
  *                counts; p95: nearest rank), 0 without launches
  *   short_kernels  launched work shorter than its launch call */
 enum trex_status trex_gpu_time_table(const struct trex_index *idx, struct trex_table *t,
-				     struct trex_error *err);
+                                     struct trex_error *err);
 
 /* The class gpu-time gives one slice, for the analyses that split GPU time
  * the same way (steps, gaps, ops), from its stored kind and communication. */

@@ -36,7 +36,7 @@
  * acelyzer's order: StcdpHbm, other, then the log's. Without a
  * kernel, no row and t->note says why. core_mhz 0: TREX_IDEAL_CORE_MHZ. */
 enum trex_status trex_ideal_categories_table(const struct trex_index *idx,
-					     const struct trex_ideal_log *log, uint32_t core_mhz,
-					     struct trex_table *t, struct trex_error *err);
+                                             const struct trex_ideal_log *log, uint32_t core_mhz,
+                                             struct trex_table *t, struct trex_error *err);
 
 #endif

@@ -13,19 +13,19 @@
 #include "trex/core/status.h"
 
 /* X(ID, "name", "help") */
-#define TREX_KERNEL_GROUP_INFO(X)                                                              \
-	X(NAME, "name", "kernel name")                                                         \
-	X(SHAPE, "shape", "name + grid, block, shared memory, stream and device")              \
-	X(OP, "op", "the CPU op that launched the kernel")                                     \
-	X(STREAM, "stream", "GPU stream (track) of each rank and device")                      \
-	X(DEVICE, "device", "GPU device (process) of each rank")                               \
+#define TREX_KERNEL_GROUP_INFO(X)                                                                  \
+	X(NAME, "name", "kernel name")                                                             \
+	X(SHAPE, "shape", "name + grid, block, shared memory, stream and device")                  \
+	X(OP, "op", "the CPU op that launched the kernel")                                         \
+	X(STREAM, "stream", "GPU stream (track) of each rank and device")                          \
+	X(DEVICE, "device", "GPU device (process) of each rank")                                   \
 	X(RANK, "rank", "rank (file)")
 
 enum trex_kernel_group {
 #define TREX_KERNEL_GROUP_ENUM(id, name, help) TREX_KERNELS_BY_##id,
 	TREX_KERNEL_GROUP_INFO(TREX_KERNEL_GROUP_ENUM)
 #undef TREX_KERNEL_GROUP_ENUM
-	TREX_KERNELS_BY_COUNT
+	    TREX_KERNELS_BY_COUNT
 };
 
 /* "name", "shape", ... -> group; false if unknown. */
@@ -60,8 +60,8 @@ struct trex_kernel_ops {
 	uint32_t *op_name; /* per slice id: the op's name id, TREX_NONE: none found */
 	uint32_t nslices;
 };
-enum trex_status trex_kernel_ops_compute(const struct trex_index *idx,
-					 struct trex_kernel_ops *out, struct trex_error *err);
+enum trex_status trex_kernel_ops_compute(const struct trex_index *idx, struct trex_kernel_ops *out,
+                                         struct trex_error *err);
 void trex_kernel_ops_free(struct trex_kernel_ops *ops);
 
 /* Fills t (uninitialised on entry) with one row per group. Statistics:
@@ -90,8 +90,8 @@ void trex_kernel_ops_free(struct trex_kernel_ops *ops);
  * accelerator's). Without a row, t->note says why (trex_work_empty_reason,
  * or that the category has no work). */
 enum trex_status trex_kernels_table(const struct trex_index *idx,
-				    const struct trex_kernel_opts *opts, struct trex_table *t,
-				    struct trex_error *err);
+                                    const struct trex_kernel_opts *opts, struct trex_table *t,
+                                    struct trex_error *err);
 
 /* The instances behind each row, for drilling in: row r's slice ids are
  * ids[first[r]] .. ids[first[r + 1] - 1] (ascending ids). */
@@ -104,26 +104,24 @@ struct trex_kernel_members {
 /* trex_kernels_table, also filling *members (zeroed on failure; free it
  * with trex_kernel_members_free). */
 enum trex_status trex_kernels_table_members(const struct trex_index *idx,
-					    const struct trex_kernel_opts *opts,
-					    struct trex_table *t,
-					    struct trex_kernel_members *members,
-					    struct trex_error *err);
+                                            const struct trex_kernel_opts *opts,
+                                            struct trex_table *t,
+                                            struct trex_kernel_members *members,
+                                            struct trex_error *err);
 void trex_kernel_members_free(struct trex_kernel_members *m);
 
 /* One row per slice of ids[0..n), which is reordered to match the rows:
  * duration descending, ties by start, then id. Columns: start_ns (from the
  * trace start, trex_index_start), dur_ns, rank, device, stream, shape (the
  * kernel's, else its launch's), name. */
-enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids,
-					     size_t n, struct trex_table *t,
-					     struct trex_error *err);
+enum trex_status trex_kernel_instances_table(const struct trex_index *idx, uint32_t *ids, size_t n,
+                                             struct trex_table *t, struct trex_error *err);
 
 /* Labels shared by the triage analyses, written to buf (returned): a
  * device is its trex_device_label (analysis/labels.h: "GPU 0", "rank 3
  * GPU 0"); a stream is its track name ("stream 7"), else its tid text. */
 const char *trex_process_label(const struct trex_index *idx, uint32_t process, char *buf,
-			       size_t size);
-const char *trex_track_label(const struct trex_index *idx, uint32_t track, char *buf,
-			     size_t size);
+                               size_t size);
+const char *trex_track_label(const struct trex_index *idx, uint32_t track, char *buf, size_t size);
 
 #endif

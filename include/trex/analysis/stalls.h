@@ -21,8 +21,8 @@
 
 #define TREX_STALLS_TOP_DEFAULT 10 /* analyzeperfmetrics.py's -n */
 
-struct trex_regex;     /* analysis/table_order.h */
-struct trex_srcfiles;  /* load/source_files.h */
+struct trex_regex;    /* analysis/table_order.h */
+struct trex_srcfiles; /* load/source_files.h */
 
 struct trex_stall_opts {
 	size_t top;                      /* instructions per reason; 0: TREX_STALLS_TOP_DEFAULT */
@@ -30,7 +30,7 @@ struct trex_stall_opts {
 	/* The report kernels are compared with (same device and name);
 	 * TREX_PROFILE_NONE: the latest earlier report that has the kernel. */
 	uint32_t baseline;
-	struct trex_srcfiles *sources;   /* source text from files; NULL: quoted text only */
+	struct trex_srcfiles *sources; /* source text from files; NULL: quoted text only */
 };
 
 /* The kernels o selects, in store order, into out (room for every kernel
@@ -85,7 +85,7 @@ struct trex_stall_line {
 struct trex_stall_lines {
 	struct trex_stall_line *v;
 	size_t n;
-	uint32_t *insns;  /* store indices */
+	uint32_t *insns; /* store indices */
 	uint64_t *counts;
 	uint32_t nreasons;
 };

@@ -36,7 +36,7 @@ struct trex_summary {
 
 /* On failure s holds empty tables (trex_summary_free is still safe). */
 enum trex_status trex_summary_compute(const struct trex_index *idx, struct trex_summary *s,
-				      struct trex_error *err);
+                                      struct trex_error *err);
 void trex_summary_free(struct trex_summary *s);
 
 #endif

@@ -10,42 +10,42 @@
 #include "trex/core/status.h"
 
 enum trex_col_type {
-	TREX_COL_TEXT,      /* string */
-	TREX_COL_COUNT,     /* int64 */
-	TREX_COL_DURATION,  /* double, nanoseconds (text: with unit; csv/json: ns) */
-	TREX_COL_PERCENT,   /* double, 0..100 */
-	TREX_COL_NUMBER,    /* double */
-	TREX_COL_REAL,      /* double of any magnitude (hardware metrics): text 6 significant
-	                     * digits, CSV/JSON as exact as the double */
+	TREX_COL_TEXT,     /* string */
+	TREX_COL_COUNT,    /* int64 */
+	TREX_COL_DURATION, /* double, nanoseconds (text: with unit; csv/json: ns) */
+	TREX_COL_PERCENT,  /* double, 0..100 */
+	TREX_COL_NUMBER,   /* double */
+	TREX_COL_REAL,     /* double of any magnitude (hardware metrics): text 6 significant
+	                    * digits, CSV/JSON as exact as the double */
 };
 
 struct trex_column {
-	const char *key;    /* CSV/JSON header, unit in the name: "total_ns", "time_pct" */
-	const char *title;  /* text header: "Total", "Time %" */
+	const char *key;   /* CSV/JSON header, unit in the name: "total_ns", "time_pct" */
+	const char *title; /* text header: "Total", "Time %" */
 	enum trex_col_type type;
-	bool default_desc;  /* sorts descending on first use (numbers) */
+	bool default_desc; /* sorts descending on first use (numbers) */
 };
 
 union trex_cell {
 	int64_t count;
-	double number;      /* DURATION, PERCENT, NUMBER */
-	const char *text;   /* owned by the table (or static); a NUL of the trace as C0 80 */
+	double number;    /* DURATION, PERCENT, NUMBER */
+	const char *text; /* owned by the table (or static); a NUL of the trace as C0 80 */
 };
 
 struct trex_table {
-	const char *name;                /* "kernels" */
-	const struct trex_column *cols;  /* static descriptors */
+	const char *name;               /* "kernels" */
+	const struct trex_column *cols; /* static descriptors */
 	size_t ncols;
 	size_t nrows;
-	union trex_cell *cells;          /* row-major, nrows * ncols */
+	union trex_cell *cells; /* row-major, nrows * ncols */
 	size_t cap_rows;
-	struct trex_table_arena *arena;  /* text storage */
-	struct trex_column *owned_cols;  /* cols when made at run time, else NULL */
-	const char *note;                /* why there is no row (arena or static), or NULL */
+	struct trex_table_arena *arena; /* text storage */
+	struct trex_column *owned_cols; /* cols when made at run time, else NULL */
+	const char *note;               /* why there is no row (arena or static), or NULL */
 };
 
 void trex_table_init(struct trex_table *t, const char *name, const struct trex_column *cols,
-		     size_t ncols);
+                     size_t ncols);
 /* Like trex_table_init, for columns known only at run time: returns ncols
  * zeroed descriptors owned (and freed) by the table, whose key/title texts
  * may live in its arena (trex_table_strdup); NULL when out of memory. */

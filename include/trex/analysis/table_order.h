@@ -20,7 +20,7 @@ size_t trex_table_name_col(const struct trex_table *t);
  * row index, whatever desc says, so the order is total and reproducible.
  * NaN sorts as the smallest number. NOMEM when out of memory (rows kept). */
 enum trex_status trex_table_sort_rows(const struct trex_table *t, size_t col, bool desc,
-				      size_t name_col, size_t *rows, size_t n);
+                                      size_t name_col, size_t *rows, size_t n);
 
 /* A compiled filter pattern (PCRE2, UTF-8). Smart case: a pattern without
  * upper-case letters matches case-insensitively. */
@@ -29,16 +29,15 @@ struct trex_regex;
 /* USAGE with PCRE2's message and the offset ("missing closing
  * parenthesis at 4") for a bad pattern; NOMEM when out of memory. */
 enum trex_status trex_regex_compile(const char *pattern, struct trex_regex **out,
-				    struct trex_error *err);
+                                    struct trex_error *err);
 bool trex_regex_match(const struct trex_regex *re, const char *s);
 void trex_regex_free(struct trex_regex *re);
 
 /* Copies to out (room for n) the rows of in[0..n) whose text in column col
  * matches re (non-text columns never match); out may equal in. Returns
  * how many were kept, in their order. */
-size_t trex_table_filter_rows(const struct trex_table *t, size_t col,
-			      const struct trex_regex *re, const size_t *in, size_t n,
-			      size_t *out);
+size_t trex_table_filter_rows(const struct trex_table *t, size_t col, const struct trex_regex *re,
+                              const size_t *in, size_t n, size_t *out);
 
 /* Transposes t for reading a few wide rows (GPU time per device) as a
  * tall table: out gets one row per column of t from label_cols on and one
@@ -49,8 +48,8 @@ size_t trex_table_filter_rows(const struct trex_table *t, size_t col,
  * each metric's own type for display. A t without rows gives an out
  * without rows, with t's note. NOMEM when out of memory. */
 enum trex_status trex_table_transpose(const struct trex_table *t, size_t label_cols,
-				      struct trex_table *out, enum trex_col_type **types,
-				      struct trex_error *err);
+                                      struct trex_table *out, enum trex_col_type **types,
+                                      struct trex_error *err);
 
 /* Folds name for display: the outermost template argument lists "<...>"
  * become "<…>" and argument lists "(...)" become "(…)", nested brackets

@@ -48,6 +48,6 @@ enum trex_work_want {
  * buf ("no GPU kernels: this trace has only CPU events (categories
  * cpu_op, user_annotation)"); NULL (buf untouched) when it has some. */
 const char *trex_work_empty_reason(const struct trex_index *idx, const struct trex_work *w,
-				   enum trex_work_want want, char *buf, size_t size);
+                                   enum trex_work_want want, char *buf, size_t size);
 
 #endif

@@ -36,7 +36,7 @@ void trex_args_free(struct trex_args *a);
 /* One args object of a batch, for trex_args_codec.decode_each: read in
  * the codec's order, reported with its index in the batch. */
 typedef enum trex_status trex_args_each_fn(void *user, size_t i, const struct trex_args *args,
-					   struct trex_error *err);
+                                           struct trex_error *err);
 
 /* How the index reads a file back, supplied by the file's loader; ctx is
  * the loader's (the open source, for one) and the index owns it. */
@@ -45,20 +45,20 @@ struct trex_args_codec {
 	/* Decodes one reference (TREX_ARGS_NONE: n = 0). *truncated (may be
 	 * NULL) says whether the args ended before they were complete. */
 	enum trex_status (*decode)(void *ctx, trex_args_ref ref, struct trex_args *out,
-				   bool *truncated, struct trex_error *err);
+	                           bool *truncated, struct trex_error *err);
 	/* The args as one compact JSON object text, malloc'd, NUL-terminated
 	 * (*out NULL, *len 0 for none). */
 	enum trex_status (*json)(void *ctx, trex_args_ref ref, char **out, size_t *len,
-				 struct trex_error *err);
+	                         struct trex_error *err);
 	/* Decodes refs[0..n) (none TREX_ARGS_NONE), each reported to fn, in
 	 * whatever order reads the file best. */
 	enum trex_status (*decode_each)(void *ctx, const trex_args_ref *refs, size_t n,
-					trex_args_each_fn *fn, void *user, struct trex_error *err);
+	                                trex_args_each_fn *fn, void *user, struct trex_error *err);
 	/* For messages: 1-based line and column of decoded byte offsets (in
 	 * ascending order) and the compressed byte behind each (-1 if none);
 	 * NULL for a format without lines. */
 	enum trex_status (*positions)(void *ctx, const uint64_t *offsets, size_t n, int64_t *line,
-				      int64_t *col, int64_t *disk, struct trex_error *err);
+	                              int64_t *col, int64_t *disk, struct trex_error *err);
 	size_t (*memory)(const void *ctx); /* bytes held, for memory statistics */
 	void (*close)(void *ctx);
 };

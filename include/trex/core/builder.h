@@ -37,11 +37,11 @@ typedef uint32_t trex_handle;
 
 /* One event as a loader sees it. Unused fields are 0. */
 struct trex_ev {
-	int64_t ts;           /* ns on the file's clock (base time is added at build) */
-	int64_t dur;          /* ns; complete slices only; may be negative (then flagged REVERSED) */
-	uint32_t name;        /* local string id */
-	uint32_t cat;         /* local string id */
-	trex_args_ref args;   /* the file's args codec reads it back; TREX_ARGS_NONE: none */
+	int64_t ts;         /* ns on the file's clock (base time is added at build) */
+	int64_t dur;        /* ns; complete slices only; may be negative (then flagged REVERSED) */
+	uint32_t name;      /* local string id */
+	uint32_t cat;       /* local string id */
+	trex_args_ref args; /* the file's args codec reads it back; TREX_ARGS_NONE: none */
 	uint32_t launch_link; /* with TREX_SLICE_HAS_LAUNCH_LINK */
 	uint32_t op_link;     /* with TREX_SLICE_HAS_OP_LINK */
 	uint32_t shape;       /* local string id, 0 if none */
@@ -81,7 +81,7 @@ uint32_t trex_builder_track(struct trex_builder *b, uint32_t pid, uint32_t tid);
  * or TREX_NONE. The same (pid, key) is the same track. TREX_NONE on OOM
  * or a bad parent. */
 uint32_t trex_builder_named_track(struct trex_builder *b, uint32_t pid, uint32_t key,
-				  uint32_t parent);
+                                  uint32_t parent);
 
 /* ---- slices, instants and counters ------------------------------------------------------ */
 
@@ -96,12 +96,12 @@ trex_handle trex_builder_begin(struct trex_builder *b, uint32_t track, const str
  * that closes nothing in the file's integrity examples. */
 int trex_builder_end(struct trex_builder *b, uint32_t track, const struct trex_ev *ev);
 int trex_builder_instant(struct trex_builder *b, uint32_t track, const struct trex_ev *ev,
-			 enum trex_instant_scope scope);
+                         enum trex_instant_scope scope);
 
 /* One counter sample: series is the local string id of the series name;
  * the series becomes a TREX_TRACK_COUNTER track of process pid. */
 int trex_builder_counter(struct trex_builder *b, uint32_t pid, uint32_t series, int64_t ts,
-			 double value);
+                         double value);
 
 /* ---- keyed slices ------------------------------------------------------------------------
  * Slices of process pid that a key, not a track, pairs: a begin opens a
@@ -119,11 +119,11 @@ struct trex_key {
 };
 
 trex_handle trex_builder_keyed_begin(struct trex_builder *b, uint32_t pid,
-				     const struct trex_key *key, const struct trex_ev *ev);
+                                     const struct trex_key *key, const struct trex_ev *ev);
 int trex_builder_keyed_end(struct trex_builder *b, uint32_t pid, const struct trex_key *key,
-			   const struct trex_ev *ev);
+                           const struct trex_ev *ev);
 int trex_builder_keyed_instant(struct trex_builder *b, uint32_t pid, const struct trex_key *key,
-			       const struct trex_ev *ev);
+                               const struct trex_ev *ev);
 
 /* ---- flows and edges ---------------------------------------------------------------------
  * A flow is a chain of points with one key (per file): a START begins a
@@ -139,11 +139,11 @@ enum trex_flow_role { TREX_FLOW_START, TREX_FLOW_STEP, TREX_FLOW_END };
 enum trex_flow_bind { TREX_BIND_ENCLOSING, TREX_BIND_NEXT };
 
 struct trex_flow_point {
-	struct trex_key key;         /* key.space is also the flow's category */
-	uint32_t name;               /* local string id */
+	struct trex_key key; /* key.space is also the flow's category */
+	uint32_t name;       /* local string id */
 	enum trex_flow_role role;
 	/* where it sits: a slice of this builder, or a time on a track */
-	trex_handle slice;           /* TREX_HANDLE_NONE: track, ts and bind say */
+	trex_handle slice; /* TREX_HANDLE_NONE: track, ts and bind say */
 	uint32_t track;
 	int64_t ts;
 	enum trex_flow_bind bind;
@@ -160,7 +160,7 @@ int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p);
 enum trex_edge_kind { TREX_EDGE_DEPENDENCY, TREX_EDGE_FLOW, TREX_EDGE_LAUNCH };
 
 int trex_builder_edge(struct trex_builder *b, trex_handle from, trex_handle to,
-		      enum trex_edge_kind kind);
+                      enum trex_edge_kind kind);
 
 /* ---- metadata: later calls win (file order across builders) ------------------------------ */
 
@@ -206,7 +206,7 @@ int trex_builder_problem(struct trex_builder *b, const struct trex_problem *p);
  * (TREX_COMM_NONE on entry) receives the communication rule it matched. */
 struct trex_build_classifier {
 	enum trex_status (*classify)(void *user, const struct trex_index *idx, uint8_t *kind,
-				     uint8_t *comm, struct trex_error *err);
+	                             uint8_t *comm, struct trex_error *err);
 	void *user;
 };
 
@@ -222,7 +222,8 @@ struct trex_build_input {
 	 * (freed, parts[i] set to NULL) by the build, also on failure. */
 	struct trex_builder **parts;
 	size_t part_count;
-	unsigned threads; /* worker threads for merging, sorting, placing and linking; 0 or 1 = this thread */
+	unsigned threads; /* worker threads for merging, sorting, placing and linking; 0 or 1 = this
+	                     thread */
 	const struct trex_build_classifier *classifier; /* NULL: kinds as given, no communication */
 };
 
@@ -253,6 +254,6 @@ struct trex_build_file {
 };
 
 enum trex_status trex_index_build(const struct trex_build_input *in, struct trex_index **out,
-				  struct trex_error *err);
+                                  struct trex_error *err);
 
 #endif

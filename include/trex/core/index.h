@@ -71,8 +71,8 @@ struct trex_instant {
 	uint32_t name;
 	uint32_t cat;
 	uint32_t track;
-	uint8_t scope;       /* enum trex_instant_scope */
-	uint8_t kind;        /* enum trex_kind (kind.h): what its loader says it is */
+	uint8_t scope; /* enum trex_instant_scope */
+	uint8_t kind;  /* enum trex_kind (kind.h): what its loader says it is */
 	uint8_t pad[2];
 	trex_args_ref args;
 };
@@ -93,54 +93,54 @@ struct trex_flow {
 	uint32_t to_track;
 	int64_t from_ts;
 	int64_t to_ts;
-	uint32_t cat;        /* string id */
-	uint32_t name;       /* string id */
+	uint32_t cat;  /* string id */
+	uint32_t name; /* string id */
 };
 
 /* ---- tracks ------------------------------------------------------------ */
 
 enum trex_track_kind {
-	TREX_TRACK_THREAD = 0,  /* CPU thread: slices + instants */
-	TREX_TRACK_GPU,         /* device queue: holds device work, or a thread of a device process */
-	TREX_TRACK_COUNTER,     /* one counter series */
-	TREX_TRACK_ASYNC,       /* keyed slices of one name in a process (builder.h) */
-	TREX_TRACK_NAMED,       /* a track its loader named under a process (builder.h) */
+	TREX_TRACK_THREAD = 0, /* CPU thread: slices + instants */
+	TREX_TRACK_GPU,     /* device queue: holds device work, or a thread of a device process */
+	TREX_TRACK_COUNTER, /* one counter series */
+	TREX_TRACK_ASYNC,   /* keyed slices of one name in a process (builder.h) */
+	TREX_TRACK_NAMED,   /* a track its loader named under a process (builder.h) */
 };
 
 struct trex_lane {
 	uint32_t track;
 	uint32_t depth;
-	uint32_t first;      /* first slice id */
-	uint32_t count;      /* slices in the lane */
+	uint32_t first; /* first slice id */
+	uint32_t count; /* slices in the lane */
 };
 
 struct trex_track {
-	uint32_t process;     /* process id */
-	uint32_t tid;         /* string id of the tid text ("7", "stream 7", async/counter key) */
-	int64_t tid_num;      /* numeric tid when tid is an integer, else 0 */
-	uint32_t name;        /* display name: thread_name M event, or a derived one */
-	int64_t sort_index;   /* thread_sort_index, else tid_num */
-	uint8_t kind;         /* enum trex_track_kind */
+	uint32_t process;   /* process id */
+	uint32_t tid;       /* string id of the tid text ("7", "stream 7", async/counter key) */
+	int64_t tid_num;    /* numeric tid when tid is an integer, else 0 */
+	uint32_t name;      /* display name: thread_name M event, or a derived one */
+	int64_t sort_index; /* thread_sort_index, else tid_num */
+	uint8_t kind;       /* enum trex_track_kind */
 	uint8_t has_sort_index;
-	uint16_t max_depth;   /* deepest lane + 1 (0 if no slices) */
+	uint16_t max_depth; /* deepest lane + 1 (0 if no slices) */
 	uint32_t first_lane, lane_count;
 	uint32_t first_slice, slice_count;     /* all lanes together */
 	uint32_t first_instant, instant_count; /* instants ordered by (track, ts) */
 	uint32_t first_sample, sample_count;   /* counter samples, by (track, ts) */
-	uint32_t parent;      /* the track it nests under (it follows it), TREX_NONE if none */
+	uint32_t parent; /* the track it nests under (it follows it), TREX_NONE if none */
 };
 
 struct trex_process {
-	uint32_t file;        /* file id (== rank slot) */
-	uint32_t pid;         /* string id of the pid text */
-	int64_t pid_num;      /* numeric pid when pid is an integer, else 0 */
-	uint32_t name;        /* process_name M event, or "" */
-	uint32_t labels;      /* process_labels M event, or "" */
-	int64_t sort_index;   /* process_sort_index, else pid_num */
-	int64_t rank;         /* the rank its work belongs to: its own, else its file's */
+	uint32_t file;      /* file id (== rank slot) */
+	uint32_t pid;       /* string id of the pid text */
+	int64_t pid_num;    /* numeric pid when pid is an integer, else 0 */
+	uint32_t name;      /* process_name M event, or "" */
+	uint32_t labels;    /* process_labels M event, or "" */
+	int64_t sort_index; /* process_sort_index, else pid_num */
+	int64_t rank;       /* the rank its work belongs to: its own, else its file's */
 	uint8_t has_sort_index;
-	uint8_t is_gpu;       /* holds device queues (TREX_TRACK_GPU) */
-	uint8_t has_rank;     /* the rank is the process's own (trex_builder_process_rank) */
+	uint8_t is_gpu;   /* holds device queues (TREX_TRACK_GPU) */
+	uint8_t has_rank; /* the rank is the process's own (trex_builder_process_rank) */
 	uint8_t pad[5];
 	uint32_t first_track, track_count; /* tracks of a process are contiguous and sorted */
 };
@@ -193,30 +193,30 @@ struct trex_event_type {
  * where a complete event parses (or a top-level key, or the end of the
  * trace), at any depth; each such span counts one syntax error, its bytes
  * and the events it held (estimated from the event boundaries in it). */
-#define TREX_INTEGRITY_INFO(X)                                                 \
-	X(overlaps, "slices partially overlapping a sibling (kept, nested deeper)") \
-	X(zero_duration, "zero-duration slices (kept)")                          \
-	X(reversed, "slices with negative duration (kept, clamped to 0)")        \
-	X(unmatched_begin, "B without E (kept, run to end of file)")              \
-	X(unmatched_end, "E without B (ignored)")                                \
-	X(orphan_flow_start, "flow starts without an end")                       \
-	X(orphan_flow_end, "flow ends/steps without a start")                     \
-	X(unbound_flow_points, "flow points on no slice")                        \
-	X(unsupported_phase, "events of a phase trex does not show (P, O, N, D, ...; ignored)") \
-	X(unknown_keys, "unknown event keys (ignored)")                          \
-	X(missing_fields, "events without ph, or timed events without ts (dropped)") \
-	X(unknown_phase, "events whose ph is no trace-event phase (dropped)")    \
-	X(bad_values, "other values of the wrong type (args, ...: ignored)")    \
-	X(bad_ts, "events whose ts is not a number (dropped; metadata kept)")    \
-	X(bad_dur, "X events whose dur is missing or not a number (kept, duration 0)") \
-	X(bad_ids, "events whose pid or tid is not a string or 64-bit integer (kept)") \
-	X(ts_out_of_range, "ts beyond int64 ns or far outside the file's span (dropped; M kept)") \
-	X(dur_out_of_range, "X dur beyond int64 ns or 1000x the file's span (dropped)") \
-	X(saturated_numbers, "ends beyond int64 ns (kept, clamped)")            \
-	X(invalid_utf8, "strings with invalid UTF-8 (replaced by U+FFFD)")       \
-	X(syntax_errors, "damaged spots skipped")                                \
-	X(bytes_skipped, "bytes skipped at damaged spots")                       \
-	X(events_lost, "events lost in damaged spots and cut input (estimated)") \
+#define TREX_INTEGRITY_INFO(X)                                                                     \
+	X(overlaps, "slices partially overlapping a sibling (kept, nested deeper)")                \
+	X(zero_duration, "zero-duration slices (kept)")                                            \
+	X(reversed, "slices with negative duration (kept, clamped to 0)")                          \
+	X(unmatched_begin, "B without E (kept, run to end of file)")                               \
+	X(unmatched_end, "E without B (ignored)")                                                  \
+	X(orphan_flow_start, "flow starts without an end")                                         \
+	X(orphan_flow_end, "flow ends/steps without a start")                                      \
+	X(unbound_flow_points, "flow points on no slice")                                          \
+	X(unsupported_phase, "events of a phase trex does not show (P, O, N, D, ...; ignored)")    \
+	X(unknown_keys, "unknown event keys (ignored)")                                            \
+	X(missing_fields, "events without ph, or timed events without ts (dropped)")               \
+	X(unknown_phase, "events whose ph is no trace-event phase (dropped)")                      \
+	X(bad_values, "other values of the wrong type (args, ...: ignored)")                       \
+	X(bad_ts, "events whose ts is not a number (dropped; metadata kept)")                      \
+	X(bad_dur, "X events whose dur is missing or not a number (kept, duration 0)")             \
+	X(bad_ids, "events whose pid or tid is not a string or 64-bit integer (kept)")             \
+	X(ts_out_of_range, "ts beyond int64 ns or far outside the file's span (dropped; M kept)")  \
+	X(dur_out_of_range, "X dur beyond int64 ns or 1000x the file's span (dropped)")            \
+	X(saturated_numbers, "ends beyond int64 ns (kept, clamped)")                               \
+	X(invalid_utf8, "strings with invalid UTF-8 (replaced by U+FFFD)")                         \
+	X(syntax_errors, "damaged spots skipped")                                                  \
+	X(bytes_skipped, "bytes skipped at damaged spots")                                         \
+	X(events_lost, "events lost in damaged spots and cut input (estimated)")                   \
 	X(bytes_ignored, "bytes ignored after truncation")
 
 struct trex_integrity {
@@ -230,7 +230,7 @@ enum trex_integrity_counter {
 #define TREX_INTEGRITY_ENUM(field, label) TREX_INTEG_##field,
 	TREX_INTEGRITY_INFO(TREX_INTEGRITY_ENUM)
 #undef TREX_INTEGRITY_ENUM
-	TREX_INTEG_COUNT
+	    TREX_INTEG_COUNT
 };
 
 /* Adds every counter of b to a. */
@@ -273,16 +273,16 @@ struct trex_problem {
 };
 
 struct trex_file {
-	uint32_t path;          /* string id */
-	uint32_t format;        /* string id: "chrome-json" */
-	uint32_t dialect;       /* string id: "kineto", "kineto-2021", "unitrace", "acelyzer-flex", ... */
-	int64_t rank;           /* the file's rank (distributedInfo.rank), else the lowest rank
-	                         * >= 0 no file claims (files without one in command-line order) */
-	uint8_t has_rank;       /* rank came from the file */
+	uint32_t path;    /* string id */
+	uint32_t format;  /* string id: "chrome-json" */
+	uint32_t dialect; /* string id: "kineto", "kineto-2021", "unitrace", "acelyzer-flex", ... */
+	int64_t rank;     /* the file's rank (distributedInfo.rank), else the lowest rank
+	                   * >= 0 no file claims (files without one in command-line order) */
+	uint8_t has_rank; /* rank came from the file */
 	uint8_t gzip;
-	uint8_t truncated;      /* input ended inside the trace */
+	uint8_t truncated; /* input ended inside the trace */
 	uint8_t pad[5];
-	int64_t base_time_ns;   /* added to every time of the file (baseTimeNanoseconds), 0 if none */
+	int64_t base_time_ns; /* added to every time of the file (baseTimeNanoseconds), 0 if none */
 	uint64_t bytes_on_disk;
 	uint64_t bytes_decoded; /* bytes of the format seen (after gunzip) */
 	uint64_t events;        /* trace events seen, all types */
@@ -340,21 +340,21 @@ struct trex_integrity trex_index_integrity(const struct trex_index *idx);
  * TREX_PROBLEM_EXAMPLES; the count itself is in trex_file.integrity), and
  * the i-th (NULL when out of range). */
 uint32_t trex_index_problem_count(const struct trex_index *idx, uint32_t file,
-				  enum trex_integrity_counter c);
+                                  enum trex_integrity_counter c);
 const struct trex_problem *trex_index_problem(const struct trex_index *idx, uint32_t file,
-					      enum trex_integrity_counter c, uint32_t i);
+                                              enum trex_integrity_counter c, uint32_t i);
 /* The file's first (in file order) or largest (ties: the first) damaged
  * span: a skipped damaged spot or the ignored tail of cut input; NULL when
  * the file has none. */
 const struct trex_problem *trex_index_damage(const struct trex_index *idx, uint32_t file,
-					     bool largest);
+                                             bool largest);
 /* One line, no newline, naming the file and where:
  *   "PATH:LINE:COL: (byte N[, compressed byte C]) WHAT"
  * then, when known, " [track T, ts NS ns, NAME]" and for a span
  * " (L bytes, E events)"; "PATH: WHAT ..." without a position. Returns what
  * snprintf returns. */
 int trex_problem_format(const struct trex_index *idx, uint32_t file, const struct trex_problem *p,
-			char *buf, size_t size);
+                        char *buf, size_t size);
 
 /* Bytes held by the index (slices, tables, strings), for bytes/event stats. */
 size_t trex_index_memory(const struct trex_index *idx);
@@ -365,11 +365,11 @@ void trex_index_free(struct trex_index *idx);
 
 /* First slice id in lane whose end >= t (end = ts + dur), or lane->first +
  * lane->count if none. Zero-length slices at t count as touching t. */
-uint32_t trex_lane_find_end_at_or_after(const struct trex_index *idx,
-					const struct trex_lane *lane, int64_t t);
+uint32_t trex_lane_find_end_at_or_after(const struct trex_index *idx, const struct trex_lane *lane,
+                                        int64_t t);
 /* First slice id in lane whose ts > t, or lane end if none. */
-uint32_t trex_lane_find_start_after(const struct trex_index *idx,
-				    const struct trex_lane *lane, int64_t t);
+uint32_t trex_lane_find_start_after(const struct trex_index *idx, const struct trex_lane *lane,
+                                    int64_t t);
 
 /* Deepest slice on track containing t (ts <= t < ts + dur, or ts == t for
  * zero-length); TREX_NONE if none. */
@@ -389,9 +389,9 @@ void trex_index_parents(const struct trex_index *idx, uint32_t *parent);
  * device work). Both write at most max ids into out and return how many
  * exist in total. */
 size_t trex_index_same_launch_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
-				   size_t max);
+                                   size_t max);
 size_t trex_index_same_op_link(const struct trex_index *idx, uint32_t slice, uint32_t *out,
-			       size_t max);
+                               size_t max);
 
 /* The runtime call (kind TREX_KIND_RUNTIME: cudaLaunchKernel,
  * hipLaunchKernel, cudaMemcpyAsync, ...) that launched a device slice,
@@ -399,8 +399,7 @@ size_t trex_index_same_op_link(const struct trex_index *idx, uint32_t slice, uin
 uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice);
 
 /* Flows leaving or entering a slice: writes flow ids, returns the total. */
-size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice,
-			   uint32_t *out, size_t max);
+size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice, uint32_t *out, size_t max);
 
 /* Dependencies (trex_builder_edge, TREX_EDGE_DEPENDENCY): `to` may start
  * only once `from` has ended. */
@@ -413,7 +412,7 @@ const struct trex_edge *trex_index_edge(const struct trex_index *idx, uint32_t i
  * dependents (the slices waiting for it): writes edge ids, returns the
  * total. */
 size_t trex_index_edges_of(const struct trex_index *idx, uint32_t slice, bool incoming,
-			   uint32_t *out, size_t max);
+                           uint32_t *out, size_t max);
 
 /* A slice's or instant's args (ref) of file, read back through the
  * file's codec (args.h): decoded into (key, value) pairs, or as one JSON
@@ -421,16 +420,16 @@ size_t trex_index_edges_of(const struct trex_index *idx, uint32_t slice, bool in
  * No args: n = 0, or *out NULL and *len 0. *truncated (may be NULL):
  * the args ended before they were complete. */
 enum trex_status trex_index_args(const struct trex_index *idx, uint32_t file, trex_args_ref ref,
-				 struct trex_args *out, bool *truncated, struct trex_error *err);
+                                 struct trex_args *out, bool *truncated, struct trex_error *err);
 enum trex_status trex_index_args_json(const struct trex_index *idx, uint32_t file,
-				      trex_args_ref ref, char **out, size_t *len,
-				      struct trex_error *err);
+                                      trex_args_ref ref, char **out, size_t *len,
+                                      struct trex_error *err);
 /* Decodes many args of file at once (refs[0..n), none TREX_ARGS_NONE), in
  * whatever order reads the file fastest, reporting each to fn with its
  * index in refs. */
 enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t file,
-				      const trex_args_ref *refs, size_t n, trex_args_each_fn *fn,
-				      void *user, struct trex_error *err);
+                                      const trex_args_ref *refs, size_t n, trex_args_each_fn *fn,
+                                      void *user, struct trex_error *err);
 
 /* The events of type label ("X", ...; trex_event_type) file's loader
  * counted, 0 if it counted none. */

@@ -8,26 +8,26 @@
 #include <stddef.h>
 
 /* X(NAME, "label", is_gpu) */
-#define TREX_KIND_INFO(X)                               \
-	X(OTHER, "other", false)                        \
-	X(CPU_OP, "cpu op", false)                      \
-	X(PYTHON, "python", false)                      \
-	X(ANNOTATION, "annotation", false)              \
-	X(RUNTIME, "runtime", false)                    \
-	X(CPU_INSTANT, "cpu instant", false)            \
-	X(OVERHEAD, "overhead", false)                  \
-	X(KERNEL, "kernel", true)                       \
-	X(MEMCPY, "memcpy", true)                       \
-	X(MEMSET, "memset", true)                       \
-	X(GPU_ANNOTATION, "gpu annotation", true)       \
-	X(GPU_SYNC, "gpu sync", true)                   \
+#define TREX_KIND_INFO(X)                                                                          \
+	X(OTHER, "other", false)                                                                   \
+	X(CPU_OP, "cpu op", false)                                                                 \
+	X(PYTHON, "python", false)                                                                 \
+	X(ANNOTATION, "annotation", false)                                                         \
+	X(RUNTIME, "runtime", false)                                                               \
+	X(CPU_INSTANT, "cpu instant", false)                                                       \
+	X(OVERHEAD, "overhead", false)                                                             \
+	X(KERNEL, "kernel", true)                                                                  \
+	X(MEMCPY, "memcpy", true)                                                                  \
+	X(MEMSET, "memset", true)                                                                  \
+	X(GPU_ANNOTATION, "gpu annotation", true)                                                  \
+	X(GPU_SYNC, "gpu sync", true)                                                              \
 	X(GPU_OTHER, "gpu other", true)
 
 enum trex_kind {
 #define TREX_KIND_ENUM(name, label, gpu) TREX_KIND_##name,
 	TREX_KIND_INFO(TREX_KIND_ENUM)
 #undef TREX_KIND_ENUM
-	TREX_KIND_COUNT
+	    TREX_KIND_COUNT
 };
 
 /* Device work of any sort (kernels, copies, sets, device annotations...). */

@@ -43,12 +43,12 @@ struct trex_profile_reason {
 
 /* One input file. Its reasons are its sample columns, in input order. */
 struct trex_profile_report {
-	uint32_t path;      /* string id */
-	uint32_t format;    /* string id: "unitrace-stalls", "ncu-source" */
-	uint32_t *reasons;  /* reason ids, nreasons of them */
+	uint32_t path;     /* string id */
+	uint32_t format;   /* string id: "unitrace-stalls", "ncu-source" */
+	uint32_t *reasons; /* reason ids, nreasons of them */
 	uint32_t nreasons;
-	uint64_t rows;      /* instruction rows read */
-	uint64_t problems;  /* rows or fields reported and skipped */
+	uint64_t rows;                                    /* instruction rows read */
+	uint64_t problems;                                /* rows or fields reported and skipped */
 	struct trex_error problem[TREX_PROFILE_PROBLEMS]; /* the first ones, positioned */
 };
 
@@ -59,11 +59,11 @@ enum trex_kernel_flag {
 
 struct trex_profile_kernel {
 	uint32_t report;
-	int64_t device;       /* device number as the input gives it (0 when it has none) */
-	uint32_t name;        /* string id, as the report names it */
-	uint32_t listing;     /* string id: the dump file the instructions came from, 0 if none */
-	uint32_t flags;       /* enum trex_kernel_flag */
-	uint32_t first_insn;  /* its instructions: [first_insn, first_insn + ninsns) */
+	int64_t device;      /* device number as the input gives it (0 when it has none) */
+	uint32_t name;       /* string id, as the report names it */
+	uint32_t listing;    /* string id: the dump file the instructions came from, 0 if none */
+	uint32_t flags;      /* enum trex_kernel_flag */
+	uint32_t first_insn; /* its instructions: [first_insn, first_insn + ninsns) */
 	uint32_t ninsns;
 	uint64_t *totals;     /* per reason of its report: samples over all instructions */
 	uint64_t stall_total; /* samples of every stall reason (not NOT_STALL ones) */
@@ -71,12 +71,12 @@ struct trex_profile_kernel {
 
 /* One instruction (or, for inputs that give only source lines, one line). */
 struct trex_profile_insn {
-	uint64_t addr;      /* offset in the kernel; meaningless without has_addr */
-	bool has_addr;      /* false: a source-line row of an input without addresses */
-	uint32_t text;      /* string id: the instruction as disassembled, 0 if unknown */
-	uint32_t block;     /* string id: its basic block ("B003"), 0 if unknown */
-	uint32_t file;      /* string id: its source file, 0 if unknown */
-	int64_t line;       /* its source line, 0 if unknown */
+	uint64_t addr;               /* offset in the kernel; meaningless without has_addr */
+	bool has_addr;               /* false: a source-line row of an input without addresses */
+	uint32_t text;               /* string id: the instruction as disassembled, 0 if unknown */
+	uint32_t block;              /* string id: its basic block ("B003"), 0 if unknown */
+	uint32_t file;               /* string id: its source file, 0 if unknown */
+	int64_t line;                /* its source line, 0 if unknown */
 	uint32_t first_wait, nwaits; /* what it waits for (trex_profile_wait_at) */
 };
 
@@ -102,23 +102,23 @@ uint32_t trex_profile_intern(struct trex_profile *p, const char *s, size_t len);
 /* The reason called name (created with label and flags on first use; a
  * later call with the same name returns it unchanged). NONE on OOM. */
 uint32_t trex_profile_reason_add(struct trex_profile *p, const char *name, const char *label,
-				 uint32_t flags);
+                                 uint32_t flags);
 
 /* A new report of path in format with the reason columns reasons[0..n)
  * (copied). NONE on OOM. */
 uint32_t trex_profile_report_add(struct trex_profile *p, const char *path, const char *format,
-				 const uint32_t *reasons, uint32_t n);
+                                 const uint32_t *reasons, uint32_t n);
 /* Counts a row of report (rows) and, when problem is not NULL, a problem
  * (kept among the first TREX_PROFILE_PROBLEMS). */
 void trex_profile_report_note(struct trex_profile *p, uint32_t report, uint64_t rows,
-			      const struct trex_error *problem);
+                              const struct trex_error *problem);
 
 /* The kernel (report, device, name id), created on first use; NONE on OOM. */
 uint32_t trex_profile_kernel_add(struct trex_profile *p, uint32_t report, int64_t device,
-				 uint32_t name);
+                                 uint32_t name);
 /* Marks where a kernel's instructions came from (a dump file) and its flags. */
 void trex_profile_kernel_set(struct trex_profile *p, uint32_t kernel, uint32_t listing,
-			     uint32_t flags);
+                             uint32_t flags);
 
 /* What a row tells about an instruction; fields left 0 add nothing. */
 struct trex_insn_info {
@@ -133,12 +133,12 @@ struct trex_insn_info {
  * the row only describes the instruction); non-zero fields of info replace
  * earlier ones. Rows without an address (has_addr false) are told apart by
  * info->addr, which the reader chooses (an ordinal). 0, or -1 on OOM. */
-int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel, const struct trex_insn_info *info,
-			  const uint64_t *counts);
+int trex_profile_insn_add(struct trex_profile *p, uint32_t kernel,
+                          const struct trex_insn_info *info, const uint64_t *counts);
 /* The instruction at addr of kernel waits for producer (file/line: the
  * source the finding gives it, 0 if none). 0, or -1 on OOM. */
 int trex_profile_wait_add(struct trex_profile *p, uint32_t kernel, uint64_t addr, uint64_t producer,
-			  uint32_t file, int64_t line);
+                          uint32_t file, int64_t line);
 /* The text of line of file as an input quoted it (the first quote wins).
  * 0, or -1 on OOM. */
 int trex_profile_source_add(struct trex_profile *p, uint32_t file, int64_t line, uint32_t text);

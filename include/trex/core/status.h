@@ -8,20 +8,20 @@
 #include <stdint.h>
 
 /* X(NAME, exit_code, description): one table for enum, names and exit codes. */
-#define TREX_STATUS_INFO(X)                                                  \
-	X(OK, 0, "ok")                                                       \
-	X(USAGE, 1, "usage error")                                           \
-	X(IO, 2, "cannot read or write a file")                              \
-	X(FORMAT, 2, "invalid or unsupported input")                         \
-	X(NOMEM, 2, "out of memory")                                         \
-	X(CANCELLED, 2, "cancelled")                                         \
+#define TREX_STATUS_INFO(X)                                                                        \
+	X(OK, 0, "ok")                                                                             \
+	X(USAGE, 1, "usage error")                                                                 \
+	X(IO, 2, "cannot read or write a file")                                                    \
+	X(FORMAT, 2, "invalid or unsupported input")                                               \
+	X(NOMEM, 2, "out of memory")                                                               \
+	X(CANCELLED, 2, "cancelled")                                                               \
 	X(EXISTS, 2, "output exists (use --force)")
 
 enum trex_status {
 #define TREX_STATUS_ENUM(name, code, desc) TREX_##name,
 	TREX_STATUS_INFO(TREX_STATUS_ENUM)
 #undef TREX_STATUS_ENUM
-	TREX_STATUS_COUNT
+	    TREX_STATUS_COUNT
 };
 
 #define TREX_ERROR_PATH_MAX 512
@@ -47,12 +47,12 @@ void trex_error_clear(struct trex_error *err);
 /* Sets status, path (may be NULL), byte offset (-1 if none) and a printf
  * message; line/col are reset to 0, disk_offset to -1. Returns status so callers can
  * `return trex_error_set(...)`. err may be NULL. */
-enum trex_status trex_error_set(struct trex_error *err, enum trex_status status,
-				const char *path, int64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-enum trex_status trex_error_setv(struct trex_error *err, enum trex_status status,
-				 const char *path, int64_t offset, const char *fmt,
-				 va_list ap) __attribute__((format(printf, 5, 0)));
+enum trex_status trex_error_set(struct trex_error *err, enum trex_status status, const char *path,
+                                int64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+enum trex_status trex_error_setv(struct trex_error *err, enum trex_status status, const char *path,
+                                 int64_t offset, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* Adds line:col to an error that already has an offset. */
 void trex_error_set_line_col(struct trex_error *err, int64_t line, int64_t col);

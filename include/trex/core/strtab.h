@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TREX_STR_NONE 0u           /* the empty string */
-#define TREX_STR_ERROR UINT32_MAX  /* returned on allocation failure */
+#define TREX_STR_NONE 0u          /* the empty string */
+#define TREX_STR_ERROR UINT32_MAX /* returned on allocation failure */
 
 struct trex_strtab;
 

@@ -12,15 +12,15 @@
 #include "trex/core/status.h"
 
 struct trex_synth_params {
-	uint64_t target_events;  /* approximate number of trace events */
-	uint32_t streams;        /* compute streams (plus one NCCL stream), >= 1 */
-	uint32_t rank;           /* distributedInfo.rank */
+	uint64_t target_events; /* approximate number of trace events */
+	uint32_t streams;       /* compute streams (plus one NCCL stream), >= 1 */
+	uint32_t rank;          /* distributedInfo.rank */
 	uint64_t seed;
 };
 
 /* Writes one complete trace to out. Returns IO on write failure. */
 enum trex_status trex_synth_write(FILE *out, const struct trex_synth_params *p,
-				  uint64_t *events_written, struct trex_error *err);
+                                  uint64_t *events_written, struct trex_error *err);
 
 /* The built-in demo trace as a malloc'd buffer. */
 enum trex_status trex_synth_demo(char **buf, size_t *len, struct trex_error *err);

@@ -13,7 +13,7 @@ struct trex_atomic_file;
 
 /* Fails with TREX_EXISTS when path exists and !force. */
 enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atomic_file **out,
-				  FILE **stream, struct trex_error *err);
+                                  FILE **stream, struct trex_error *err);
 /* Flushes, fsyncs, renames; frees af. */
 enum trex_status trex_atomic_commit(struct trex_atomic_file *af, struct trex_error *err);
 /* Removes the temp file; frees af. NULL is a no-op. */

@@ -24,14 +24,14 @@ bool trex_table_format_parse(const char *s, enum trex_table_format *out);
  * json: {"table": name, "columns": [keys], "rows": [{key: value}...]};
  *       NUL as \u0000, control characters (C0, DEL, C1) as \uXXXX, bytes
  *       that are not UTF-8 as \ufffd. */
-enum trex_status trex_table_write(FILE *out, const struct trex_table *t,
-				  enum trex_table_format fmt, struct trex_error *err);
+enum trex_status trex_table_write(FILE *out, const struct trex_table *t, enum trex_table_format fmt,
+                                  struct trex_error *err);
 
 /* Like trex_table_write, for the rows rows[0..nrows) of t in that order
  * (a view's sorted, filtered selection); rows NULL: rows 0 .. nrows - 1. */
 enum trex_status trex_table_write_rows(FILE *out, const struct trex_table *t, const size_t *rows,
-				       size_t nrows, enum trex_table_format fmt,
-				       struct trex_error *err);
+                                       size_t nrows, enum trex_table_format fmt,
+                                       struct trex_error *err);
 
 /* The format a file name asks for: ".csv" CSV, ".json" JSON, anything
  * else aligned text (case-insensitive). */
@@ -41,14 +41,14 @@ enum trex_table_format trex_table_format_for_path(const char *path);
  * renamed on success; an existing path fails with TREX_EXISTS unless
  * force. */
 enum trex_status trex_table_export(const char *path, bool force, const struct trex_table *t,
-				   const size_t *rows, size_t nrows, enum trex_table_format fmt,
-				   struct trex_error *err);
+                                   const size_t *rows, size_t nrows, enum trex_table_format fmt,
+                                   struct trex_error *err);
 
 /* A cell as the text table shows it, as if its column were col (text as
  * is, unescaped; durations with units, percents with 2 decimals, "-" for
  * no value); returns the text or buf (64 bytes are always enough). */
 const char *trex_table_cell_text_as(const struct trex_column *col, const union trex_cell *cell,
-				    char *buf, size_t size);
+                                    char *buf, size_t size);
 
 /* How the numbers of a right-aligned column line up: the longest fraction
  * ('.' and its digits) and unit among its cells. */
@@ -65,9 +65,8 @@ struct trex_num_align {
  * "5     us" above "1.647 ms"; "-" stands where the last integer digit
  * does. Other cells as trex_table_cell_text_as. Returns the text or buf
  * (64 bytes are always enough). */
-const char *trex_table_cell_text_aligned(const struct trex_column *col,
-					 const union trex_cell *cell,
-					 const struct trex_num_align *align, char *buf,
-					 size_t size);
+const char *trex_table_cell_text_aligned(const struct trex_column *col, const union trex_cell *cell,
+                                         const struct trex_num_align *align, char *buf,
+                                         size_t size);
 
 #endif

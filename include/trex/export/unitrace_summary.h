@@ -12,6 +12,6 @@
 #include "trex/core/status.h"
 
 enum trex_status trex_unitrace_summary_write(FILE *out, const struct trex_table *t,
-					     struct trex_error *err);
+                                             struct trex_error *err);
 
 #endif

@@ -9,26 +9,26 @@
 #include "trex/core/builder.h"
 
 /* X(name, "ph letters") */
-#define TREX_PHASE_INFO(X)      \
-	X(COMPLETE, "X")         \
-	X(BEGIN, "B")            \
-	X(END, "E")              \
-	X(INSTANT, "i/I")        \
-	X(COUNTER, "C")          \
-	X(METADATA, "M")         \
-	X(FLOW_START, "s")       \
-	X(FLOW_STEP, "t")        \
-	X(FLOW_END, "f")         \
-	X(ASYNC_BEGIN, "b")      \
-	X(ASYNC_END, "e")        \
-	X(ASYNC_INSTANT, "n")    \
+#define TREX_PHASE_INFO(X)                                                                         \
+	X(COMPLETE, "X")                                                                           \
+	X(BEGIN, "B")                                                                              \
+	X(END, "E")                                                                                \
+	X(INSTANT, "i/I")                                                                          \
+	X(COUNTER, "C")                                                                            \
+	X(METADATA, "M")                                                                           \
+	X(FLOW_START, "s")                                                                         \
+	X(FLOW_STEP, "t")                                                                          \
+	X(FLOW_END, "f")                                                                           \
+	X(ASYNC_BEGIN, "b")                                                                        \
+	X(ASYNC_END, "e")                                                                          \
+	X(ASYNC_INSTANT, "n")                                                                      \
 	X(OTHER, "other")
 
 enum trex_phase {
 #define TREX_PHASE_ENUM(name, letters) TREX_PH_##name,
 	TREX_PHASE_INFO(TREX_PHASE_ENUM)
 #undef TREX_PHASE_ENUM
-	TREX_PH_COUNT
+	    TREX_PH_COUNT
 };
 
 /* "X", "i/I", ...; "?" out of range. */

@@ -33,14 +33,14 @@ struct trex_ideal_kernel {
 };
 
 struct trex_ideal_table {
-	char *phase;                 /* "PREFILL", "DECODING" or "UNKN" */
+	char *phase;                       /* "PREFILL", "DECODING" or "UNKN" */
 	struct trex_ideal_kernel *kernels; /* in log order, names unique */
 	size_t nkernels;
-	char **categories;           /* distinct, in order of first appearance */
+	char **categories; /* distinct, in order of first appearance */
 	size_t ncategories;
-	uint64_t total_cycles;       /* its "Total" line, 0 when it has none */
-	int64_t line;                /* of its " Ideal/Total Cycles " line */
-	bool closed;                 /* its end line was found */
+	uint64_t total_cycles; /* its "Total" line, 0 when it has none */
+	int64_t line;          /* of its " Ideal/Total Cycles " line */
+	bool closed;           /* its end line was found */
 };
 
 struct trex_ideal_log {
@@ -59,12 +59,12 @@ typedef void trex_ideal_diag_fn(void *user, const struct trex_error *problem);
  * kept: a table the file ends in. Fails with FORMAT, positioned at the end
  * of the text, when no table has a kernel; NOMEM when out of memory. */
 enum trex_status trex_deeptools_log_parse(const char *path, const char *text, size_t len,
-					  trex_ideal_diag_fn *diag, void *user,
-					  struct trex_ideal_log **out, struct trex_error *err);
+                                          trex_ideal_diag_fn *diag, void *user,
+                                          struct trex_ideal_log **out, struct trex_error *err);
 
 /* The kernel of table t whose trace event is name, NULL if none. */
 const struct trex_ideal_kernel *trex_ideal_table_find(const struct trex_ideal_table *t,
-						      const char *name);
+                                                      const char *name);
 
 void trex_ideal_log_free(struct trex_ideal_log *log);
 

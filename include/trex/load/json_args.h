@@ -43,6 +43,6 @@ extern const struct trex_args_codec trex_json_args_codec;
  * NUL), numbers and true/false/null are as written, objects and arrays
  * compact JSON text. TREX_NOMEM is the only error. */
 enum trex_status trex_json_args_decode(const char *json, size_t len, struct trex_args *out,
-				       bool *truncated, struct trex_error *err);
+                                       bool *truncated, struct trex_error *err);
 
 #endif

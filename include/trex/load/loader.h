@@ -15,19 +15,20 @@
 #include "trex/load/source.h"
 
 struct trex_load_progress {
-	uint64_t bytes_done;    /* decoded bytes parsed so far, all files */
-	uint64_t bytes_total;   /* bytes on disk of all files (gzip: compressed) */
-	uint64_t disk_done;     /* on-disk bytes consumed so far */
+	uint64_t bytes_done;  /* decoded bytes parsed so far, all files */
+	uint64_t bytes_total; /* bytes on disk of all files (gzip: compressed) */
+	uint64_t disk_done;   /* on-disk bytes consumed so far */
 	uint64_t events;
 	uint32_t files_done, file_count;
 };
 typedef void (*trex_progress_fn)(const struct trex_load_progress *progress, void *user);
 
 struct trex_load_opts {
-	unsigned threads;               /* 0 = all online cores */
-	bool strict;                    /* any integrity problem that drops data is an error */
-	volatile sig_atomic_t *cancel;  /* non-zero: stop, return CANCELLED; may be NULL */
-	trex_progress_fn progress;      /* called every few MiB from the loading threads, serialized; may be NULL */
+	unsigned threads;              /* 0 = all online cores */
+	bool strict;                   /* any integrity problem that drops data is an error */
+	volatile sig_atomic_t *cancel; /* non-zero: stop, return CANCELLED; may be NULL */
+	trex_progress_fn
+	    progress; /* called every few MiB from the loading threads, serialized; may be NULL */
 	void *progress_user;
 	/* Decoded bytes per window of a gzip stream (0: the loader's default).
 	 * Tests make it tiny so events straddle windows and parallel parts. */
@@ -40,7 +41,7 @@ struct trex_load_opts {
 /* A format plug-in. */
 struct trex_load_job;
 struct trex_format {
-	const char *name;   /* "chrome-json" */
+	const char *name; /* "chrome-json" */
 	/* 0..100: how sure the format is about these first decoded bytes. */
 	int (*sniff)(const unsigned char *head, size_t len);
 	/* Parses job->source into builders (trex_load_job_add_part) and fills
@@ -56,9 +57,9 @@ struct trex_format {
 struct trex_load_job {
 	struct trex_source *source;
 	uint32_t file_id;
-	struct trex_build_file *file;   /* to fill: dialect, rank, base time, counts */
+	struct trex_build_file *file; /* to fill: dialect, rank, base time, counts */
 	const struct trex_load_opts *opts;
-	unsigned threads;               /* threads this job may use */
+	unsigned threads; /* threads this job may use */
 	/* private to loader.c */
 	struct trex_load_shared *shared;
 };
@@ -66,12 +67,12 @@ struct trex_load_job {
 /* Adds a finished builder for this job's file; parts are merged in the
  * order of their seq (byte order within the file). The job owns b after. */
 enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
-					struct trex_builder *b, struct trex_error *err);
+                                        struct trex_builder *b, struct trex_error *err);
 /* Reports progress (thread-safe): decoded bytes parsed, bytes of the file
  * on disk consumed (compressed for gzip; the same as decoded otherwise),
  * events. Returns true when cancelled. */
 bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_delta,
-			    uint64_t disk_bytes_delta, uint64_t events_delta);
+                            uint64_t disk_bytes_delta, uint64_t events_delta);
 
 /* Loads several inputs into one index, one rank per file: a file's rank is
  * its distributedInfo.rank, else the lowest rank >= 0 that no file claims
@@ -79,13 +80,13 @@ bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_de
  * the files by rank; files claiming the same rank stay apart (by base
  * name, then path), so the order of the inputs changes nothing else. */
 enum trex_status trex_load_paths(const char *const *paths, size_t count,
-				 const struct trex_load_opts *opts, struct trex_index **out,
-				 struct trex_error *err);
+                                 const struct trex_load_opts *opts, struct trex_index **out,
+                                 struct trex_error *err);
 /* Same over already-open sources (memory buffers in tests, the demo); the
  * sources move into the index (closed on failure too). */
 enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
-				   const struct trex_load_opts *opts, struct trex_index **out,
-				   struct trex_error *err);
+                                   const struct trex_load_opts *opts, struct trex_index **out,
+                                   struct trex_error *err);
 
 /* The registered formats, NULL-terminated. */
 const struct trex_format *const *trex_formats(void);

@@ -33,8 +33,8 @@
 typedef void trex_profile_diag_fn(void *user, const struct trex_error *problem);
 
 struct trex_profile_load_opts {
-	const char *dump_dir;         /* IGC shader dump directory for unitrace inputs, or NULL */
-	trex_profile_diag_fn *diag;   /* may be NULL */
+	const char *dump_dir;       /* IGC shader dump directory for unitrace inputs, or NULL */
+	trex_profile_diag_fn *diag; /* may be NULL */
 	void *user;
 };
 
@@ -58,9 +58,8 @@ enum trex_status trex_profile_load_paths(const char *const *paths, size_t n,
 /* Reads one input from memory (path names it in messages) into p, which
  * is not frozen by it: tests and fuzzing. With o->dump_dir, its unitrace
  * kernels take their instructions from the dump. */
-enum trex_status trex_profile_load_text(struct trex_profile *p, const char *path,
-                                        const char *text, size_t len,
-                                        const struct trex_profile_load_opts *o,
+enum trex_status trex_profile_load_text(struct trex_profile *p, const char *path, const char *text,
+                                        size_t len, const struct trex_profile_load_opts *o,
                                         struct trex_error *err);
 
 #endif

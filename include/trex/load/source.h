@@ -15,18 +15,17 @@
 struct trex_source;
 
 enum trex_status trex_source_open(const char *path, struct trex_source **out,
-				  struct trex_error *err);
+                                  struct trex_error *err);
 /* The same, but reading a pipe or FIFO (which is read whole at open) stops
  * with TREX_CANCELLED once *cancel is non-zero. The signal handler that
  * sets it must be installed without SA_RESTART so a blocked read returns.
  * cancel may be NULL. */
 enum trex_status trex_source_open_cancellable(const char *path, volatile sig_atomic_t *cancel,
-					      struct trex_source **out, struct trex_error *err);
+                                              struct trex_source **out, struct trex_error *err);
 /* A source over memory. With copy, the bytes are copied; otherwise data
  * must outlive the source. data may be gzip too. name is used in errors. */
-enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len,
-					 bool copy, struct trex_source **out,
-					 struct trex_error *err);
+enum trex_status trex_source_open_memory(const char *name, const void *data, size_t len, bool copy,
+                                         struct trex_source **out, struct trex_error *err);
 void trex_source_close(struct trex_source *src);
 
 const char *trex_source_path(const struct trex_source *src);
@@ -41,7 +40,7 @@ const char *trex_source_map(struct trex_source *src, size_t *len);
  * stream that breaks after some bytes gives those (the break is for the
  * reader to report); one that gives none sets err. */
 size_t trex_source_peek(struct trex_source *src, unsigned char *buf, size_t max,
-			struct trex_error *err);
+                        struct trex_error *err);
 
 /* ---- sequential streaming (any source) ------------------------------------ */
 
@@ -58,8 +57,8 @@ enum trex_stream_ahead {
 
 /* chunk_size: decoded bytes per chunk (e.g. 4 MiB). */
 enum trex_status trex_stream_open(struct trex_source *src, size_t chunk_size,
-				  enum trex_stream_ahead ahead, struct trex_stream **out,
-				  struct trex_error *err);
+                                  enum trex_stream_ahead ahead, struct trex_stream **out,
+                                  struct trex_error *err);
 
 /* TREX_STREAM_ON_CALL: decodes the chunk after those already decoded, on
  * the calling thread, when there is room for it (a few chunks ahead).
@@ -75,8 +74,8 @@ bool trex_stream_prefetch(struct trex_stream *st);
  * the end when a gzip stream ended early. Errors: IO, FORMAT (corrupt
  * gzip, with offset), NOMEM. The window stays valid until the next call. */
 enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const char **data,
-				  size_t *len, uint64_t *offset, bool *truncated,
-				  struct trex_error *err);
+                                  size_t *len, uint64_t *offset, bool *truncated,
+                                  struct trex_error *err);
 /* Decoded bytes produced so far (for progress). */
 uint64_t trex_stream_position(const struct trex_stream *st);
 /* Source bytes (compressed for gzip) consumed to produce them, so progress
@@ -92,20 +91,20 @@ void trex_stream_close(struct trex_stream *st);
 /* Reads up to len decoded bytes at offset into buf; *got receives the count
  * (short at end of input). gzip sources use access points recorded while
  * streaming (every few MiB), so a read costs at most one span of inflate. */
-enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size_t len,
-				  char *buf, size_t *got, struct trex_error *err);
+enum trex_status trex_source_read(struct trex_source *src, uint64_t offset, size_t len, char *buf,
+                                  size_t *got, struct trex_error *err);
 
 /* 1-based line and byte column of a decoded offset (re-reads from the start;
  * for error messages only). */
-enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset,
-				      int64_t *line, int64_t *col, struct trex_error *err);
+enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset, int64_t *line,
+                                      int64_t *col, struct trex_error *err);
 /* The same for n offsets in ascending order, in one pass over the input,
  * and disk[i]: for gzip the compressed byte inflate was reading when it
  * produced offset i (inflate buffers its input, so this is within a few
  * KiB), -1 for plain input or an offset past the end. */
 enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
-				       int64_t *line, int64_t *col, int64_t *disk,
-				       struct trex_error *err);
+                                       int64_t *line, int64_t *col, int64_t *disk,
+                                       struct trex_error *err);
 
 /* Bytes of memory the source holds beyond mapped file pages (access points). */
 size_t trex_source_memory(const struct trex_source *src);

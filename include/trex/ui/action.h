@@ -10,7 +10,7 @@
 	X(MOVE, "move", "Moving around")                                                           \
 	X(VIEW, "view", "Views and panes")                                                         \
 	X(SEARCH, "search", "Searching and filtering")                                             \
-	X(SORT, "sort", "Tables: sorting and grouping")                                             \
+	X(SORT, "sort", "Tables: sorting and grouping")                                            \
 	X(ZOOM, "zoom", "Timeline: zooming and panning")                                           \
 	X(SELECT, "select", "Timeline: selecting")                                                 \
 	X(TRACKS, "tracks", "Timeline: tracks")                                                    \
@@ -62,7 +62,8 @@
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
 	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
 	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
-	X(SORT, METRIC_COLUMNS, "metric-columns", "Show or hide the kernels table's metric columns") \
+	X(SORT, METRIC_COLUMNS, "metric-columns",                                                  \
+	  "Show or hide the kernels table's metric columns")                                       \
 	X(ZOOM, ZOOM_IN, "zoom-in", "Zoom in around the cursor time")                              \
 	X(ZOOM, ZOOM_OUT, "zoom-out", "Zoom out around the cursor time")                           \
 	X(ZOOM, PAN_LEFT, "pan-left", "Pan the timeline left")                                     \
@@ -96,7 +97,7 @@
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
-	X(MISC, EXPORT_TABLE, "export-table", "Export the table or its marked rows (CSV, JSON)")       \
+	X(MISC, EXPORT_TABLE, "export-table", "Export the table or its marked rows (CSV, JSON)")   \
 	X(MISC, REDRAW, "redraw", "Redraw the screen")                                             \
 	X(MISC, SUSPEND, "suspend", "Suspend trex (fg resumes)")                                   \
 	X(MISC, QUIT, "quit", "Quit trex")

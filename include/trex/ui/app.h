@@ -26,9 +26,10 @@ struct trex_ui_opts {
 	const char *title;       /* the file(s) shown in the title bar */
 	bool no_mouse;           /* --no-mouse: leave the mouse to the terminal */
 	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
-	const struct trex_ideal_log *ideal; /* --compiler-log: acelyzer's categories view, or NULL */
-	unsigned core_mhz;                  /* --core-freq, 0: the default */
-	const char *step_pattern;         /* --step REGEX for the steps view, or NULL */
+	const struct trex_ideal_log
+	    *ideal;               /* --compiler-log: acelyzer's categories view, or NULL */
+	unsigned core_mhz;        /* --core-freq, 0: the default */
+	const char *step_pattern; /* --step REGEX for the steps view, or NULL */
 	const struct trex_profile *profile; /* stall reports for the stalls views, or NULL */
 	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
 	struct trex_srcfiles *sources;      /* --source-path and --source-map, or NULL */

@@ -18,11 +18,11 @@
 
 #define TREX_UI_MSG_MAX 256
 
-struct trex_catset; /* analysis/categories.h */
+struct trex_catset;    /* analysis/categories.h */
 struct trex_ideal_log; /* load/deeptools_log.h */
 struct trex_profile;   /* core/profile.h */
 struct trex_srcfiles;  /* load/source_files.h */
-struct trex_metrics; /* core/metrics.h */
+struct trex_metrics;   /* core/metrics.h */
 
 /* What a view asks the app to do once its action returns. */
 enum trex_ui_request_kind {
@@ -48,17 +48,17 @@ struct trex_ui_ctx {
 	struct trex_term *term;
 	const struct trex_index *idx;
 	const struct trex_keymap *km;
-	const char *title;         /* the file(s) shown */
-	char msg[TREX_UI_MSG_MAX]; /* one-shot status message, "" when none */
-	const struct trex_catset *catset; /* --schema rules, NULL: the built-in ones */
+	const char *title;                  /* the file(s) shown */
+	char msg[TREX_UI_MSG_MAX];          /* one-shot status message, "" when none */
+	const struct trex_catset *catset;   /* --schema rules, NULL: the built-in ones */
 	const struct trex_ideal_log *ideal; /* --compiler-log, or NULL */
 	unsigned core_mhz;                  /* --core-freq, 0: the default */
-	const char *step_pattern;         /* --step REGEX for the steps view, NULL: the default */
+	const char *step_pattern;           /* --step REGEX for the steps view, NULL: the default */
 	const struct trex_profile *profile; /* stall reports, or NULL (core/profile.h) */
 	uint32_t baseline;                  /* --compare's report, TREX_PROFILE_NONE: none */
-	struct trex_srcfiles *sources;      /* source files of the stalls views (load/source_files.h) */
+	struct trex_srcfiles *sources; /* source files of the stalls views (load/source_files.h) */
 	const struct trex_metrics *metrics; /* metrics inputs linked to idx, or NULL */
-	const char *const *metric_names;    /* --metric names (the kernels table's metric columns) */
+	const char *const *metric_names; /* --metric names (the kernels table's metric columns) */
 	size_t metric_count;
 	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
@@ -179,8 +179,7 @@ void trex_statusbar_draw(WINDOW *win, struct trex_term *term, const struct trex_
 int trex_draw_text(WINDOW *win, struct trex_term *term, int y, int x, const char *s, int width);
 /* trex_draw_text, but text that does not fit ends in U+2026 (ASCII '~')
  * in the last column, so a cut never looks whole. */
-int trex_draw_text_cut(WINDOW *win, struct trex_term *term, int y, int x, const char *s,
-                       int width);
+int trex_draw_text_cut(WINDOW *win, struct trex_term *term, int y, int x, const char *s, int width);
 /* Fills width cells at (y, x) with blanks in attr. */
 void trex_draw_fill(WINDOW *win, int y, int x, int width, unsigned long attr);
 /* One glyph: wc when term->utf8, else ascii. */
