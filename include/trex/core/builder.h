@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "trex/core/args.h"
+#include "trex/core/graph.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 
@@ -162,6 +163,11 @@ enum trex_edge_kind { TREX_EDGE_DEPENDENCY, TREX_EDGE_FLOW, TREX_EDGE_LAUNCH };
 int trex_builder_edge(struct trex_builder *b, trex_handle from, trex_handle to,
                       enum trex_edge_kind kind);
 
+/* Says that slice shows node of the build's graph (trex_build_input.graph,
+ * graph.h): the build binds them (trex_graph_node.slice and
+ * trex_graph_node_of_slice). Returns 0, or -1 (OOM, bad handle). */
+int trex_builder_graph_node(struct trex_builder *b, trex_handle slice, uint32_t node);
+
 /* ---- metadata: later calls win (file order across builders) ------------------------------ */
 
 int trex_builder_process_name(struct trex_builder *b, uint32_t pid, uint32_t name);
@@ -225,6 +231,10 @@ struct trex_build_input {
 	unsigned threads; /* worker threads for merging, sorting, placing and linking; 0 or 1 = this
 	                     thread */
 	const struct trex_build_classifier *classifier; /* NULL: kinds as given, no communication */
+	/* A finished dependency graph (graph.h) whose nodes the parts' slices
+	 * show (trex_builder_graph_node), or NULL. The index owns it from the
+	 * call on (freed by the build on failure). */
+	struct trex_graph *graph;
 };
 
 /* What a loader knows about a file; strings are plain C strings here. */

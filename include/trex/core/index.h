@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "trex/core/args.h"
+#include "trex/core/graph.h"
 #include "trex/core/kind.h"
 #include "trex/core/status.h"
 #include "trex/core/strtab.h"
@@ -358,6 +359,11 @@ int trex_problem_format(const struct trex_index *idx, uint32_t file, const struc
 
 /* Bytes held by the index (slices, tables, strings), for bytes/event stats. */
 size_t trex_index_memory(const struct trex_index *idx);
+
+/* The dependency graph the index's execution-graph files hold
+ * (trex_build_input.graph, graph.h), bound to the slices that show its
+ * nodes; NULL when no input was a graph. */
+const struct trex_graph *trex_index_graph(const struct trex_index *idx);
 
 void trex_index_free(struct trex_index *idx);
 

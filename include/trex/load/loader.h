@@ -36,6 +36,15 @@ struct trex_load_opts {
 	/* The format of every input by its name (trex_format.name), for
 	 * formats whose first bytes say little; NULL: sniffed per file. */
 	const char *format;
+	/* Execution graphs (core/schedule.h): the bandwidth and latency that
+	 * estimate communication without a duration; 0: the defaults. */
+	double bandwidth_gbps;
+	int64_t latency_ns;
+	/* ASTRA-sim inputs: the NPUs a text workload is converted for (0: its
+	 * own default), and the clock of a simulator timeline in GHz, cycles
+	 * per ns (0: 1 GHz, one cycle a ns, as ASTRA-sim counts). */
+	uint32_t npus;
+	double npu_frequency_ghz;
 };
 
 /* A format plug-in. */
@@ -52,6 +61,11 @@ struct trex_format {
 	 * is the file's source unless load() sets job->file->codec_ctx to one
 	 * of its own (that then owns the source). */
 	const struct trex_args_codec *codec;
+	/* An execution-graph format: load() puts the file's nodes and
+	 * dependencies into job->graph (core/graph.h) and makes no builders;
+	 * once every file is read, the loader joins the graphs, schedules them
+	 * (core/schedule.h) and draws the schedule as the files' timeline. */
+	bool graph;
 };
 
 struct trex_load_job {
@@ -60,6 +74,9 @@ struct trex_load_job {
 	struct trex_build_file *file; /* to fill: dialect, rank, base time, counts */
 	const struct trex_load_opts *opts;
 	unsigned threads; /* threads this job may use */
+	/* graph formats only: an empty graph of this file's own, to fill
+	 * (trex_graph_add_node with .file = file_id); the loader owns it */
+	struct trex_graph *graph;
 	/* private to loader.c */
 	struct trex_load_shared *shared;
 };
