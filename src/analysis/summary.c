@@ -351,7 +351,7 @@ static bool fill_categories(struct trex_table *t, const struct trex_index *idx)
 
 static const char *track_kind_label(uint8_t kind)
 {
-	static const char *const labels[] = {"thread", "gpu", "counter", "async"};
+	static const char *const labels[] = {"thread", "gpu", "counter", "async", "named"};
 
 	return kind < ARRAY_LEN(labels) ? labels[kind] : "other";
 }

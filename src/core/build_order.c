@@ -143,7 +143,8 @@ static enum trex_status order_processes(struct bld *c, uint32_t *proc_new)
 }
 
 /* A thread is a device queue when it holds device work or its process is
- * a device. */
+ * a device; a named track when it holds device work (a Perfetto GPU stream
+ * track, a graph's compute lane). */
 static enum trex_track_kind track_kind(struct bld *c, const struct gtrack *g)
 {
 	switch (g->cls) {
@@ -152,7 +153,7 @@ static enum trex_track_kind track_kind(struct bld *c, const struct gtrack *g)
 	case TREX_BT_ASYNC:
 		return TREX_TRACK_ASYNC;
 	case TREX_BT_NAMED:
-		return TREX_TRACK_NAMED;
+		return g->gpu ? TREX_TRACK_GPU : TREX_TRACK_NAMED;
 	default:
 		return g->gpu || c->procs[g->proc].device ? TREX_TRACK_GPU : TREX_TRACK_THREAD;
 	}

@@ -136,6 +136,9 @@ def gpu(trex, path, summary_path):
     nested = {r["track"]: r["kind"] for r in got["tracks"]["rows"]}
     result("stream 7" in nested and "GPU 0" in nested and nested.get("GPU memory") == "counter",
            "tracks GPU 0, stream 7 and the counter GPU memory (got %s)" % nested)
+    result(nested.get("stream 7") == "gpu" and nested.get("stream 8") == "gpu",
+           "the custom stream tracks that hold kernels are device queues (got %s, %s)" %
+           (nested.get("stream 7"), nested.get("stream 8")))
 
 
 def main():

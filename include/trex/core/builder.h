@@ -75,7 +75,8 @@ const char *trex_builder_str(const struct trex_builder *b, uint32_t id);
  * on OOM. */
 uint32_t trex_builder_track(struct trex_builder *b, uint32_t pid, uint32_t tid);
 
-/* A track of slices the loader makes under process pid (TREX_TRACK_NAMED):
+/* A track of slices the loader makes under process pid (TREX_TRACK_NAMED,
+ * or TREX_TRACK_GPU once it holds device work, trex_kind_is_gpu):
  * key (a local string id) tells it apart from the process's other named
  * tracks and names it unless trex_builder_track_name says otherwise;
  * parent is another track of the same process (local id) it nests under,
