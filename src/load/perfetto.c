@@ -213,6 +213,9 @@ struct pl_loader {
 	struct pl_track *tracks;
 	size_t n_tracks, cap_tracks;
 	struct pf_map flows; /* flow ids seen and not terminated */
+	/* flow id -> handle + 1 of the runtime call that started it (0: none
+	 * now), so the device work it ends gets a launch edge as well */
+	struct pf_map launchers;
 	/* uuids of tracks placed before their descriptor came, or of parents
 	 * a placed track named before theirs came */
 	struct pf_map awaited;
@@ -397,6 +400,33 @@ static bool pl_flow_live(const struct pl_loader *l, uint64_t id)
 	return v != PF_MAP_EMPTY && v != 0;
 }
 
+/* A flow from a runtime call's begin to the begin of device work is a
+ * launch (Kineto's correlation in the JSON form): the work gets a launch
+ * edge from the call too, so launch delays and launch_of work as there. */
+static void pl_note_launcher(struct pl_loader *l, uint64_t id, const struct trex_pf_event *e,
+                             const struct trex_ev *ev, trex_handle slice)
+{
+	bool launcher = e->type == TREX_PF_SLICE_BEGIN && ev->kind == TREX_KIND_RUNTIME &&
+	                slice != TREX_HANDLE_NONE;
+	uint32_t v = launcher ? slice + 1 : 0;
+
+	if ((launcher || pf_map_get(&l->launchers, id) != PF_MAP_EMPTY) &&
+	    !pf_map_put(&l->launchers, id, v))
+		l->oom = true;
+}
+
+static void pl_launch_edge(struct pl_loader *l, uint64_t id, const struct trex_pf_event *e,
+                           const struct trex_ev *ev, trex_handle slice)
+{
+	uint32_t v = pf_map_get(&l->launchers, id);
+
+	if (v == PF_MAP_EMPTY || v == 0 || e->type != TREX_PF_SLICE_BEGIN ||
+	    slice == TREX_HANDLE_NONE || !trex_kind_is_device_work((enum trex_kind)ev->kind))
+		return;
+	if (trex_builder_edge(l->b, v - 1, slice, TREX_EDGE_LAUNCH) < 0)
+		l->oom = true;
+}
+
 /* An event's flow ids: the first of an id starts a flow, later ones step
  * it; a terminating id ends it (and may start again later). */
 static void pl_flows(struct pl_loader *l, const struct trex_pf_event *e, const struct trex_ev *ev,
@@ -407,12 +437,19 @@ static void pl_flows(struct pl_loader *l, const struct trex_pf_event *e, const s
 		bool known = pl_flow_live(l, id);
 		if (!known && !pf_map_put(&l->flows, id, 1))
 			l->oom = true;
+		if (known)
+			pl_launch_edge(l, id, e, ev, slice);
+		else
+			pl_note_launcher(l, id, e, ev, slice);
 		pl_flow(l, id, known ? TREX_FLOW_STEP : TREX_FLOW_START, ev, slice, track, e->ts);
 	}
 	for (size_t i = 0; i < e->n_terminating_flow_ids; i++) {
 		uint64_t id = e->terminating_flow_ids[i];
-		if (pl_flow_live(l, id) && !pf_map_put(&l->flows, id, 0))
-			l->oom = true;
+		if (pl_flow_live(l, id)) {
+			pl_launch_edge(l, id, e, ev, slice);
+			if (!pf_map_put(&l->flows, id, 0) || !pf_map_put(&l->launchers, id, 0))
+				l->oom = true;
+		}
 		pl_flow(l, id, TREX_FLOW_END, ev, slice, track, e->ts);
 	}
 }
@@ -597,6 +634,7 @@ static void pl_free(struct pl_loader *l)
 	free(l->tracks);
 	pf_map_free(&l->index);
 	pf_map_free(&l->flows);
+	pf_map_free(&l->launchers);
 	pf_map_free(&l->awaited);
 }
 
@@ -650,6 +688,7 @@ static void pl_restart(struct pl_loader *l, struct trex_builder *b)
 		t->n_open = 0;
 	}
 	pf_map_clear(&l->flows);
+	pf_map_clear(&l->launchers);
 	pf_map_clear(&l->awaited);
 	l->codec->store.len = 0;
 	memset(l->types, 0, sizeof(l->types));

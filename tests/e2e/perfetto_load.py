@@ -133,6 +133,10 @@ def gpu(trex, path, summary_path):
            "%d slices, %d flows launch -> kernel, %d counter values (got %d, %d, %d)" %
            (want["slices"], want["flows"], want["counter_values"], got["slices"],
             got["flows"], got["samples"]))
+    gpu_time = trex_json(trex, "gpu-time", path)
+    launches = sum(r["launches"] for r in gpu_time["rows"]) if gpu_time else None
+    result(launches == want["flows"], "every flow from a cudaLaunchKernel to its kernel is a "
+           "launch: %d launches in gpu-time (got %s)" % (want["flows"], launches))
     nested = {r["track"]: r["kind"] for r in got["tracks"]["rows"]}
     result("stream 7" in nested and "GPU 0" in nested and nested.get("GPU memory") == "counter",
            "tracks GPU 0, stream 7 and the counter GPU memory (got %s)" % nested)
