@@ -228,6 +228,9 @@ struct pl_loader {
 	/* a descriptor came after an event had put its track somewhere: the
 	 * file is read again with every descriptor known */
 	bool late_descriptor;
+	/* progress reported so far (decoded and disk bytes, events); kept
+	 * across a second reading, which reports only what lies beyond */
+	uint64_t reported_bytes, reported_disk, reported_events;
 };
 
 static uint32_t pl_intern(struct pl_loader *l, const char *s)
@@ -464,6 +467,41 @@ static bool pl_push_open(struct pl_track *t, trex_handle h)
 	return true;
 }
 
+#define PL_PROGRESS_BYTES (4u << 20)
+
+static uint64_t pl_events(const struct pl_loader *l)
+{
+	return l->types[PL_BEGIN] + l->types[PL_END] + l->types[PL_INSTANT] + l->types[PL_COUNTER];
+}
+
+/* Reports the progress up to decoded byte offset with its disk bytes
+ * (offset itself for a plain file; a gzip file's are known only at its
+ * end) and events; TREX_CANCELLED when the user cancelled. */
+static enum trex_status pl_report(struct pl_loader *l, uint64_t offset, uint64_t disk,
+                                  struct trex_error *err)
+{
+	uint64_t events = pl_events(l);
+	uint64_t bytes = offset > l->reported_bytes ? offset - l->reported_bytes : 0;
+	uint64_t disk_bytes = disk > l->reported_disk ? disk - l->reported_disk : 0;
+	uint64_t new_events = events > l->reported_events ? events - l->reported_events : 0;
+
+	l->reported_bytes += bytes;
+	l->reported_disk += disk_bytes;
+	l->reported_events += new_events;
+	if (trex_load_job_progress(l->job, bytes, disk_bytes, new_events))
+		return trex_error_set(err, TREX_CANCELLED, trex_source_path(l->job->source), -1,
+		                      "loading cancelled");
+	return TREX_OK;
+}
+
+/* Every few MiB of packets: progress, and a chance to cancel. */
+static enum trex_status pl_tick(struct pl_loader *l, uint64_t offset, struct trex_error *err)
+{
+	if (offset < l->reported_bytes + PL_PROGRESS_BYTES)
+		return TREX_OK;
+	return pl_report(l, offset, trex_source_is_gzip(l->job->source) ? 0 : offset, err);
+}
+
 static enum trex_status pl_on_event(void *user, const struct trex_pf_event *e,
                                     struct trex_error *err)
 {
@@ -472,9 +510,10 @@ static enum trex_status pl_on_event(void *user, const struct trex_pf_event *e,
 	struct trex_ev ev = {.ts = e->ts};
 	trex_handle h = TREX_HANDLE_NONE;
 
-	(void)err;
 	if (!t)
 		return TREX_NOMEM;
+	if (pl_tick(l, e->where.packet_offset, err) != TREX_OK)
+		return err->status;
 	if (!t->described && !t->resolved && e->track_uuid == 0)
 		t->name = pl_intern(l, "events without a track");
 	pl_resolve(l, t, 0);
@@ -514,9 +553,10 @@ static enum trex_status pl_on_counter(void *user, const struct trex_pf_counter *
 	struct pl_loader *l = user;
 	struct pl_track *t = pl_track_of(l, c->track_uuid);
 
-	(void)err;
 	if (!t)
 		return TREX_NOMEM;
+	if (pl_tick(l, c->where.packet_offset, err) != TREX_OK)
+		return err->status;
 	pl_resolve(l, t, 0);
 	uint32_t series =
 	    t->name != TREX_NONE ? t->name : pl_intern_uuid(l, "counter ", c->track_uuid);
@@ -727,11 +767,9 @@ static enum trex_status pl_load(struct trex_load_job *job, struct trex_error *er
 		}
 	}
 	pl_free(&l);
-	if (s == TREX_OK &&
-	    trex_load_job_progress(job, job->file->bytes_decoded,
-	                           trex_source_size_on_disk(job->source), job->file->events))
-		s = trex_error_set(err, TREX_CANCELLED, trex_source_path(job->source), -1,
-		                   "loading cancelled");
+	if (s == TREX_OK)
+		s = pl_report(&l, job->file->bytes_decoded, trex_source_size_on_disk(job->source),
+		              err);
 	if (s == TREX_OK)
 		return trex_load_job_add_part(job, 0, l.b, err);
 	trex_builder_free(l.b);

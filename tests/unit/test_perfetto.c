@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1181,5 +1183,69 @@ Test(perfetto, loader_parent_described_late)
 	cr_assert_eq(trex_index_slice_count(idx), 1);
 	cr_assert_eq(trex_index_slice(idx, 0)->dur, 1000);
 	trex_index_free(idx);
+	free(t.buf);
+}
+
+/* Progress comes every few MiB while the packets are read, not only at the
+ * end, so a cancel stops a large file part-way. */
+struct progress_log {
+	size_t calls;
+	uint64_t first_bytes, last_bytes;
+	volatile sig_atomic_t cancel;
+};
+
+static void on_progress(const struct trex_load_progress *p, void *user)
+{
+	struct progress_log *log = user;
+
+	if (log->calls++ == 0)
+		log->first_bytes = p->bytes_done;
+	log->last_bytes = p->bytes_done;
+	log->cancel = log->calls >= 2;
+}
+
+static void big_trace(struct trace *t)
+{
+	static char name[64 * 1024];
+	Track thr = track(2, 0, "main");
+	Event e;
+
+	memset(name, 'k', sizeof(name) - 1);
+	add_track(t, &thr);
+	for (int i = 0; i < 160; i++) { /* 160 slices of 64 KiB names: 10 MiB */
+		e = event(BEGIN, 2, name);
+		add_event(t, 1, 1000 + 10 * (uint64_t)i, &e);
+		e = event(END, 2, NULL);
+		add_event(t, 1, 1005 + 10 * (uint64_t)i, &e);
+	}
+}
+
+Test(perfetto, loader_reports_progress_while_reading_and_cancels_part_way)
+{
+	struct trace t = {0};
+	struct progress_log log = {0};
+	struct trex_load_opts opts = {.threads = 1, .progress = on_progress, .progress_user = &log};
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	big_trace(&t);
+	cr_assert_eq(trex_source_open_memory("big.pftrace", t.buf, t.len, false, &src, &err),
+	             TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_index_slice_count(idx), 160);
+	cr_assert_gt(log.calls, 2, "progress came %zu times", log.calls);
+	cr_assert_lt(log.first_bytes, t.len / 2, "first progress at byte %" PRIu64 " of %zu",
+	             log.first_bytes, t.len);
+	cr_assert_eq(log.last_bytes, t.len);
+	trex_index_free(idx);
+
+	memset(&log, 0, sizeof(log));
+	opts.cancel = &log.cancel;
+	cr_assert_eq(trex_source_open_memory("big.pftrace", t.buf, t.len, false, &src, &err),
+	             TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_CANCELLED);
+	cr_assert_lt(log.last_bytes, t.len, "cancelled only at byte %" PRIu64 " of %zu",
+	             log.last_bytes, t.len);
 	free(t.buf);
 }
