@@ -147,6 +147,35 @@ static void add_flows(const struct trex_index *idx, struct trex_slice_info *info
 		info->links_dropped += n - LINK_BATCH;
 }
 
+/* The dependencies of the slice (the slices it waits for) or its
+ * dependents, latest end first, then by id. */
+static void add_deps(const struct trex_index *idx, struct trex_slice_info *info, bool incoming)
+{
+	uint32_t ids[LINK_BATCH], other[LINK_BATCH];
+	size_t n = trex_index_edges_of(idx, info->slice, incoming, ids, LINK_BATCH);
+	size_t kept = n < LINK_BATCH ? n : LINK_BATCH;
+
+	for (size_t i = 0; i < kept; i++) {
+		const struct trex_edge *e = trex_index_edge(idx, ids[i]);
+		uint32_t o = incoming ? e->from : e->to;
+		size_t j = i;
+
+		for (; j > 0; j--) { /* insertion: latest end first */
+			int64_t a = end_of(trex_index_slice(idx, other[j - 1]));
+			int64_t b = end_of(trex_index_slice(idx, o));
+
+			if (a > b || (a == b && other[j - 1] < o))
+				break;
+			other[j] = other[j - 1];
+		}
+		other[j] = o;
+	}
+	for (size_t i = 0; i < kept; i++)
+		add_link(info, incoming ? TREX_LINK_WAITS_FOR : TREX_LINK_NEEDED_BY, other[i]);
+	if (n > LINK_BATCH)
+		info->links_dropped += n - LINK_BATCH;
+}
+
 static void add_ext_id(const struct trex_index *idx, struct trex_slice_info *info)
 {
 	uint32_t ids[LINK_BATCH];
@@ -181,6 +210,8 @@ void trex_slice_info_compute(const struct trex_index *idx, uint32_t id,
 	if (kind == TREX_KIND_RUNTIME)
 		add_launched(idx, info);
 	add_flows(idx, info);
+	add_deps(idx, info, true);
+	add_deps(idx, info, false);
 	add_ext_id(idx, info);
 	add_link(info, TREX_LINK_ANNOTATION, info->annotation);
 	add_link(info, TREX_LINK_STEP, info->step);

@@ -105,12 +105,13 @@ void tl_details_jump(struct timeline_view *tv, int64_t t)
 
 /* ---- link phrases ---------------------------------------------------------------------- */
 
-/* F follows these: launch <-> GPU work and flows (the pane's list has the
- * others, Tab chooses them). */
+/* F follows these: launch <-> GPU work, flows and dependencies (the
+ * pane's list has the others, Tab chooses them). */
 static bool followable(enum trex_link_kind kind)
 {
 	return kind == TREX_LINK_LAUNCH || kind == TREX_LINK_LAUNCHED ||
-	       kind == TREX_LINK_FLOW_OUT || kind == TREX_LINK_FLOW_IN;
+	       kind == TREX_LINK_FLOW_OUT || kind == TREX_LINK_FLOW_IN ||
+	       kind == TREX_LINK_WAITS_FOR || kind == TREX_LINK_NEEDED_BY;
 }
 
 /* The index of the link F follows, -1 when none. */
@@ -184,8 +185,8 @@ static void follow(struct timeline_view *tv, int i)
 	}
 	if (i < 0 && (i = follow_index(d)) < 0) {
 		trex_ui_message(tv->base.ctx,
-		                "no launch or flow link from this slice (Tab chooses among its %zu "
-		                "other links)",
+		                "no launch, flow or dependency link from this slice (Tab chooses "
+		                "among its %zu other links)",
 		                d->info.link_count);
 		return;
 	}

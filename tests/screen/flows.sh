@@ -53,7 +53,7 @@ check "demo: the selected kernel's launch link is drawn (up from the launch, rig
 # a slice without launch or flow links: F says so rather than follow its parent
 screen_script 160 48 "$TEST_TMP/n.txt" "g $(j_times "$(rows_down "$TEST_TMP/rows.txt" "thread 1663432" 1)"). F" --demo
 check "demo: F without a launch or flow link says so" \
-	screen_has "$TEST_TMP/n.txt" "^ no launch or flow link from this slice \(Tab chooses among its [0-9]+ other links\)"
+	screen_has "$TEST_TMP/n.txt" "^ no launch, flow or dependency link from this slice \(Tab chooses among its [0-9]+ other links\)"
 
 # ---- a corpus trace: the connector's cells, edge markers, every flow (L) ---------------------
 

@@ -343,3 +343,48 @@ Test(data, flows_both_ways)
 	cr_assert_eq(info.self_ns, 5000);
 	trex_index_free(idx);
 }
+
+/* Dependency edges (an execution graph's) are links both ways: what a
+ * slice waits for, latest end first (the one that decided its start
+ * leads), and what waits for it. */
+Test(links, dependencies_latest_end_first)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = fixture_file("g.et");
+	uint32_t pid = trex_builder_intern(b, "rank 0", 6);
+	uint32_t key = trex_builder_intern(b, "compute", 7);
+	uint32_t track = trex_builder_named_track(b, pid, key, TREX_NONE);
+	const char *names[] = {"early", "late", "join", "after"};
+	int64_t ts[] = {0, 0, 300, 500}, dur[] = {100, 300, 200, 10};
+	trex_handle h[4];
+
+	cr_assert_neq(track, TREX_NONE);
+	for (int i = 0; i < 4; i++) {
+		struct trex_ev ev = {.ts = ts[i], .dur = dur[i], .kind = TREX_KIND_KERNEL};
+
+		ev.name = trex_builder_intern(b, names[i], strlen(names[i]));
+		h[i] = trex_builder_complete(b, track, &ev);
+		cr_assert_neq(h[i], TREX_HANDLE_NONE);
+	}
+	cr_assert_eq(trex_builder_edge(b, h[0], h[2], TREX_EDGE_DEPENDENCY), 0);
+	cr_assert_eq(trex_builder_edge(b, h[1], h[2], TREX_EDGE_DEPENDENCY), 0);
+	cr_assert_eq(trex_builder_edge(b, h[2], h[3], TREX_EDGE_DEPENDENCY), 0);
+	file.events = 4;
+	struct trex_index *idx = fixture_build(&file, &b, 1);
+	uint32_t early = find(idx, "early"), late = find(idx, "late"), join = find(idx, "join"),
+	         after = find(idx, "after");
+	struct trex_slice_info info;
+
+	trex_slice_info_compute(idx, join, &info);
+	cr_assert_eq(info.link_count, 3);
+	cr_assert_eq(info.links[0].kind, TREX_LINK_WAITS_FOR);
+	cr_assert_eq(info.links[0].slice, late, "first: %s", name_of(idx, info.links[0].slice));
+	cr_assert_eq(info.links[1].kind, TREX_LINK_WAITS_FOR);
+	cr_assert_eq(info.links[1].slice, early);
+	cr_assert_eq(info.links[2].kind, TREX_LINK_NEEDED_BY);
+	cr_assert_eq(info.links[2].slice, after);
+	trex_slice_info_compute(idx, early, &info);
+	cr_assert_eq(link_to(&info, join), TREX_LINK_NEEDED_BY);
+	cr_assert_str_eq(trex_link_label(TREX_LINK_WAITS_FOR), "waits for");
+	trex_index_free(idx);
+}

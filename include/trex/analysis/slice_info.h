@@ -16,12 +16,16 @@
 #define TREX_SLICE_INFO_LINKS 48    /* links kept (the total is counted) */
 
 /* X(ID, "label"), in the order links are listed: the first one is what
- * "follow link" takes by default. */
+ * "follow link" takes by default. WAITS_FOR and NEEDED_BY are dependency
+ * edges (trex_index_edges_of: an execution graph's), the dependencies
+ * that ended last first: the one that decided the start leads. */
 #define TREX_LINK_INFO(X)                                                                          \
 	X(LAUNCH, "launched by")                                                                   \
 	X(LAUNCHED, "launched")                                                                    \
 	X(FLOW_OUT, "flow to")                                                                     \
 	X(FLOW_IN, "flow from")                                                                    \
+	X(WAITS_FOR, "waits for")                                                                  \
+	X(NEEDED_BY, "needed by")                                                                  \
 	X(EXT_ID, "same External id")                                                              \
 	X(ANNOTATION, "annotation")                                                                \
 	X(STEP, "step")                                                                            \

@@ -80,7 +80,8 @@
 	X(SELECT, TRACK_DOWN, "track-down", "Move to the next track")                              \
 	X(SELECT, TRACK_UP, "track-up", "Move to the previous track")                              \
 	X(SELECT, TOGGLE_GROUP, "toggle-group", "Expand or collapse the track group")              \
-	X(SELECT, FOLLOW_LINK, "follow-link", "Follow the flow link or launch link of the slice")  \
+	X(SELECT, FOLLOW_LINK, "follow-link",                                                      \
+	  "Follow the launch, flow or dependency link of the slice")                               \
 	X(SELECT, TOGGLE_FLOWS, "toggle-flows",                                                    \
 	  "Draw every flow in the window, or only the selection's")                                \
 	X(SELECT, MARK_RANGE, "mark-range", "Set the start, then the end, of a range")             \
