@@ -71,7 +71,9 @@ struct trex_schedule {
 	int64_t makespan;     /* ns: the end of the last node */
 	uint32_t *critical;   /* the critical path, first node first */
 	uint32_t critical_count;
-	uint32_t estimated; /* nodes whose duration was estimated */
+	uint32_t estimated;    /* nodes whose duration was estimated */
+	double bandwidth_gbps; /* the bandwidth and latency the estimates used */
+	int64_t latency_ns;
 };
 
 /* Schedules g (finished). On failure (OOM, cancelled) *out is zeroed. */
@@ -79,5 +81,21 @@ enum trex_status trex_schedule_compute(const struct trex_graph *g,
                                        const struct trex_schedule_opts *opts,
                                        struct trex_schedule *out, struct trex_error *err);
 void trex_schedule_free(struct trex_schedule *s);
+
+/* "start", "dependency", "resource" or "peer". */
+const char *trex_sched_cause_label(enum trex_sched_cause cause);
+
+/* One line for notices and `trex info`: the times are the schedule's,
+ * estimated from dependencies, with the bandwidth and latency and how
+ * many communication durations were estimated. Returns what snprintf
+ * returns. */
+int trex_schedule_describe(const struct trex_schedule *s, char *buf, size_t size);
+
+/* The alpha-beta duration the schedule gives communication node of g
+ * (finished) when the file gives none: latency + bytes x traffic factor /
+ * bandwidth, rounded up to a ns (opts: 0 bandwidth, negative latency =
+ * the defaults). */
+int64_t trex_schedule_estimate(const struct trex_graph *g, uint32_t node,
+                               const struct trex_schedule_opts *opts);
 
 #endif
