@@ -117,6 +117,11 @@ enum cli_command {
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
 	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by "      \
 	  "its first bytes")                                                                       \
+	X(NPUS, "npus", 0, "N", CLI_ANYWHERE,                                                      \
+	  "ASTRA-sim text workloads: the NPUs to convert for (default 2 or what the policy "       \
+	  "needs)")                                                                                \
+	X(NPU_FREQUENCY, "npu-frequency", 0, "GHZ", CLI_ANYWHERE,                                  \
+	  "ASTRA-sim timelines: the NPU clock turning cycles into time (default 1: a cycle a ns)") \
 	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \
@@ -174,6 +179,8 @@ struct cli_opts {
 	size_t nmetric_args;
 	bool summary;             /* metrics --summary */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
+	uint32_t npus;            /* --npus, 0: each text workload's default */
+	double npu_frequency_ghz; /* --npu-frequency, 0: 1 GHz */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
