@@ -567,6 +567,8 @@ static void tl_unmatched(struct tl_loader *l)
 	size_t n = 0;
 	int64_t end = 0;
 
+	if (!l->pending.n)
+		return;
 	for (size_t i = 0; i < l->pending.cap; i++)
 		if (v[i].used)
 			v[n++] = v[i];

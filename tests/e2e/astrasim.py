@@ -5,6 +5,15 @@ PASS/FAIL lines (tests/e2e/astrasim.sh).
     astrasim.py timeline TREX LOG GHZ   trex info of a simulator issue/callback log
                                         at an NPU clock of GHZ against this file's
                                         own reading of it
+    astrasim.py text DUMP WORKLOAD NPUS the graph graph_dump (DUMP) reads from an
+                                        ASTRA-sim 1.0 text workload for NPUS NPUs
+                                        (0: trex's default) against this file's own
+                                        conversion: every node and dependency
+    astrasim.py et DUMP WORKLOAD PREFIX NPUS
+                                        the same graph against the .et files Chakra's
+                                        text converter wrote (PREFIX.0.et ...), decoded
+                                        with the schema's Python module (python3 with
+                                        google.protobuf and ET_DEF_DIR naming et_def_pb2)
 
 The log reading follows Chakra's timeline visualizer (lines with an issue or
 callback column, split on commas, the text after '=' of columns 1-4), with
@@ -13,6 +22,7 @@ column (the node name runs up to it, commas and all).
 """
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -151,9 +161,261 @@ def check_timeline(trex, path, ghz):
                    lines.get(check), exp[key])
 
 
+# ---- text workloads: the converter's graph, written from the format notes ----
+
+POLICIES = ("DATA", "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED",
+            "MICRO", "DISTRIBUTED_INFERENCE", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED",
+            "HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD")
+COLLECTIVES = {"ALLTOALL": "all-to-all", "ALLGATHER": "all-gather",
+               "REDUCESCATTER": "reduce-scatter"}
+
+
+def read_workload(path):
+    """(policy, header numbers, layers) from the whitespace token stream."""
+    toks = open_text(path).split()
+    policy, at, header = toks[0], 1, {}
+    if policy.startswith("HYBRID_DLRM"):
+        header["bottom"], at = int(toks[1]), 2
+    elif policy.startswith("HYBRID_TRANSFORMER"):
+        header["group"], at = int(toks[2]), 3
+        if policy.endswith("FWD_IN_BCKWD"):
+            for _ in range(2):  # label, count, that many layer numbers
+                at += 2 + int(toks[at + 1])
+    count = int(toks[at])
+    at += 1
+    width = 13 if policy == "HYBRID_CUSTOMIZED" else 12
+    layers = []
+    for i in range(count):
+        c = toks[at + i * width: at + (i + 1) * width]
+        layers.append({"name": c[0], "FWD": (int(c[2]), c[3], int(c[4])),
+                       "BWD_IG": (int(c[5]), c[6], int(c[7])),
+                       "BWD_WG": (int(c[8]), c[9], int(c[10]))})
+    return policy, header, layers
+
+
+class Graph:
+    def __init__(self):
+        self.nodes, self.deps, self.next_id = [], [], 0
+
+    def node(self, rank, kind, name, dur, size, coll):
+        self.nodes.append((rank, self.next_id, kind, coll, dur, size, name))
+        self.next_id += 1
+        return self.next_id - 1
+
+    def comp(self, rank, layer, phase):
+        return self.node(rank, "compute", "COMP_NODE_%s_%s" % (layer["name"], phase),
+                         layer[phase][0], -1, "none")
+
+    def comm(self, rank, layer, phase, infix="", owner=None):
+        _, kind, size = layer[phase]
+        name = "COMM_COLL_NODE_%s%s_%s" % ((owner or layer)["name"], infix, kind)
+        return self.node(rank, "collective", name, -1, size, COLLECTIVES.get(kind, "all-reduce"))
+
+    def dep(self, child, parent):
+        if parent is not None:
+            self.deps.append((child, parent))
+
+
+def npu_data(g, r, L):
+    fwd, ig = {}, {}
+    for i, l in enumerate(L):
+        fwd[i] = g.comp(r, l, "FWD")
+        g.dep(fwd[i], fwd.get(i - 1))
+    for i in reversed(range(len(L))):
+        wg = g.comp(r, L[i], "BWD_WG")
+        g.dep(wg, fwd[i] if i == len(L) - 1 else ig[i + 1])
+        g.dep(g.comm(r, L[i], "BWD_WG"), wg)
+        if i:
+            ig[i] = g.comp(r, L[i], "BWD_IG")
+            g.dep(ig[i], wg)
+
+
+def npu_model(g, r, L, wg_comm, ig_infix=""):
+    fc, ig, igc, wg = {}, {}, {}, {}
+    for i, l in enumerate(L):
+        c = g.comp(r, l, "FWD")
+        g.dep(c, fc.get(i - 1))
+        fc[i] = g.comm(r, l, "FWD")
+        g.dep(fc[i], c)
+    for i in reversed(range(len(L))):
+        ig[i] = g.comp(r, L[i], "BWD_IG")
+        if i == len(L) - 1:
+            g.dep(ig[i], fc[i])
+        else:
+            g.dep(ig[i], wg[i + 1])
+            g.dep(ig[i], igc[i + 1])
+        if i:
+            igc[i] = g.comm(r, L[i], "BWD_IG", ig_infix)
+            g.dep(igc[i], ig[i])
+        wg[i] = g.comp(r, L[i], "BWD_WG")
+        g.dep(wg[i], ig[i])
+        if wg_comm:
+            g.dep(g.comm(r, L[i], "BWD_WG"), wg[i])
+
+
+def npu_dlrm(g, r, L, bottom):
+    fc, fm, ig, igm = {}, {}, {}, {}
+    for i, l in enumerate(L):
+        fc[i] = g.comp(r, l, "FWD")
+        g.dep(fc[i], fc.get(i - 1))
+        if i == bottom:
+            g.dep(fc[i], fm.get(0))
+        if l["FWD"][1] == "ALLTOALL":
+            fm[i] = g.comm(r, l, "FWD")
+            g.dep(fm[i], fc[i])
+    for i in reversed(range(len(L))):
+        wg = g.comp(r, L[i], "BWD_WG")
+        if i == len(L) - 1:
+            g.dep(wg, fc[i])
+        else:
+            g.dep(wg, ig.get(i + 1))
+            g.dep(wg, igm.get(i))
+        if L[i]["BWD_WG"][1] != "NONE":
+            g.dep(g.comm(r, L[i], "BWD_WG"), wg)
+        if i:
+            ig[i] = g.comp(r, L[i], "BWD_IG")
+            g.dep(ig[i], wg)
+        if i and i == bottom + 1:
+            igm[0] = g.comm(r, L[0], "BWD_IG")
+            g.dep(igm[0], ig[i])
+
+
+def convert(path, npus):
+    policy, header, L = read_workload(path)
+    if npus == 0:
+        group = header.get("group", 1)
+        npus = 2 * group if group > 1 else 2
+    g = Graph()
+    for r in range(npus):
+        if policy == "DATA":
+            npu_data(g, r, L)
+        elif policy == "MODEL":
+            npu_model(g, r, L, False)
+        elif policy == "HYBRID_DATA_MODEL":
+            npu_model(g, r, L, True, "_IG_COMM_")
+        elif policy.startswith("HYBRID_DLRM"):
+            npu_dlrm(g, r, L, header["bottom"])
+        elif policy == "MICRO":
+            for l in L:
+                g.comm(r, l, "BWD_WG")
+        elif policy == "DISTRIBUTED_INFERENCE":
+            fc = None
+            for l in L:
+                c = g.comp(r, l, "FWD")
+                g.dep(c, fc)
+                fc = g.comm(r, l, "FWD")
+                g.dep(fc, c)
+        else:
+            npu_model(g, r, L, True)
+    return g
+
+
+NODE = re.compile(r"node rank=(\d+) id=(\d+) type=(.+?) coll=(.+?) dur=(-?\d+) bytes=(-?\d+) name=(.*)$")
+DEP = re.compile(r"dep (\d+) <- (\d+) (\w+)$")
+
+
+def read_dump(dump, path, npus):
+    run = subprocess.run([dump, "astrasim-text", path, str(npus)], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True)
+    nodes, deps = [], []
+    for line in run.stdout.splitlines():
+        m = NODE.match(line)
+        if m:
+            r, i, kind, coll, dur, size, name = m.groups()
+            nodes.append((int(r), int(i), kind, coll, int(dur), int(size), name))
+        m = DEP.match(line)
+        if m:
+            deps.append((int(m.group(1)), int(m.group(2))))
+    return run, nodes, deps
+
+
+def per_type(nodes):
+    counts = {}
+    for n in nodes:
+        counts[(n[0], n[2])] = counts.get((n[0], n[2]), 0) + 1
+    return counts
+
+
+def first_difference(a, b):
+    for x, y in zip(a, b):
+        if x != y:
+            return x, y
+    return (a[len(b)] if len(a) > len(b) else None), (b[len(a)] if len(b) > len(a) else None)
+
+
+def check_text(dump, path, npus):
+    name = "%s for %s NPUs" % (path.rsplit("/", 1)[-1], npus or "the default")
+    run, nodes, deps = read_dump(dump, path, npus)
+    if run.returncode != 0:
+        print("FAIL %s: graph_dump exit %d: %s" % (name, run.returncode, run.stderr.strip()))
+        return
+    g = convert(path, npus)
+    want = per_type(g.nodes)
+    report(per_type(nodes) == want, name + ": nodes per rank and type (%s)" % ", ".join(
+        "%d %s" % (v, k[1]) for k, v in sorted(want.items()) if k[0] == 0) + " on rank 0",
+           per_type(nodes), want)
+    report(nodes == g.nodes, name + ": every node (rank, id, type, collective, cycles, bytes, name)",
+           *first_difference(nodes, g.nodes))
+    report(sorted(deps) == sorted(g.deps), name + ": every dependency",
+           *first_difference(sorted(deps), sorted(g.deps)))
+
+
+def read_et(path, et_def):
+    """The Nodes of a .et file: record #0 as a Node too when it is one (2023 files)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    nodes, at = [], 0
+    while at < len(data):
+        n = shift = 0
+        while True:
+            b = data[at]
+            at += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        rec = data[at:at + n]
+        at += n
+        node = et_def.Node()
+        try:
+            node.ParseFromString(rec)
+        except Exception:
+            continue  # the GlobalMetadata
+        if node.type:
+            nodes.append(node)
+    return nodes
+
+
+def check_et(dump, path, prefix, npus):
+    sys.path.insert(0, os.environ.get("ET_DEF_DIR", "."))
+    import et_def_pb2  # noqa: E402  (the schema module the tools kit generated)
+    name = "%s against %s.*.et" % (path.rsplit("/", 1)[-1], prefix.rsplit("/", 1)[-1])
+    run, nodes, deps = read_dump(dump, path, npus)
+    want_nodes, want_deps = [], []
+    for r in range(npus):
+        for n in read_et("%s.%d.et" % (prefix, r), et_def_pb2):
+            attrs = {a.name: a for a in n.attr}
+            size = attrs["comm_size"].int64_val if "comm_size" in attrs else -1
+            kind = "collective" if n.type == et_def_pb2.COMM_COLL_NODE else "compute"
+            want_nodes.append((r, n.id, kind, n.name, n.duration_micros if kind == "compute" else -1, size))
+            want_deps += [(n.id, p) for p in list(n.data_deps) + list(n.ctrl_deps)]
+    got = [(n[0], n[1], n[2], n[6], n[4], n[5]) for n in nodes]
+    report(run.returncode == 0 and got == want_nodes,
+           name + ": every node (rank, id, type, name, cycles, bytes) as the converter wrote it",
+           *first_difference(got, want_nodes))
+    report(sorted(deps) == sorted(want_deps), name + ": every dependency as the converter wrote it",
+           *first_difference(sorted(deps), sorted(want_deps)))
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "timeline":
         check_timeline(argv[2], argv[3], float(argv[4]))
+        return 0
+    if len(argv) == 5 and argv[1] == "text":
+        check_text(argv[2], argv[3], int(argv[4]))
+        return 0
+    if len(argv) == 6 and argv[1] == "et":
+        check_et(argv[2], argv[3], argv[4], int(argv[5]))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -4,7 +4,13 @@
 # hand-made file in the visualizer's plain layout with an unmatched issue, an
 # unmatched callback and a broken line) must load as tests/e2e/astrasim.py
 # reads it: slices per NPU and kind, ns per kind at two NPU clocks, the
-# problems at their lines.
+# problems at their lines. ASTRA-sim 1.0 text workloads (the 8 corpus files)
+# must become, through the astrasim-text graph loader (tests/unit/graph_dump),
+# the graph astrasim.py's own conversion makes, node by node and dependency by
+# dependency, for the default and for 3 NPUs; Resnet50 for 64 NPUs the very
+# graph Chakra's text converter wrote (corpus chakra/resnet50-dp-64npus-
+# legacy2023, decoded with the tools kit's schema module); broken workloads
+# fail with the line:col and what was expected.
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 
@@ -58,5 +64,51 @@ for bad in 0 -1 abc 1e9; do
 		diag_file "$TEST_TMP/freq.err"
 	fi
 done
+
+GRAPH_DUMP=${TREX_DUMP%/*}/graph_dump
+if [ -d "${TREX_CORPUS:-}/astrasim1" ]; then
+	for f in "$TREX_CORPUS"/astrasim1/*.txt; do
+		for npus in 0 3; do
+			run_checker "$ASTRA_PY" text "$GRAPH_DUMP" "$f" "$npus"
+		done
+	done
+else
+	skip "the corpus text workloads" "no astrasim1/ in ${TREX_CORPUS:-}"
+fi
+KIT=$TREX_CORPUS/../tools/astrasim
+legacy=$TREX_CORPUS/chakra/resnet50-dp-64npus-legacy2023/resnet50_DataParallel
+if [ -f "$KIT/et_def_pb2.py" ] && [ -f "$legacy.0.et" ] &&
+	/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null; then
+	ET_DEF_DIR=$KIT PYTHON3=/usr/bin/python3 run_checker "$ASTRA_PY" et "$GRAPH_DUMP" \
+		"$TREX_CORPUS/astrasim1/Resnet50_DataParallel.txt" "$legacy" 64
+else
+	skip "Resnet50 against Chakra's converter output" "no tools kit, legacy set or python3-protobuf"
+fi
+
+# broken workloads: refused with the position and what was expected
+while IFS='|' read -r file want; do
+	"$GRAPH_DUMP" astrasim-text "$DATA/$file" >"$TEST_TMP/broken.out" 2>"$TEST_TMP/broken.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -F "$file:$want" "$TEST_TMP/broken.err"; then
+		ok "$file: refused at $want"
+	else
+		not_ok "$file: refused at $want (exit $rc)"
+		diag_file "$TEST_TMP/broken.err"
+	fi
+done <<'EOF_BROKEN'
+bad_policy.txt|1:1: (byte 0) header: expected a parallelism policy
+short_layer.txt|5:1: (byte 98) layer 2 of 2 (conv2): expected the weight-gradient collective's size in bytes, found the end of input
+bad_number.txt|3:23: (byte 30) layer 1 of 1 (fc1): expected the input-gradient compute time (cycles), found '12a'
+bad_layer_policy.txt|3:44: (byte 63) layer 1 of 1 (fc1): expected the layer's policy
+dlrm_no_bottom.txt|2:1: (byte 12) header: expected the index of the last bottom-MLP layer, found the end of input
+EOF_BROKEN
+"$GRAPH_DUMP" astrasim-text "$DATA/trailing.txt" >"$TEST_TMP/trailing.out" 2>"$TEST_TMP/trailing.err"
+if [ $? -eq 0 ] && grep -q "'extra' and what follows (18 bytes) after the last layer: ignored" "$TEST_TMP/trailing.err" &&
+	[ "$(grep -c '^node ' "$TEST_TMP/trailing.out")" -eq 2 ]; then
+	ok "trailing.txt: tokens after the last layer are ignored and said"
+else
+	not_ok "trailing.txt: tokens after the last layer are ignored and said"
+	diag_file "$TEST_TMP/trailing.err"
+fi
 
 done_testing

@@ -176,3 +176,15 @@ Test(astrasim_timeline, bad_clock_is_a_usage_error)
 	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_USAGE);
 	cr_assert(strstr(err.message, "--npu-frequency"));
 }
+
+Test(astrasim_timeline, empty_log_says_how_to_get_lines)
+{
+	struct trex_source *src;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+	struct trex_load_opts opts = {.threads = 1, .format = "astrasim-timeline"};
+
+	cr_assert_eq(trex_source_open_memory("t.log", "", 0, true, &src, &err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, &err), TREX_FORMAT);
+	cr_assert(strstr(err.message, "trace-enabled"), "%s", err.message);
+}
