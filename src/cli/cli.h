@@ -115,7 +115,8 @@ enum cli_command {
 	X(THREADS, "threads", 'j', "N", CLI_ANYWHERE,                                              \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
-	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by "      \
+	  "read every input as format NAME (chrome-json, perfetto, astrasim-timeline, "            \
+	  "astrasim-text) instead of telling it by "                                               \
 	  "its first bytes")                                                                       \
 	X(NPUS, "npus", 0, "N", CLI_ANYWHERE,                                                      \
 	  "ASTRA-sim text workloads: the NPUs to convert for (default 2 or what the policy "       \
