@@ -118,7 +118,8 @@ enum cli_command {
 	X(THREADS, "threads", 'j', "N", CLI_ANYWHERE,                                              \
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
-	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by "      \
+	  "read every input as format NAME (chrome-json, perfetto, astrasim-timeline, "            \
+	  "astrasim-text) instead of telling it by "                                               \
 	  "its first bytes")                                                                       \
 	X(BANDWIDTH, "bandwidth", 0, "GBPS", CLI_ANYWHERE,                                         \
 	  "execution graphs: GB/s per rank that estimates communication without a duration "       \
@@ -126,6 +127,11 @@ enum cli_command {
 	X(LATENCY, "latency", 0, "NS", CLI_ANYWHERE,                                               \
 	  "execution graphs: latency per collective step, in ns or with a unit (default 500; "     \
 	  "0: the default)")                                                                       \
+	X(NPUS, "npus", 0, "N", CLI_ANYWHERE,                                                      \
+	  "ASTRA-sim text workloads: the NPUs to convert for (default 2 or what the policy "       \
+	  "needs)")                                                                                \
+	X(NPU_FREQUENCY, "npu-frequency", 0, "GHZ", CLI_ANYWHERE,                                  \
+	  "ASTRA-sim timelines: the NPU clock turning cycles into time (default 1: a cycle a ns)") \
 	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \
@@ -185,6 +191,8 @@ struct cli_opts {
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */
+	uint32_t npus;            /* --npus, 0: each text workload's default */
+	double npu_frequency_ghz; /* --npu-frequency, 0: 1 GHz */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;

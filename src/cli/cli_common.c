@@ -338,6 +338,40 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 	}
 }
 
+/* The largest NPU count a text workload is converted for: every NPU is a
+ * copy of the whole graph. */
+#define NPUS_MAX 65536
+
+static enum trex_status parse_npus(const char *arg, uint32_t *out, struct trex_error *err)
+{
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || errno || n < 1 || n > NPUS_MAX)
+		return usage(err, "--npus: expected a number of NPUs (1-%d), not '%s'", NPUS_MAX,
+		             arg);
+	*out = (uint32_t)n;
+	return TREX_OK;
+}
+
+static enum trex_status parse_npu_frequency(const char *arg, double *out, struct trex_error *err)
+{
+	char *end;
+	double ghz;
+
+	errno = 0;
+	ghz = strtod(arg, &end);
+	if (end == arg || *end || errno || !(ghz >= 0.000001) || ghz > 1000000)
+		return usage(err,
+		             "--npu-frequency: expected the NPU clock in GHz (0.000001-1000000, "
+		             "e.g. 1.5), not '%s'",
+		             arg);
+	*out = ghz;
+	return TREX_OK;
+}
+
 static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, enum cli_option id,
                                     const char *arg, struct trex_error *err)
 {
@@ -383,6 +417,10 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	case CLI_OPT_BANDWIDTH:
 	case CLI_OPT_LATENCY:
 		return parse_schedule_value(o, id, arg, err);
+	case CLI_OPT_NPUS:
+		return parse_npus(arg, &o->npus, err);
+	case CLI_OPT_NPU_FREQUENCY:
+		return parse_npu_frequency(arg, &o->npu_frequency_ghz, err);
 	default:
 		return apply_view_value(o, id, arg, err);
 	}
@@ -903,6 +941,8 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 	                            .format = o->input_format,
 	                            .bandwidth_gbps = o->bandwidth_gbps,
 	                            .latency_ns = o->latency_ns,
+	                            .npus = o->npus,
+	                            .npu_frequency_ghz = o->npu_frequency_ghz,
 	                            .cancel = &load_cancelled,
 	                            .progress_user = &pr};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;

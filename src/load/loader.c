@@ -18,6 +18,8 @@
 static const struct trex_format *const registry[] = {
     &trex_format_chrome_json,
     &trex_format_perfetto,
+    &trex_format_astrasim_timeline,
+    &trex_format_astrasim_text,
     NULL,
 };
 

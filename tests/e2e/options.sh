@@ -34,7 +34,7 @@ arg_of() {
 	*) echo "--$1=x" ;;
 	esac
 }
-every="format output force threads input-format bandwidth latency strict quiet demo help version"
+every="format output force threads input-format bandwidth latency npus npu-frequency strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top dump source-path
 source-map kernel compare metric summary"
 ui="keys theme color ascii no-mouse script dump-screen"

@@ -6,6 +6,8 @@
 #define TREX_FUZZ_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "trex/analysis/table.h"
 #include "trex/core/index.h"
@@ -23,6 +25,40 @@ static inline struct trex_index *fuzz_load_trace(const char *name, const void *d
 	if (trex_source_open_memory(name, data, size, false, &src, &err) != TREX_OK)
 		return NULL;
 	return trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK ? idx : NULL;
+}
+
+/* The index of size bytes at data read as format (a trex_format name) with
+ * the given loader options (opts->format is set), or NULL. */
+static inline struct trex_index *fuzz_load_as(const char *name, const void *data, size_t size,
+                                              struct trex_load_opts opts, const char *format)
+{
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	opts.format = format;
+	if (trex_source_open_memory(name, data, size, false, &src, &err) != TREX_OK)
+		return NULL;
+	return trex_load_sources(&src, 1, &opts, &idx, &err) == TREX_OK ? idx : NULL;
+}
+
+/* Reads every slice's args back as JSON through its file's codec; a sum
+ * of what was read (to keep the reads). */
+static inline size_t fuzz_touch_args(const struct trex_index *idx)
+{
+	struct trex_error err;
+	size_t sum = 0;
+
+	for (uint32_t i = 0; idx && i < trex_index_slice_count(idx); i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+		uint32_t file = trex_index_track_file(idx, s->track);
+		char *json = NULL;
+		size_t len = 0;
+		if (trex_index_args_json(idx, file, s->args, &json, &len, &err) == TREX_OK)
+			sum += len + (json ? (size_t)json[0] : 0);
+		free(json);
+	}
+	return sum;
 }
 
 /* Reads every cell and the note of t when st is TREX_OK, then frees t. */

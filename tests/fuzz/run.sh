@@ -1,7 +1,8 @@
 #!/bin/sh
 # Bounded fuzz runs of tests/fuzz/fuzz_json.c, fuzz_classify.c, fuzz_metrics.c,
 # fuzz_perfetto.c and the stall-report parsers' fuzz_unitrace.c, fuzz_ncu.c and
-# fuzz_asm.c (`make fuzz`).
+# fuzz_asm.c, and the ASTRA-sim and PyTorch host-trace parsers' fuzz_astrasim_*.c
+# (`make fuzz`).
 #
 #   tests/fuzz/run.sh SRCDIR BUILDDIR
 #
@@ -51,6 +52,9 @@ mkdir -p "$work/seeds"
 # ---- build ---------------------------------------------------------------
 # The stall-report parsers' targets (fuzz_stalls.h), each run FUZZ_STALLS_SECONDS (default 10).
 stall_targets='tests/fuzz/fuzz_unitrace.c tests/fuzz/fuzz_ncu.c tests/fuzz/fuzz_asm.c'
+# The ASTRA-sim and PyTorch host-trace parsers' targets, each run FUZZ_ASTRA_SECONDS
+# (default 10), seeded with tests/data/astrasim and the corpus astrasim1/ and pytorch_et/.
+astra_targets='tests/fuzz/fuzz_astrasim_timeline.c tests/fuzz/fuzz_astrasim_text.c'
 # The .c files of libtrex_core_a_SOURCES (its `=` and `+=` lines), in
 # Makefile.am order, and the protobuf-c code protoc-c generates.
 sources=$(awk '/^libtrex_core_a_SOURCES[[:space:]]*\+?=/ { on = 1 }
@@ -75,7 +79,7 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8 libprotobuf-c) -lm -pthread
 objects=
 pids=
 for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c \
-	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" $stall_targets; do
+	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" $stall_targets $astra_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	case $s in /*) ;; *) s=$srcdir/$s ;; esac
@@ -92,7 +96,8 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_unitrace fuzz_ncu fuzz_asm; do
+for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_unitrace fuzz_ncu fuzz_asm \
+	$(for t in $astra_targets; do basename "$t" .c; done); do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -185,3 +190,17 @@ done
 
 n=$((n_pf * 2)) # the perfetto seeds, for fuzz's message
 fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
+
+# The ASTRA-sim and PyTorch host-trace parsers, seeded with their own files.
+rm -rf "$work/seeds-astra"
+mkdir -p "$work/seeds-astra"
+n=0
+for f in "$srcdir"/tests/data/astrasim/* "$corpus"/astrasim1/* "$corpus"/pytorch_et/*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	head -c "$max_len" "$f" >"$work/seeds-astra/$n"
+done
+for t in $astra_targets; do
+	target=$(basename "$t" .c)
+	fuzz "$target" "${FUZZ_ASTRA_SECONDS:-10}" "" "$work/corpus-$target" "$work/seeds-astra"
+done
