@@ -36,7 +36,7 @@ run_keys() { screen_dump "$W" "$H" "$1" --script="$2" "$3"; }
 # ---- learn the keys from `?` (the demo trace is enough for that) ----------------
 screen_dump 120 150 "$TEST_TMP/help-timeline.txt" --demo --script='?'
 k_kernels=$(key_for "$TEST_TMP/help-timeline.txt" "Show the kernels table")
-k_follow=$(key_for "$TEST_TMP/help-timeline.txt" "Follow the flow link")
+k_follow=$(key_for "$TEST_TMP/help-timeline.txt" "Follow the launch, flow")
 k_back=$(key_for "$TEST_TMP/help-timeline.txt" "Go back to the previous zoom")
 k_search=$(key_for "$TEST_TMP/help-timeline.txt" "Search forward")
 k_quit=$(key_for "$TEST_TMP/help-timeline.txt" "Quit trex")

@@ -158,7 +158,9 @@ Test(builder_graph, named_tracks_nest_under_their_parent)
 	}
 	cr_assert_neq(to, TREX_NONE);
 	cr_assert_neq(ti, TREX_NONE);
-	cr_assert_eq(trex_index_track(idx, to)->kind, TREX_TRACK_NAMED);
+	/* both hold device work: device queues, named and nested as made */
+	cr_assert_eq(trex_index_track(idx, to)->kind, TREX_TRACK_GPU);
+	cr_assert_eq(trex_index_track(idx, ti)->kind, TREX_TRACK_GPU);
 	cr_assert_eq(trex_index_track(idx, to)->parent, TREX_NONE);
 	cr_assert_eq(trex_index_track(idx, ti)->parent, to);
 	cr_assert_gt(ti, to, "a nested track follows its parent");
