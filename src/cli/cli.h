@@ -47,6 +47,9 @@
 	X(METRICS, "metrics", cmd_metrics,                                                         \
 	  "per-kernel hardware metrics (unitrace -q/-k, Kineto ranges) and unitrace reports: "     \
 	  "devices, metrics, kernels; --metric: their values")                                     \
+	X(NODES, "nodes", cmd_nodes,                                                               \
+	  "execution-graph nodes (Chakra ET, ASTRA-sim, PyTorch host ET) as scheduled: type, "     \
+	  "bytes, start, duration, slack, critical path")                                          \
 	X(CRITICAL_PATH, "critical-path", cmd_critical_path,                                       \
 	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
 	  "one's start, duration, cause and slack")
@@ -91,9 +94,11 @@ enum cli_command {
 	  "(default ^ProfilerStep#)")                                                              \
 	X(MIN, "min", 0, "TIME", CLI_IN(GAPS),                                                     \
 	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")                            \
-	X(TOP, "top", 0, "N", CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS),           \
-	  "gaps, ops, api: only the first N rows; stalls: N instructions per "                     \
+	X(TOP, "top", 0, "N",                                                                      \
+	  CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS) | CLI_IN(NODES),               \
+	  "gaps, ops, api, nodes: only the first N rows; stalls: N instructions per "              \
 	  "reason (default 10)")                                                                   \
+	X(RANK, "rank", 0, "N", CLI_IN(NODES), "nodes: only the nodes of rank N")                  \
 	X(DUMP, "dump", 0, "DIR", CLI_IN(STALLS) | CLI_IN(DEFAULT),                                \
 	  "stalls (command and view): the IGC shader dump directory (.asm files) of unitrace "     \
 	  "stall reports")                                                                         \
@@ -177,8 +182,9 @@ struct cli_opts {
 	bool explain;             /* categories --explain */
 	const char *step;         /* steps --step REGEX, NULL: the default */
 	int64_t min_ns;           /* gaps --min */
-	size_t top;               /* gaps, ops, api --top; 0: all; stalls: per reason, 0: 10 */
-	const char *dump;         /* stalls --dump DIR */
+	size_t top;       /* gaps, ops, api, nodes --top; 0: all; stalls: per reason, 0: 10 */
+	int64_t rank;     /* nodes --rank; -1: every rank */
+	const char *dump; /* stalls --dump DIR */
 	const char *source_path[CLI_LIST_MAX]; /* stalls --source-path, in order */
 	size_t nsource_path;
 	const char *source_map[CLI_LIST_MAX]; /* stalls --source-map OLD=NEW, in order */

@@ -332,6 +332,13 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 			             arg);
 		o->top = (size_t)n;
 		return TREX_OK;
+	case CLI_OPT_RANK:
+		errno = 0;
+		n = strtoull(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || errno || n > INT32_MAX)
+			return usage(err, "--rank: expected a rank (0 or more), not '%s'", arg);
+		o->rank = (int64_t)n;
+		return TREX_OK;
 	default:
 		st = cli_apply_stalls_value(o, id, arg, &handled, err);
 		return handled ? st : apply_metrics_value(o, id, arg, err);
@@ -620,6 +627,7 @@ enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct tre
 	o->command = CLI_CMD_DEFAULT;
 	o->format = TREX_FMT_TEXT;
 	o->group = TREX_KERNELS_BY_NAME;
+	o->rank = -1;
 	st = parse_options(argc, argv, o, &ps, err);
 	if (st != TREX_OK)
 		return st;

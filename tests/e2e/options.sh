@@ -19,6 +19,7 @@ own() {
 	integrity) echo "" ;;
 	stalls) echo "top dump source-path source-map kernel compare" ;;
 	metrics) echo "kernel metric summary" ;;
+	nodes) echo "top rank" ;;
 	esac
 }
 # --OPTION with an argument it takes.
@@ -29,17 +30,19 @@ arg_of() {
 	by) echo "--by=op" ;;
 	min) echo "--min=5us" ;;
 	top) echo "--top=3" ;;
+	rank) echo "--rank=1" ;;
 	source-map) echo "--source-map=/a=/b" ;;
 	color) echo "--color=never" ;;
 	*) echo "--$1=x" ;;
 	esac
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency strict quiet demo help version"
-scoped="schema compiler-log core-freq explain by memory per-rank step min top dump source-path
-source-map kernel compare metric summary"
+scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
+source-path source-map kernel compare metric summary"
 ui="keys theme color ascii no-mouse script dump-screen"
 
-for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path; do
+for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \
+	nodes; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')
@@ -84,8 +87,8 @@ expect_message() { # LABEL WANT ARGS...
 		diag_file "$TEST_TMP/msg.err"
 	fi
 }
-expect_message "--top names its four commands" \
-	"--top applies to 'trex gaps', 'trex ops', 'trex api' and 'trex stalls' only" kernels --demo --top 3
+expect_message "--top names its five commands" \
+	"--top applies to 'trex gaps', 'trex ops', 'trex api', 'trex stalls' and 'trex nodes' only" kernels --demo --top 3
 expect_message "--metric names its commands and the interface" \
 	"--metric applies to 'trex kernels', 'trex metrics' and the interface only" gaps --demo --metric x
 expect_message "--schema: categories and the interface" \
