@@ -47,8 +47,7 @@
 	X(VIEW, OPEN_INTEGRITY, "open-integrity",                                                  \
 	  "Show the integrity counters: what was lost or repaired")                                \
 	X(VIEW, OPEN_METRICS, "open-metrics", "Show the hardware metrics per kernel")              \
-	X(VIEW, OPEN_NODES, "open-nodes",                                                          \
-	  "Show the nodes of an execution graph (Chakra ET, ASTRA-sim, host ET) as scheduled")     \
+	X(VIEW, OPEN_NODES, "open-nodes", "Show the nodes of an execution graph as scheduled")     \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
 	X(VIEW, DETAILS, "details", "Show or hide the details pane")                               \
 	X(SEARCH, SEARCH, "search", "Search forward (incremental)")                                \
