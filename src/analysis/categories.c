@@ -187,6 +187,33 @@ bool trex_catset_comm_decides(const struct trex_catset *cs)
 	return cs->builtin;
 }
 
+bool trex_category_is_comm(const char *category)
+{
+	static const char *const words[] = {TREX_CATEGORY_COMM_WORDS};
+	char key[32];
+	size_t n = 0;
+
+	for (const char *p = category; *p && *p != '.'; p++) {
+		if (*p == '_' || *p == '-' || *p == ' ')
+			continue;
+		if (n + 1 >= sizeof(key))
+			return false;
+		key[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	}
+	key[n] = '\0';
+	for (size_t i = 0; i < ARRAY_LEN(words); i++)
+		if (strcmp(key, words[i]) == 0)
+			return true;
+	return false;
+}
+
+int trex_catset_comm_by_name(const void *user, const char *name)
+{
+	const char *cat = trex_catset_match(user, name);
+
+	return !cat ? -1 : trex_category_is_comm(cat) ? 1 : 0;
+}
+
 /* How rule r reads in the rules column: the built-in regex of a category
  * ("gemm regex"), an INI tag ("starts with Gemm") or a rules file line. */
 static int rule_label(const struct trex_catset *cs, const struct rule *r, char *buf, size_t size)

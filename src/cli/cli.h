@@ -75,8 +75,10 @@ enum cli_command {
 	X(FORMAT, "format", 0, "FMT", CLI_ANYWHERE,                                                \
 	  "output format: text (default), csv or json; info: text or json; "                       \
 	  "categories: also unitrace-json")                                                        \
-	X(SCHEMA, "schema", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),                       \
-	  "categories (command and view): unitrace category schema (INI) or trex rules file")      \
+	X(SCHEMA, "schema", 0, "FILE",                                                             \
+	  CLI_IN(CATEGORIES) | CLI_IN(GPU_TIME) | CLI_IN(STEPS) | CLI_IN(DEFAULT),                 \
+	  "unitrace category schema (INI) or trex rules file: the categories (command and view), " \
+	  "and which work is communication (its comm, allreduce, ... categories) everywhere")      \
 	X(COMPILER_LOG, "compiler-log", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),           \
 	  "categories (command and view): acelyzer's table of AIU kernel categories, ideal "       \
 	  "cycles and PT utilisation from this DeepTools compiler log")                            \
@@ -235,10 +237,13 @@ void cli_paths_free(struct cli_paths *p);
  * its position), and fails (FORMAT) under --strict. Metrics inputs go to
  * *metrics (trex_load_inputs; metrics may be NULL only when there are
  * none), with warnings for their problems; *out is NULL when every input
- * was a metrics input. */
+ * was a metrics input. schema (--schema, may be NULL) decides which
+ * device work is communication, as its categories say (load/classify.h). */
 struct trex_metrics;
-enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
-                          struct trex_metrics **metrics, struct trex_error *err);
+struct trex_catset;
+enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
+                          struct trex_index **out, struct trex_metrics **metrics,
+                          struct trex_error *err);
 /* One warning line on stderr per rank that several files claim (they stay
  * separate runs; analysis/labels.h). Printed after the interface exits,
  * else right after loading. */

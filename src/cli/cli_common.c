@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/categories.h"
+#include "trex/load/classify.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/display.h"
@@ -940,10 +942,12 @@ void cli_report_rank_clashes(const struct trex_index *idx)
 		        trex_rank_clash_warning(idx, i, line, sizeof(line)));
 }
 
-enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
-                          struct trex_metrics **metrics, struct trex_error *err)
+enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
+                          struct trex_index **out, struct trex_metrics **metrics,
+                          struct trex_error *err)
 {
 	struct progress pr = {.last_ns = 0, .shown = false};
+	struct trex_comm_override by_schema = {trex_catset_comm_by_name, schema};
 	struct trex_load_opts lo = {.threads = o->threads,
 	                            .strict = o->strict,
 	                            .format = o->input_format,
@@ -951,6 +955,7 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 	                            .latency_ns = o->latency_ns,
 	                            .npus = o->npus,
 	                            .npu_frequency_ghz = o->npu_frequency_ghz,
+	                            .comm_override = schema ? &by_schema : NULL,
 	                            .cancel = &load_cancelled,
 	                            .progress_user = &pr};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;

@@ -70,7 +70,7 @@ enum trex_status cmd_categories_schema(const struct cli_opts *o, struct trex_cat
 	enum trex_status st;
 
 	*set = NULL;
-	if ((o->command != CLI_CMD_CATEGORIES && o->command != CLI_CMD_DEFAULT) || !o->schema)
+	if (!o->schema)
 		return TREX_OK;
 	st = read_file(o->schema, SCHEMA_MAX, "category file", &text, &len, err);
 	if (st == TREX_OK)

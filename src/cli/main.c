@@ -124,7 +124,7 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	uo.ideal = ideal;
 	uo.profile = profile;
 	if (st == TREX_OK)
-		st = cli_load(o, &idx, &metrics, err);
+		st = cli_load(o, set, &idx, &metrics, err);
 	if (st == TREX_OK && !idx)
 		st = ui_metrics_alone(metrics, &idx, title, sizeof(title), err);
 	else if (st == TREX_OK)
@@ -197,7 +197,7 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 		trex_srcfiles_free(sources);
 		return st;
 	}
-	st = cli_load(o, &idx, &metrics, err);
+	st = cli_load(o, set, &idx, &metrics, err);
 	if (st == TREX_OK && !idx && o->command != CLI_CMD_METRICS)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
 		                    "no trace among the inputs, only metrics ('trex metrics FILE' "

@@ -32,7 +32,7 @@ bool trex_comm_rule(size_t i, struct trex_comm_rule *out)
 
 const char *trex_comm_by_label(enum trex_comm_by by)
 {
-	static const char *const labels[] = {"name", "op", "arg", "graph"};
+	static const char *const labels[] = {"name", "op", "arg", "graph", "schema"};
 
 	return (unsigned)by < ARRAY_LEN(labels) ? labels[by] : "?";
 }
@@ -40,7 +40,7 @@ const char *trex_comm_by_label(enum trex_comm_by by)
 /* ---- matching names ------------------------------------------------------------------- */
 
 struct trex_comm_matcher {
-	pcre2_code *re[TREX_COMM_RULE_COUNT]; /* NULL for ARG and GRAPH rules */
+	pcre2_code *re[TREX_COMM_RULE_COUNT]; /* NULL for ARG, GRAPH and SCHEMA rules */
 	pcre2_match_data *md;
 };
 
@@ -150,6 +150,8 @@ struct ctx {
 	size_t nlaunches;
 	uint32_t *arg_todo; /* device work that only its args can decide */
 	size_t narg, cap_arg;
+	const struct trex_comm_override *override; /* the category file's say, or NULL */
+	uint8_t *schema; /* per name string: what the override said, SCHEMA_UNKNOWN */
 };
 
 /* A runtime call: (file, launch link) and its slice. */
@@ -311,13 +313,34 @@ static bool graph_comm(const struct trex_index *idx, uint32_t i)
 	       type == TREX_NODE_COMM_COLL;
 }
 
+/* What the category file says of a name: SCHEMA_COMM, SCHEMA_NOT, or
+ * SCHEMA_UNDECIDED (the built-in rules decide); asked once per name. */
+enum { SCHEMA_UNKNOWN = 0, SCHEMA_COMM, SCHEMA_NOT, SCHEMA_UNDECIDED };
+
+static uint8_t schema_says(struct ctx *c, uint32_t name)
+{
+	if (!c->override)
+		return SCHEMA_UNDECIDED;
+	if (c->schema[name] == SCHEMA_UNKNOWN) {
+		const char *s = trex_index_str(c->idx, name);
+		int r = c->override->by_name(c->override->user, s ? s : "");
+
+		c->schema[name] = r > 0 ? SCHEMA_COMM : r == 0 ? SCHEMA_NOT : SCHEMA_UNDECIDED;
+	}
+	return c->schema[name];
+}
+
 static bool classify_comm(struct ctx *c, uint32_t i)
 {
 	const struct trex_slice *s = trex_index_slice(c->idx, i);
-	unsigned rule = graph_comm(c->idx, i) ? TREX_COMM_GRAPH : name_rule(c, s->name);
+	uint8_t says = graph_comm(c->idx, i) ? SCHEMA_UNDECIDED : schema_says(c, s->name);
+	unsigned rule = graph_comm(c->idx, i) ? TREX_COMM_GRAPH
+	                : says == SCHEMA_COMM ? TREX_COMM_SCHEMA
+	                : says == SCHEMA_NOT  ? TREX_COMM_NONE
+	                                      : name_rule(c, s->name);
 	uint32_t from;
 
-	if (rule == TREX_COMM_NONE) {
+	if (rule == TREX_COMM_NONE && says != SCHEMA_NOT) {
 		from = find_launch(c, s);
 		if (from == TREX_NONE)
 			from = cpu_op_by_op_link(c, i);
@@ -392,7 +415,8 @@ static enum trex_status classify_all(struct ctx *c, struct trex_error *err)
 	c->name_rule = malloc(nstr);
 	c->op_name = malloc(nstr);
 	c->device = calloc(ntracks ? ntracks : 1, 1);
-	if (!c->name_rule || !c->op_name || !c->device)
+	c->schema = c->override ? calloc(nstr, 1) : NULL;
+	if (!c->name_rule || !c->op_name || !c->device || (c->override && !c->schema))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "device work: out of memory");
 	memset(c->name_rule, RULE_UNKNOWN, nstr);
 	memset(c->op_name, RULE_UNKNOWN, nstr);
@@ -411,15 +435,15 @@ static enum trex_status classify_all(struct ctx *c, struct trex_error *err)
 static enum trex_status load_classify(void *user, const struct trex_index *idx, uint8_t *kind,
                                       uint8_t *comm, struct trex_error *err)
 {
-	struct ctx c = {.idx = idx, .kind = kind, .comm = comm};
+	struct ctx c = {.idx = idx, .kind = kind, .comm = comm, .override = user};
 	enum trex_status st;
 
-	(void)user;
 	st = classify_all(&c, err);
 	trex_comm_matcher_free(c.m);
 	free(c.name_rule);
 	free(c.op_name);
 	free(c.device);
+	free(c.schema);
 	free(c.op);
 	free(c.launches);
 	free(c.arg_todo);
@@ -427,3 +451,10 @@ static enum trex_status load_classify(void *user, const struct trex_index *idx, 
 }
 
 const struct trex_build_classifier trex_load_classifier = {load_classify, NULL};
+
+void trex_load_classifier_with(const struct trex_comm_override *override,
+                               struct trex_build_classifier *out)
+{
+	out->classify = load_classify;
+	out->user = (void *)(uintptr_t) override; /* read only */
+}

@@ -563,10 +563,15 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 		s = assign_ranks(files, count);
 	if (s == TREX_OK)
 		s = order_by_rank(&sh, files, count);
+	struct trex_build_classifier with_override;
 	struct trex_build_input in = {.files = files,
 	                              .file_count = count,
 	                              .threads = threads,
 	                              .classifier = &trex_load_classifier};
+	if (opts && opts->comm_override) {
+		trex_load_classifier_with(opts->comm_override, &with_override);
+		in.classifier = &with_override;
+	}
 	if (s == TREX_OK)
 		s = draw_graphs(&sh, count, &in.graph, err);
 	if (s == TREX_OK)

@@ -12,9 +12,9 @@ own() {
 	info) echo "" ;;
 	kernels) echo "by memory per-rank metric" ;;
 	categories) echo "schema compiler-log core-freq explain" ;;
-	gpu-time) echo "" ;;
+	gpu-time) echo "schema" ;;
 	gaps) echo "min top" ;;
-	steps) echo "step" ;;
+	steps) echo "step schema" ;;
 	ops | api) echo "top" ;;
 	integrity) echo "" ;;
 	stalls) echo "top dump source-path source-map kernel compare" ;;
@@ -91,8 +91,8 @@ expect_message "--top names its five commands" \
 	"--top applies to 'trex gaps', 'trex ops', 'trex api', 'trex stalls' and 'trex nodes' only" kernels --demo --top 3
 expect_message "--metric names its commands and the interface" \
 	"--metric applies to 'trex kernels', 'trex metrics' and the interface only" gaps --demo --metric x
-expect_message "--schema: categories and the interface" \
-	"--schema applies to 'trex categories' and the interface only" kernels --demo --schema x
+expect_message "--schema: categories, gpu-time, steps and the interface" \
+	"--schema applies to 'trex categories', 'trex gpu-time', 'trex steps' and the interface only" kernels --demo --schema x
 expect_message "--theme is for the interface" \
 	"--theme is for the interactive interface (no command)" info --demo --theme light
 

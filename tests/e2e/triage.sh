@@ -76,7 +76,7 @@ for fmt in text csv json; do
 	run_trex "gt_$fmt" gpu-time --demo --format "$fmt"
 	check "gpu-time --demo --format $fmt runs" test "$(rc_of "gt_$fmt")" -eq 0
 done
-expect_usage "--schema is not for gpu-time" gpu-time --demo --schema x.ini
+expect_usage "--schema is not for ops" ops --demo --schema x.ini
 
 run_trex ujson categories --demo --format unitrace-json
 if [ "$(rc_of ujson)" -eq 0 ] && "$PYTHON3" -c '

@@ -346,3 +346,20 @@ Test(categories, no_device_work_no_rows_and_a_note)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+/* A category file's communication categories (--schema decides which work
+ * is communication for every view): the name up to its first dot, case,
+ * '_' and '-' ignored. */
+Test(categories, communication_category_names)
+{
+	cr_assert(trex_category_is_comm("comm"));
+	cr_assert(trex_category_is_comm("Communication"));
+	cr_assert(trex_category_is_comm("allreduce.ccl"));
+	cr_assert(trex_category_is_comm("all_gather"));
+	cr_assert(trex_category_is_comm("Reduce-Scatter"));
+	cr_assert(trex_category_is_comm("NCCL"));
+	cr_assert_not(trex_category_is_comm("sync.allreduce"));
+	cr_assert_not(trex_category_is_comm("gemm"));
+	cr_assert_not(trex_category_is_comm("reduce"));
+	cr_assert_not(trex_category_is_comm("communication_and_more_than_thirty_two_chars"));
+}

@@ -68,6 +68,20 @@ const char *trex_catset_match(const struct trex_catset *cs, const char *name);
 bool trex_catset_comm_decides(const struct trex_catset *cs);
 void trex_catset_free(struct trex_catset *cs);
 
+/* Is a category of a category file communication? Its name, up to the
+ * first '.', is one of TREX_CATEGORY_COMM_WORDS (case ignored, '_' and '-'
+ * ignored): "comm", "Communication", "allreduce", "all_gather", "nccl"... */
+#define TREX_CATEGORY_COMM_WORDS                                                                   \
+	"comm", "communication", "collective", "collectives", "allreduce", "allgather",            \
+	    "reducescatter", "alltoall", "sendrecv", "send", "recv", "p2p", "ccl", "nccl", "rccl", \
+	    "oneccl", "hccl", "xccl"
+bool trex_category_is_comm(const char *category);
+/* What a category file (not the built-in set) says of device work called
+ * name, for the load's communication (trex_comm_override, load/classify.h):
+ * 1 when it puts the name in a communication category, 0 in another one,
+ * -1 in none. user is the struct trex_catset. */
+int trex_catset_comm_by_name(const void *user, const char *name);
+
 struct trex_category_opts {
 	const struct trex_catset *set; /* NULL: the built-in rules */
 	bool bar;                      /* add the text "bar" column */

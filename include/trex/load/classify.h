@@ -14,7 +14,8 @@
  *    then, only for work with no launching CPU slice at all (GPU-only
  *    traces), the ARG rules on its own args. Work that shows a
  *    communication node of the index's graph (trex_index_graph) is
- *    communication by the GRAPH rule, before all of these.
+ *    communication by the GRAPH rule, before all of these; with a category
+ *    file (trex_comm_override), the SCHEMA rule decides next.
  *
  * The slices keep the result (trex_slice.kind and .comm): every analysis,
  * view and export reads the same classification. */
@@ -82,9 +83,19 @@
 	X(COLLGROUP_ARG, "collgroup-arg", ARG, "CollGroup", "an AIU collective group")             \
 	X(GRAPH, "graph-comm", GRAPH, "send|recv|collective",                                      \
 	  "a communication node of an execution graph (Chakra ET, ASTRA-sim, PyTorch ET), "        \
-	  "by its node type; decided before every other rule")
+	  "by its node type; decided before every other rule")                                     \
+	X(SCHEMA, "schema-category", SCHEMA, "comm, collective, allreduce, ... categories",        \
+	  "the category file (--schema) puts the name in a communication category; a name it "     \
+	  "puts in another category is no communication, one it leaves out goes to the other "     \
+	  "rules; decided after graph-comm, before the others")
 
-enum trex_comm_by { TREX_COMM_BY_NAME, TREX_COMM_BY_OP, TREX_COMM_BY_ARG, TREX_COMM_BY_GRAPH };
+enum trex_comm_by {
+	TREX_COMM_BY_NAME,
+	TREX_COMM_BY_OP,
+	TREX_COMM_BY_ARG,
+	TREX_COMM_BY_GRAPH,
+	TREX_COMM_BY_SCHEMA
+};
 
 enum trex_comm_rule_id {
 #define TREX_COMM_RULE_ENUM(id, name, by, pattern, about) TREX_COMM_##id,
@@ -122,7 +133,21 @@ _Static_assert(TREX_COMM_RULE_COUNT < TREX_COMM_NONE, "rule ids fit trex_slice.c
 /* Is the process a device by its name or labels (TREX_DEVICE_WORDS)? */
 bool trex_device_process(const struct trex_index *idx, uint32_t process);
 
-/* The classifier the loaders give the build. */
+/* The classifier the loaders give the build (the built-in rules alone). */
 extern const struct trex_build_classifier trex_load_classifier;
+
+/* Communication as a category file says (--schema): by_name tells whether
+ * device work called name is communication (1), is not (0), or is left to
+ * the built-in rules (-1: the file does not categorise the name). It is
+ * asked once per name, after the GRAPH rule and before the others. */
+struct trex_comm_override {
+	int (*by_name)(const void *user, const char *name);
+	const void *user;
+};
+
+/* The classifier with override (not NULL) in *out; override must outlive
+ * the build. */
+void trex_load_classifier_with(const struct trex_comm_override *override,
+                               struct trex_build_classifier *out);
 
 #endif

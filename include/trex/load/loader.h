@@ -14,6 +14,8 @@
 #include "trex/core/status.h"
 #include "trex/load/source.h"
 
+struct trex_comm_override;
+
 struct trex_load_progress {
 	uint64_t bytes_done;  /* decoded bytes parsed so far, all files */
 	uint64_t bytes_total; /* bytes on disk of all files (gzip: compressed) */
@@ -45,6 +47,9 @@ struct trex_load_opts {
 	 * per ns (0: 1 GHz, one cycle a ns, as ASTRA-sim counts). */
 	uint32_t npus;
 	double npu_frequency_ghz;
+	/* Communication as a category file says (--schema; classify.h), or
+	 * NULL: the built-in rules alone. */
+	const struct trex_comm_override *comm_override;
 };
 
 /* A format plug-in. */
