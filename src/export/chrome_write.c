@@ -24,7 +24,16 @@
 #include "trex/export/json_write.h"
 #include "trex/export/trace_export.h"
 
+/* The last track's ,"pid":P[,"tid":T] (events of a track come together). */
+#define CW_WHERE_MAX 480
+struct cw_where {
+	uint32_t track; /* TREX_NONE: none yet */
+	size_t len;
+	char text[CW_WHERE_MAX];
+};
+
 struct cw {
+	struct cw_where where[2]; /* without, with the tid */
 	struct trex_wbuf *w;
 	const struct trex_index *idx;
 	const struct trex_export_scope *s;
@@ -46,10 +55,13 @@ static bool cw_begin(struct cw *c, size_t room)
 	return true;
 }
 
-static bool cw_lit(struct cw *c, const char *s)
+static bool cw_put(struct cw *c, const char *s)
 {
 	return trex_wbuf_put(c->w, s, strlen(s));
 }
+
+/* A string literal, its length known when compiling. */
+#define cw_lit(c, s) trex_wbuf_put((c)->w, "" s, sizeof(s) - 1)
 
 /* A JSON string of s[0..n), quoted. */
 static bool cw_str_n(struct cw *c, const char *s, size_t n)
@@ -91,15 +103,17 @@ static bool cw_id(struct cw *c, uint32_t text, int64_t num)
 	return cw_str(c, text);
 }
 
-static bool cw_time(struct cw *c, const char *key, int64_t ns)
+static bool cw_time_n(struct cw *c, const char *key, size_t klen, int64_t ns)
 {
 	if (!trex_wbuf_room(c->w, 40))
 		return false;
-	memcpy(c->w->p, key, strlen(key));
-	c->w->p += strlen(key);
-	c->w->p = trex_fmt_ns_as_us(c->w->p, ns);
+	memcpy(c->w->p, key, klen);
+	c->w->p = trex_fmt_ns_as_us(c->w->p + klen, ns);
 	return true;
 }
+
+/* key (a literal) then ns as microseconds. */
+#define cw_time(c, key, ns) cw_time_n(c, "" key, sizeof(key) - 1, ns)
 
 static bool cw_u64(struct cw *c, const char *key, uint64_t v)
 {
@@ -111,12 +125,52 @@ static bool cw_u64(struct cw *c, const char *key, uint64_t v)
 	return true;
 }
 
-/* ,"pid":P[,"tid":T] of a track. */
+/* key then an id as cw_id writes it, at out (room for cap); the length,
+ * 0 when it does not fit. */
+static size_t where_part(const struct cw *c, char *out, size_t cap, const char *key, uint32_t text,
+                         int64_t num)
+{
+	char buf[24];
+	size_t klen = strlen(key), n;
+	const char *s = trex_strtab_get(trex_index_strings(c->idx), text, &n);
+	size_t nlen = (size_t)(trex_fmt_i64(buf, num) - buf);
+
+	if (n == nlen && memcmp(s, buf, n) == 0) {
+		if (klen + n > cap)
+			return 0;
+		memcpy(out, key, klen);
+		memcpy(out + klen, buf, n);
+		return klen + n;
+	}
+	if (klen + TREX_JSON_ESCAPED_MAX(n) + 2 > cap)
+		return 0;
+	memcpy(out, key, klen);
+	out[klen] = '"';
+	n = klen + 1 + trex_json_escape_into(s, n, out + klen + 1);
+	out[n] = '"';
+	return n + 1;
+}
+
+/* ,"pid":P[,"tid":T] of a track, made once per track. */
 static bool cw_where(struct cw *c, uint32_t track, bool tid)
 {
-	const struct trex_track *t = trex_index_track(c->idx, track);
-	const struct trex_process *p = trex_index_process(c->idx, t->process);
+	struct cw_where *k = &c->where[tid];
+	const struct trex_track *t;
+	const struct trex_process *p;
+	size_t a, b = 0;
 
+	if (k->track == track)
+		return trex_wbuf_put(c->w, k->text, k->len);
+	t = trex_index_track(c->idx, track);
+	p = trex_index_process(c->idx, t->process);
+	a = where_part(c, k->text, CW_WHERE_MAX, ",\"pid\":", p->pid, p->pid_num);
+	if (a && tid)
+		b = where_part(c, k->text + a, CW_WHERE_MAX - a, ",\"tid\":", t->tid, t->tid_num);
+	k->track = a && (b || !tid) ? track : TREX_NONE;
+	k->len = a + b;
+	if (k->track == track)
+		return trex_wbuf_put(c->w, k->text, k->len);
+	/* too long to keep: written as it goes */
 	if (!cw_lit(c, ",\"pid\":") || !cw_id(c, p->pid, p->pid_num))
 		return false;
 	return !tid || (cw_lit(c, ",\"tid\":") && cw_id(c, t->tid, t->tid_num));
@@ -141,7 +195,7 @@ static bool cw_args(struct cw *c, size_t at, enum trex_clip clip)
 		return false;
 	if (!clip)
 		return trex_wbuf_put(c->w, text, len);
-	if (!cw_lit(c, "{\"trex_clipped\":\"") || !cw_lit(c, trex_clip_name(clip)) ||
+	if (!cw_lit(c, "{\"trex_clipped\":\"") || !cw_put(c, trex_clip_name(clip)) ||
 	    !cw_lit(c, "\""))
 		return false;
 	/* the members after the opening brace, if there are any */
@@ -160,9 +214,9 @@ static bool cw_args(struct cw *c, size_t at, enum trex_clip clip)
 
 static bool cw_meta_str(struct cw *c, const char *name, uint32_t track, bool tid, uint32_t value)
 {
-	return cw_begin(c, 64) && cw_lit(c, "{\"ph\":\"M\",\"name\":\"") && cw_lit(c, name) &&
+	return cw_begin(c, 64) && cw_lit(c, "{\"ph\":\"M\",\"name\":\"") && cw_put(c, name) &&
 	       cw_lit(c, "\"") && cw_where(c, track, tid) && cw_lit(c, ",\"args\":{\"") &&
-	       cw_lit(c, strcmp(name, "process_labels") == 0 ? "labels" : "name") &&
+	       cw_put(c, strcmp(name, "process_labels") == 0 ? "labels" : "name") &&
 	       cw_lit(c, "\":") && cw_str(c, value) && cw_lit(c, "}}");
 }
 
@@ -170,7 +224,7 @@ static bool cw_meta_sort(struct cw *c, const char *name, uint32_t track, bool ti
 {
 	char buf[24];
 
-	return cw_begin(c, 64) && cw_lit(c, "{\"ph\":\"M\",\"name\":\"") && cw_lit(c, name) &&
+	return cw_begin(c, 64) && cw_lit(c, "{\"ph\":\"M\",\"name\":\"") && cw_put(c, name) &&
 	       cw_lit(c, "\"") && cw_where(c, track, tid) &&
 	       cw_lit(c, ",\"args\":{\"sort_index\":") &&
 	       trex_wbuf_put(c->w, buf, (size_t)(trex_fmt_i64(buf, v) - buf)) && cw_lit(c, "}}");
@@ -240,7 +294,7 @@ static bool cw_slice(struct cw *c, uint32_t id, size_t at, uint64_t async_id)
 		       cw_where(c, sl->track, false) && cw_time(c, ",\"ts\":", ts + dur) &&
 		       cw_names(c, sl->cat, sl->name) && cw_lit(c, "}");
 	}
-	return cw_begin(c, 64) && cw_lit(c, open_end ? "{\"ph\":\"B\"" : "{\"ph\":\"X\"") &&
+	return cw_begin(c, 64) && cw_put(c, open_end ? "{\"ph\":\"B\"" : "{\"ph\":\"X\"") &&
 	       cw_where(c, sl->track, true) && cw_time(c, ",\"ts\":", ts) &&
 	       (open_end || cw_time(c, ",\"dur\":", dur)) && cw_names(c, sl->cat, sl->name) &&
 	       cw_args(c, at, clip) && cw_lit(c, "}");
@@ -391,7 +445,8 @@ static bool cw_tail(struct cw *c)
 static enum trex_status chrome_body(struct trex_wbuf *w, const struct trex_index *idx,
                                     const struct trex_export_opts *opts, struct trex_error *err)
 {
-	struct cw c = {w, idx, &opts->scope, calloc(1, sizeof(struct xargs)), true};
+	struct cw c = {{{TREX_NONE, 0, ""}, {TREX_NONE, 0, ""}}, w,   idx, &opts->scope,
+	               calloc(1, sizeof(struct xargs)),          true};
 	bool ok;
 
 	if (!c.args)

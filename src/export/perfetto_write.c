@@ -307,6 +307,16 @@ static void pw_intern(struct pw *c, unsigned field, uint32_t id, struct pb *inte
 	pb_msg(interned, field, &c->sub2);
 }
 
+static inline bool json_blank(char ch)
+{
+	return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r';
+}
+
+static inline bool json_ends_literal(char ch)
+{
+	return ch == ',' || ch == '}' || ch == ']' || json_blank(ch);
+}
+
 /* The end of the JSON value at p. */
 static const char *json_skip(const char *p, const char *end)
 {
@@ -324,7 +334,7 @@ static const char *json_skip(const char *p, const char *end)
 			depth--;
 			p++;
 		} else if (depth == 0) {
-			while (p < end && !strchr(",}] \t\r\n", *p))
+			while (p < end && !json_ends_literal(*p))
 				p++;
 			return p;
 		} else {
@@ -338,7 +348,7 @@ static const char *json_skip(const char *p, const char *end)
 
 static const char *json_ws(const char *p, const char *end)
 {
-	while (p < end && strchr(" \t\r\n", *p))
+	while (p < end && json_blank(*p))
 		p++;
 	return p;
 }
@@ -490,6 +500,7 @@ static bool pw_end(struct pw *c, uint64_t uuid, int64_t ts)
 {
 	pw_event_head(c, ts, uuid, TYPE_END);
 	pb_msg(&c->pkt, PKT_TRACK_EVENT, &c->te);
+	c->w->events++;
 	return pw_emit(c);
 }
 

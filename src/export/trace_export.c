@@ -272,7 +272,7 @@ bool trex_wbuf_flush(struct trex_wbuf *w)
 	return true;
 }
 
-bool trex_wbuf_put(struct trex_wbuf *w, const void *s, size_t n)
+bool trex_wbuf_put_slow(struct trex_wbuf *w, const void *s, size_t n)
 {
 	const char *p = s;
 

@@ -550,11 +550,43 @@ static enum trex_status json_decode_each(void *ctx, const trex_args_ref *refs, s
 	return json_each_to(ctx, refs, n, &to, err);
 }
 
+/* A plain source is mapped: each object straight from the mapping, in
+ * the caller's order (objects whose length the reference lacks are found
+ * by json_text). */
+static enum trex_status json_text_mapped(void *ctx, const char *map, size_t size,
+                                         const trex_args_ref *refs, size_t n, trex_args_json_fn *fn,
+                                         void *user, struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		uint64_t off = trex_json_args_offset(refs[i]);
+		uint32_t len = trex_json_args_len(refs[i]);
+
+		if (len < TREX_JSON_ARGS_LEN_MAX && off + len <= size) {
+			st = fn(user, i, map + off, len, err);
+			continue;
+		}
+		char *text = NULL;
+		size_t tlen = 0;
+
+		st = json_text(ctx, refs[i], &text, &tlen, err);
+		if (st == TREX_OK)
+			st = fn(user, i, text ? text : "", tlen, err);
+		free(text);
+	}
+	return st;
+}
+
 static enum trex_status json_text_each(void *ctx, const trex_args_ref *refs, size_t n,
                                        trex_args_json_fn *fn, void *user, struct trex_error *err)
 {
 	const struct args_sink to = {NULL, fn, user};
+	size_t size = 0;
+	const char *map = trex_source_map(ctx, &size);
 
+	if (map)
+		return json_text_mapped(ctx, map, size, refs, n, fn, user, err);
 	return json_each_to(ctx, refs, n, &to, err);
 }
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trex/core/index.h"
 #include "trex/core/status.h"
@@ -159,8 +160,16 @@ static inline bool trex_wbuf_room(struct trex_wbuf *w, size_t n)
 {
 	return (size_t)(w->end - w->p) >= n || trex_wbuf_flush(w);
 }
-/* Appends n bytes of any length. */
-bool trex_wbuf_put(struct trex_wbuf *w, const void *s, size_t n);
+/* Appends n bytes of any length (trex_wbuf_put: the fast path inline). */
+bool trex_wbuf_put_slow(struct trex_wbuf *w, const void *s, size_t n);
+static inline bool trex_wbuf_put(struct trex_wbuf *w, const void *s, size_t n)
+{
+	if ((size_t)(w->end - w->p) < n)
+		return trex_wbuf_put_slow(w, s, n);
+	memcpy(w->p, s, n);
+	w->p += n;
+	return true;
+}
 /* The status of a failed or cancelled buffer, with its error copied to err. */
 enum trex_status trex_wbuf_status(const struct trex_wbuf *w, struct trex_error *err);
 
