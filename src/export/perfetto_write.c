@@ -797,7 +797,10 @@ static enum trex_status perfetto_body(struct trex_wbuf *w, const struct trex_ind
 		pw_free(&c);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
-	ok = pw_descriptors(&c) && pw_events(&c, err);
+	/* the sequence starts with a packet that only clears its state, so that
+	 * even an export of nothing is a trace */
+	pw_sequence(&c);
+	ok = pw_emit(&c) && pw_descriptors(&c) && pw_events(&c, err);
 	ok = ok && !c.pkt.oom && !c.te.oom && !c.sub.oom && !c.sub2.oom;
 	pw_free(&c);
 	if (ok)

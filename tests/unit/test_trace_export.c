@@ -217,3 +217,18 @@ Test(trace_export, csv_rows)
 	free(out);
 	trex_index_free(idx);
 }
+
+Test(trace_export, perfetto_of_nothing_is_a_trace)
+{
+	struct trex_index *idx = small_index();
+	static const struct trex_rank_range none = {5, 6};
+	struct trex_export_scope s = {.ranks = &none, .nranks = 1};
+	size_t len;
+	char *out = exported("perfetto", idx, &s, &len);
+
+	/* no track of rank 5 or 6: a packet: sequence id 1, flags 3 (cleared, needs state) */
+	cr_assert_eq(len, 6);
+	cr_assert_eq(memcmp(out, "\x0a\x04\x50\x01\x68\x03", 6), 0);
+	free(out);
+	trex_index_free(idx);
+}
