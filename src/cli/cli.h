@@ -4,6 +4,7 @@
 #ifndef TREX_CLI_CLI_H
 #define TREX_CLI_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 #include "trex/export/atomic_file.h"
+#include "trex/export/trace_export.h"
 #include "trex/export/table_write.h"
 #include "trex/ui/theme.h"
 
@@ -52,7 +54,10 @@
 	  "bytes, start, duration, slack, critical path")                                          \
 	X(CRITICAL_PATH, "critical-path", cmd_critical_path,                                       \
 	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
-	  "one's start, duration, cause and slack")
+	  "one's start, duration, cause and slack")                                                \
+	X(EXPORT, "export", cmd_export,                                                            \
+	  "the trace, or a time range, tracks, slices or ranks of it, as Chrome JSON, Perfetto "   \
+	  "protobuf or a CSV of slices (--to, -o OUT)")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -118,6 +123,17 @@ enum cli_command {
 	  "table (metric or report column names, or all)")                                         \
 	X(SUMMARY, "summary", 0, NULL, CLI_IN(METRICS),                                            \
 	  "metrics --metric: min, avg, max and trend per kernel instead of one row per instance")  \
+	X(TO, "to", 0, "FORMAT", CLI_IN(EXPORT),                                                   \
+	  "export: chrome, perfetto or csv (default: from -o's extension: .json, .json.gz, "       \
+	  ".pftrace, .perfetto-trace, .pb, .csv)")                                                 \
+	X(RANGE, "range", 0, "A:B", CLI_IN(EXPORT),                                                \
+	  "export: only the time range A:B, times as the interface takes them (1.5ms:2ms, "        \
+	  "absolute ns; A: or :B for open ends); slices crossing its edges are cut")               \
+	X(TRACKS, "tracks", 0, "REGEX", CLI_IN(EXPORT),                                            \
+	  "export: only the tracks whose names match REGEX")                                       \
+	X(FILTER, "filter", 0, "REGEX", CLI_IN(EXPORT),                                            \
+	  "export: only the slices, instants and counters whose names match REGEX")                \
+	X(RANKS, "ranks", 0, "LIST", CLI_IN(EXPORT), "export: only these ranks (0,2-3)")           \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -195,7 +211,11 @@ struct cli_opts {
 	const char *compare;                          /* stalls --compare FILE */
 	const char *metric_args[CLI_METRIC_ARGS_MAX]; /* --metric, as given (comma lists) */
 	size_t nmetric_args;
-	bool summary;             /* metrics --summary */
+	bool summary; /* metrics --summary */
+	/* export: --to (NULL: from -o), --range, --tracks, --filter, --ranks */
+	const char *export_to, *range, *tracks, *filter;
+	struct trex_rank_range ranks[CLI_LIST_MAX];
+	size_t nranks;
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */
@@ -259,6 +279,15 @@ enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *ou
 /* Commits (ok) or aborts the output; returns the first error. */
 enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_error *err);
 
+/* A regex option's argument, compiled to check it: USAGE naming the
+ * option and why, so that a bad pattern fails before a long load. */
+enum trex_status cli_check_pattern(const char *option, const char *arg, struct trex_error *err);
+
+/* Ctrl-C during a long step (loading does it itself): from begin to end,
+ * SIGINT sets the flag begin returns instead of ending trex. */
+const volatile sig_atomic_t *cli_interrupt_begin(struct sigaction *old);
+void cli_interrupt_end(const struct sigaction *old);
+
 /* ---- one file per command ------------------------------------------------------------ */
 
 struct trex_catset;
@@ -299,6 +328,16 @@ static inline void cli_print_note(FILE *out, const struct trex_table *t)
  * with a line saying so when it is empty. */
 enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
                                  FILE *out, struct trex_error *err);
+
+/* ---- cmd_export.c ------------------------------------------------------------------------ */
+
+/* The value of an export option (--to, --range, --tracks, --filter,
+ * --ranks) into o, checked; *handled false when id is not one. */
+enum trex_status cli_apply_export_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                        bool *handled, struct trex_error *err);
+/* Before the load: -o is given, the format known, an existing output
+ * refused without --force. */
+enum trex_status cmd_export_check(const struct cli_opts *o, struct trex_error *err);
 
 /* ---- cli_metrics.c ---------------------------------------------------------------------- */
 

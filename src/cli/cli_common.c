@@ -276,7 +276,7 @@ static enum trex_status apply_ui_value(struct cli_opts *o, enum cli_option id, c
 
 /* A regex option's argument, checked when parsed: a bad pattern fails
  * before a long load. */
-static enum trex_status check_pattern(const char *option, const char *arg, struct trex_error *err)
+enum trex_status cli_check_pattern(const char *option, const char *arg, struct trex_error *err)
 {
 	struct trex_regex *re;
 	char why[TREX_ERROR_MSG_MAX];
@@ -302,7 +302,7 @@ static enum trex_status apply_metrics_value(struct cli_opts *o, enum cli_option 
 		return TREX_OK;
 	case CLI_OPT_KERNEL:
 		o->kernel = arg;
-		return check_pattern("--kernel", arg, err);
+		return cli_check_pattern("--kernel", arg, err);
 	default:
 		return apply_ui_value(o, id, arg, err);
 	}
@@ -320,7 +320,7 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 	switch (id) {
 	case CLI_OPT_STEP:
 		o->step = arg;
-		return check_pattern("--step", arg, err);
+		return cli_check_pattern("--step", arg, err);
 	case CLI_OPT_MIN:
 		if (!trex_timespec_parse(arg, &o->min_ns, &relative) || relative)
 			return usage(err, "--min: expected a time like 50us or 1500 (ns), not '%s'",
@@ -342,6 +342,9 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		o->rank = (int64_t)n;
 		return TREX_OK;
 	default:
+		st = cli_apply_export_value(o, id, arg, &handled, err);
+		if (handled)
+			return st;
 		st = cli_apply_stalls_value(o, id, arg, &handled, err);
 		return handled ? st : apply_metrics_value(o, id, arg, err);
 	}
@@ -762,6 +765,21 @@ static void on_sigint(int sig)
 	load_cancelled = 1;
 }
 
+const volatile sig_atomic_t *cli_interrupt_begin(struct sigaction *old)
+{
+	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND};
+
+	load_cancelled = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
+	return &load_cancelled;
+}
+
+void cli_interrupt_end(const struct sigaction *old)
+{
+	sigaction(SIGINT, old, NULL);
+}
+
 struct progress {
 	struct timespec start;
 	int64_t last_ns;
@@ -997,6 +1015,8 @@ enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *ou
 {
 	out->af = NULL;
 	out->stream = stdout;
+	if (o->command == CLI_CMD_EXPORT) /* the exporter makes its own files */
+		return cmd_export_check(o, err);
 	if (!o->output || strcmp(o->output, "-") == 0)
 		return TREX_OK;
 	return trex_atomic_open(o->output, o->force, &out->af, &out->stream, err);

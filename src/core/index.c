@@ -534,6 +534,43 @@ enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t fil
 	return st == TREX_OK ? f->codec->decode_each(f->codec_ctx, refs, n, fn, user, err) : st;
 }
 
+/* A codec without json_each: its json, one reference at a time. */
+static enum trex_status args_json_one_by_one(const struct trex_file *f, const trex_args_ref *refs,
+                                             size_t n, trex_args_json_fn *fn, void *user,
+                                             struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	for (size_t i = 0; i < n && st == TREX_OK; i++) {
+		char *text = NULL;
+		size_t len = 0;
+
+		st = f->codec->json(f->codec_ctx, refs[i], &text, &len, err);
+		if (st == TREX_OK)
+			st = fn(user, i, text ? text : "", len, err);
+		free(text);
+	}
+	return st;
+}
+
+enum trex_status trex_index_args_json_each(const struct trex_index *idx, uint32_t file,
+                                           const trex_args_ref *refs, size_t n,
+                                           trex_args_json_fn *fn, void *user,
+                                           struct trex_error *err)
+{
+	const struct trex_file *f = NULL;
+	enum trex_status st;
+
+	if (n == 0)
+		return TREX_OK;
+	st = file_codec(idx, file, &f, err);
+	if (st != TREX_OK)
+		return st;
+	if (!f->codec->json_each)
+		return args_json_one_by_one(f, refs, n, fn, user, err);
+	return f->codec->json_each(f->codec_ctx, refs, n, fn, user, err);
+}
+
 void trex_args_free(struct trex_args *a)
 {
 	free(a->v);

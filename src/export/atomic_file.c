@@ -50,6 +50,11 @@ static enum trex_status check_target(const char *path, bool force, struct trex_e
 	return TREX_OK;
 }
 
+enum trex_status trex_atomic_check(const char *path, bool force, struct trex_error *err)
+{
+	return check_target(path, force, err);
+}
+
 /* Creates "<path>.XXXXXX.tmp" beside the target. */
 static enum trex_status make_temp(struct trex_atomic_file *af, struct trex_error *err)
 {

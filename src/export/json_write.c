@@ -51,3 +51,42 @@ void trex_json_write_string(FILE *out, const char *s)
 	}
 	putc('"', out);
 }
+
+/* Bytes that go out as they are: printable ASCII but the quote and the
+ * backslash (the common case, copied in runs). */
+static inline bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+size_t trex_json_escape_into(const char *s, size_t n, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *o = out;
+
+	while (n) {
+		size_t run = 0, len;
+		char esc[8];
+
+		while (run < n && json_plain(p[run]))
+			run++;
+		memcpy(o, p, run);
+		o += run;
+		p += run;
+		n -= run;
+		if (!n)
+			break;
+		if (json_escape(p, n, esc, &len)) {
+			size_t e = strlen(esc);
+
+			memcpy(o, esc, e);
+			o += e;
+		} else {
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+		n -= len;
+	}
+	return (size_t)(o - out);
+}

@@ -452,34 +452,45 @@ static int cmp_at_ref(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-static enum trex_status report(const char *text, size_t len, size_t i, trex_args_each_fn *fn,
-                               void *user, struct trex_error *err)
+/* Where read_windows sends each object: decoded (decode_each) or as its
+ * text (json_each). */
+struct args_sink {
+	trex_args_each_fn *decoded;
+	trex_args_json_fn *text;
+	void *user;
+};
+
+static enum trex_status report(const char *text, size_t len, size_t i, const struct args_sink *to,
+                               struct trex_error *err)
 {
 	struct trex_args a;
-	enum trex_status st = trex_json_args_decode(text, len, &a, NULL, err);
+	enum trex_status st;
 
+	if (to->text)
+		return to->text(to->user, i, text, len, err);
+	st = trex_json_args_decode(text, len, &a, NULL, err);
 	if (st == TREX_OK)
-		st = fn(user, i, &a, err);
+		st = to->decoded(to->user, i, &a, err);
 	trex_args_free(&a);
 	return st;
 }
 
 /* Objects longer than a window (or than a reference can say) on their own. */
 static enum trex_status report_alone(void *ctx, const struct at_ref *r, trex_args_ref ref,
-                                     trex_args_each_fn *fn, void *user, struct trex_error *err)
+                                     const struct args_sink *to, struct trex_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
 	enum trex_status st = json_text(ctx, ref, &text, &len, err);
 
 	if (st == TREX_OK)
-		st = report(text ? text : "", len, r->i, fn, user, err);
+		st = report(text ? text : "", len, r->i, to, err);
 	free(text);
 	return st;
 }
 
 static enum trex_status read_windows(void *ctx, const trex_args_ref *refs, const struct at_ref *v,
-                                     size_t n, char *buf, trex_args_each_fn *fn, void *user,
+                                     size_t n, char *buf, const struct args_sink *to,
                                      struct trex_error *err)
 {
 	struct trex_source *src = ctx;
@@ -491,7 +502,7 @@ static enum trex_status read_windows(void *ctx, const trex_args_ref *refs, const
 		for (b = a + 1; b < n && v[b].off + v[b].len - v[a].off <= WINDOW; b++)
 			;
 		if (v[a].len > WINDOW || v[a].len >= TREX_JSON_ARGS_LEN_MAX) {
-			st = report_alone(ctx, &v[a], refs[v[a].i], fn, user, err);
+			st = report_alone(ctx, &v[a], refs[v[a].i], to, err);
 			b = a + 1;
 			continue;
 		}
@@ -503,14 +514,15 @@ static enum trex_status read_windows(void *ctx, const trex_args_ref *refs, const
 				return trex_error_set(err, TREX_FORMAT, trex_source_path(src),
 				                      (int64_t)v[k].off,
 				                      "args run past the end of input");
-			st = report(buf + (v[k].off - v[a].off), v[k].len, v[k].i, fn, user, err);
+			st = report(buf + (v[k].off - v[a].off), v[k].len, v[k].i, to, err);
 		}
 	}
 	return st;
 }
 
-static enum trex_status json_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
-                                         trex_args_each_fn *fn, void *user, struct trex_error *err)
+/* The objects of refs in file order, windows at a time, to the sink. */
+static enum trex_status json_each_to(void *ctx, const trex_args_ref *refs, size_t n,
+                                     const struct args_sink *to, struct trex_error *err)
 {
 	struct at_ref *v = malloc((n ? n : 1) * sizeof(*v));
 	char *buf = malloc(WINDOW);
@@ -524,10 +536,58 @@ static enum trex_status json_decode_each(void *ctx, const trex_args_ref *refs, s
 	if (st == TREX_OK && n > 1)
 		qsort(v, n, sizeof(*v), cmp_at_ref);
 	if (st == TREX_OK)
-		st = read_windows(ctx, refs, v, n, buf, fn, user, err);
+		st = read_windows(ctx, refs, v, n, buf, to, err);
 	free(v);
 	free(buf);
 	return st;
+}
+
+static enum trex_status json_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
+                                         trex_args_each_fn *fn, void *user, struct trex_error *err)
+{
+	const struct args_sink to = {fn, NULL, user};
+
+	return json_each_to(ctx, refs, n, &to, err);
+}
+
+/* A plain source is mapped: each object straight from the mapping, in
+ * the caller's order (objects whose length the reference lacks are found
+ * by json_text). */
+static enum trex_status json_text_mapped(void *ctx, const char *map, size_t size,
+                                         const trex_args_ref *refs, size_t n, trex_args_json_fn *fn,
+                                         void *user, struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		uint64_t off = trex_json_args_offset(refs[i]);
+		uint32_t len = trex_json_args_len(refs[i]);
+
+		if (len < TREX_JSON_ARGS_LEN_MAX && off + len <= size) {
+			st = fn(user, i, map + off, len, err);
+			continue;
+		}
+		char *text = NULL;
+		size_t tlen = 0;
+
+		st = json_text(ctx, refs[i], &text, &tlen, err);
+		if (st == TREX_OK)
+			st = fn(user, i, text ? text : "", tlen, err);
+		free(text);
+	}
+	return st;
+}
+
+static enum trex_status json_text_each(void *ctx, const trex_args_ref *refs, size_t n,
+                                       trex_args_json_fn *fn, void *user, struct trex_error *err)
+{
+	const struct args_sink to = {NULL, fn, user};
+	size_t size = 0;
+	const char *map = trex_source_map(ctx, &size);
+
+	if (map)
+		return json_text_mapped(ctx, map, size, refs, n, fn, user, err);
+	return json_each_to(ctx, refs, n, &to, err);
 }
 
 /* ---- the codec ------------------------------------------------------------------------------- */
@@ -556,4 +616,5 @@ const struct trex_args_codec trex_json_args_codec = {
     .positions = json_positions,
     .memory = json_memory,
     .close = json_close,
+    .json_each = json_text_each,
 };

@@ -193,6 +193,24 @@ metrics_bench() {
 # the data each view opens with, then trex end to end (--dump-screen)
 # loading only, opening the report (3 Enter) and the source pane (5 Enter),
 # interleaved. The inputs are generated once per version of stalls.c.
+# The trace writers (tests/bench/export.c, built by `make bench`) on the
+# 1M-event trace: Chrome JSON, Perfetto, csv; MB/s of output, events/s.
+export_bench() {
+	if [ ! -x "$builddir/tests/bench/export" ]; then
+		echo "note: tests/bench/export not built: skipped" >&2
+		return 0
+	fi
+	n=1000000
+	for s in $sizes; do [ "$s" -le 1000000 ] && n=$s; done
+	make_trace "$n"
+	echo "## Trace export of $(basename "$plain") (median of 3, one thread)"
+	echo
+	mkdir -p "$data/export"
+	"$builddir/tests/bench/export" "$plain" "$data/export" --runs 3
+	rm -rf "$data/export"
+	echo
+}
+
 # The Perfetto loader on a generated protobuf trace, plain and gzip'd: its
 # rows join the results table (MB/s and Mevents/s).
 perfetto_bench() {
@@ -288,6 +306,7 @@ echo
 ui_bench
 tables_bench
 schedule_bench
+export_bench
 metrics_bench
 stalls_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

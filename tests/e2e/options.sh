@@ -20,6 +20,7 @@ own() {
 	stalls) echo "top dump source-path source-map kernel compare" ;;
 	metrics) echo "kernel metric summary" ;;
 	nodes) echo "top rank" ;;
+	export) echo "to range tracks filter ranks" ;;
 	esac
 }
 # --OPTION with an argument it takes.
@@ -33,16 +34,19 @@ arg_of() {
 	rank) echo "--rank=1" ;;
 	source-map) echo "--source-map=/a=/b" ;;
 	color) echo "--color=never" ;;
+	to) echo "--to=chrome" ;;
+	range) echo "--range=1ms:2ms" ;;
+	ranks) echo "--ranks=0" ;;
 	*) echo "--$1=x" ;;
 	esac
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
-source-path source-map kernel compare metric summary"
+source-path source-map kernel compare metric summary to range tracks filter ranks"
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \
-	nodes; do
+	nodes export; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')

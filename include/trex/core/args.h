@@ -38,6 +38,12 @@ void trex_args_free(struct trex_args *a);
 typedef enum trex_status trex_args_each_fn(void *user, size_t i, const struct trex_args *args,
                                            struct trex_error *err);
 
+/* One args object of a batch as the JSON object text the file holds
+ * (text[0..len), not NUL-terminated, valid during the call), for
+ * trex_args_codec.json_each. */
+typedef enum trex_status trex_args_json_fn(void *user, size_t i, const char *text, size_t len,
+                                           struct trex_error *err);
+
 /* How the index reads a file back, supplied by the file's loader; ctx is
  * the loader's (the open source, for one) and the index owns it. */
 struct trex_args_codec {
@@ -61,6 +67,10 @@ struct trex_args_codec {
 	                              int64_t *col, int64_t *disk, struct trex_error *err);
 	size_t (*memory)(const void *ctx); /* bytes held, for memory statistics */
 	void (*close)(void *ctx);
+	/* Like decode_each, each object as json gives it; NULL: the index
+	 * calls json once per reference instead. */
+	enum trex_status (*json_each)(void *ctx, const trex_args_ref *refs, size_t n,
+	                              trex_args_json_fn *fn, void *user, struct trex_error *err);
 };
 
 #endif

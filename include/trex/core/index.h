@@ -437,6 +437,15 @@ enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t fil
                                       const trex_args_ref *refs, size_t n, trex_args_each_fn *fn,
                                       void *user, struct trex_error *err);
 
+/* trex_index_args_json of many args of file at once (refs[0..n), none
+ * TREX_ARGS_NONE), in whatever order reads the file fastest, each
+ * reported to fn with its index in refs (the text is valid during the
+ * call only). */
+enum trex_status trex_index_args_json_each(const struct trex_index *idx, uint32_t file,
+                                           const trex_args_ref *refs, size_t n,
+                                           trex_args_json_fn *fn, void *user,
+                                           struct trex_error *err);
+
 /* The events of type label ("X", ...; trex_event_type) file's loader
  * counted, 0 if it counted none. */
 uint64_t trex_file_events_of_type(const struct trex_index *idx, uint32_t file, const char *label);

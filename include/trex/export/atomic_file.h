@@ -14,6 +14,9 @@ struct trex_atomic_file;
 /* Fails with TREX_EXISTS when path exists and !force. */
 enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atomic_file **out,
                                   FILE **stream, struct trex_error *err);
+/* What trex_atomic_open checks first: TREX_EXISTS when path exists and
+ * !force, IO for a directory (to fail before a long load). */
+enum trex_status trex_atomic_check(const char *path, bool force, struct trex_error *err);
 /* Flushes, fsyncs, renames; frees af. */
 enum trex_status trex_atomic_commit(struct trex_atomic_file *af, struct trex_error *err);
 /* Removes the temp file; frees af. NULL is a no-op. */
