@@ -7,6 +7,7 @@
 
 extern const struct trex_format trex_format_chrome_json;
 extern const struct trex_format trex_format_perfetto;
+extern const struct trex_format trex_format_chakra_et;
 /* Metrics formats (metrics_load.h). */
 extern const struct trex_metrics_format trex_format_unitrace_text;
 

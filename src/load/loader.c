@@ -16,6 +16,7 @@
 static const struct trex_format *const registry[] = {
     &trex_format_chrome_json,
     &trex_format_perfetto,
+    &trex_format_chakra_et,
     NULL,
 };
 
