@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "trex/core/grow.h"
 
 /* ---- ids within a file -------------------------------------------------------------------- */
 
@@ -140,23 +141,22 @@ static bool graph_edge_orders(const struct trex_graph_edge *e)
 
 /* ---- topological order ------------------------------------------------------------------ */
 
-/* A min-heap of (rank << 32 | node): ready nodes, ties by rank then file order. */
-struct graph_heap {
-	uint64_t *v;
-	size_t n;
-};
-
-static void graph_heap_push(struct graph_heap *h, uint64_t key)
+bool graph_heap_push(struct graph_heap *h, uint64_t key)
 {
+	uint64_t *v = trex_grow(h->v, &h->cap, h->n + 1, sizeof(*v), 16);
+	if (!v)
+		return false;
+	h->v = v;
 	size_t i = h->n++;
-	while (i > 0 && h->v[(i - 1) / 2] > key) {
-		h->v[i] = h->v[(i - 1) / 2];
+	while (i > 0 && v[(i - 1) / 2] > key) {
+		v[i] = v[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	h->v[i] = key;
+	v[i] = key;
+	return true;
 }
 
-static uint64_t graph_heap_pop(struct graph_heap *h)
+uint64_t graph_heap_pop(struct graph_heap *h)
 {
 	uint64_t top = h->v[0], last = h->v[--h->n];
 	size_t i = 0;
@@ -176,6 +176,7 @@ static uint64_t graph_heap_pop(struct graph_heap *h)
 	return top;
 }
 
+/* Ready nodes pop by rank, then file order. */
 static uint64_t graph_heap_key(const struct trex_graph *g, uint32_t n)
 {
 	return (uint64_t)g->nodes[n].rank << 32 | n;
@@ -185,7 +186,7 @@ static uint64_t graph_heap_key(const struct trex_graph *g, uint32_t n)
 struct graph_kahn {
 	uint32_t *indeg;
 	uint8_t *done;
-	struct graph_heap ready;
+	struct graph_heap ready; /* capacity for every node: pushes cannot fail */
 	/* strongly connected components of the rest, made when Kahn stalls */
 	uint32_t *index, *low, *comp, *stack, *call_node, *call_pos;
 	uint8_t *on_stack;
@@ -313,6 +314,7 @@ bool graph_order(struct trex_graph *g)
 	k.indeg = calloc(n ? n : 1, sizeof(*k.indeg));
 	k.done = calloc(n ? n : 1, 1);
 	k.ready.v = malloc((n ? n : 1) * sizeof(*k.ready.v));
+	k.ready.cap = k.ready.v ? (n ? n : 1) : 0;
 	g->topo = malloc((n ? n : 1) * sizeof(*g->topo));
 	bool ok = k.indeg && k.done && k.ready.v && g->topo;
 	for (uint32_t e = 0; ok && e < g->edge_count; e++)

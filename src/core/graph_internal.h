@@ -78,6 +78,14 @@ void graph_problem(struct trex_graph *g, uint32_t file, enum trex_graph_problem_
 /* The index of x in v[0..n) (ascending), or TREX_GRAPH_NONE. */
 uint32_t graph_find_u32(const uint32_t *v, uint32_t n, uint32_t x);
 
+/* A min-heap of 64-bit keys. push returns false when out of memory. */
+struct graph_heap {
+	uint64_t *v;
+	size_t n, cap;
+};
+bool graph_heap_push(struct graph_heap *h, uint64_t key);
+uint64_t graph_heap_pop(struct graph_heap *h); /* h->n > 0 */
+
 /* finish's stages (graph_finish.c, graph_match.c); each returns false when out of memory. */
 bool graph_resolve_deps(struct trex_graph *g);
 bool graph_build_csr(struct trex_graph *g);

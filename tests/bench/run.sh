@@ -157,6 +157,19 @@ tables_bench() {
 	echo
 }
 
+# The graph engine (tests/bench/schedule.c, built by `make bench`): finish,
+# schedule and critical path of a generated 3M-node, 64-rank graph.
+schedule_bench() {
+	if [ ! -x "$builddir/tests/bench/schedule" ]; then
+		echo "note: tests/bench/schedule not built: skipped" >&2
+		return 0
+	fi
+	echo "## Execution-graph schedule (3M nodes, 64 ranks, median of $runs)"
+	echo
+	"$builddir/tests/bench/schedule" 3000000 64 "$runs"
+	echo
+}
+
 # Metric CSV load (tests/bench/metrics.c, built by `make bench`): a 1 GiB
 # unitrace -q CSV, generated once, loaded on one thread.
 metrics_bench() {
@@ -292,6 +305,7 @@ echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
 echo
 ui_bench
 tables_bench
+schedule_bench
 metrics_bench
 stalls_bench
 chakra_bench

@@ -80,4 +80,11 @@ enum trex_status trex_schedule_compute(const struct trex_graph *g,
                                        struct trex_schedule *out, struct trex_error *err);
 void trex_schedule_free(struct trex_schedule *s);
 
+/* The alpha-beta duration the schedule gives communication node of g
+ * (finished) when the file gives none: latency + bytes x traffic factor /
+ * bandwidth, rounded up to a ns (opts: 0 bandwidth, negative latency =
+ * the defaults). */
+int64_t trex_schedule_estimate(const struct trex_graph *g, uint32_t node,
+                               const struct trex_schedule_opts *opts);
+
 #endif
