@@ -300,8 +300,9 @@ static int ck_sniff(const unsigned char *head, size_t len)
 	 * the version or an attribute (a metadata) */
 	if (head[pos] != 0x08 && head[pos] != 0x0a && head[pos] != 0x12 && head[pos] != 0x18)
 		return 0;
-	for (size_t i = 0; i < len && i < 8; i++)
-		text = text && head[i] >= 0x20 && head[i] < 0x7f;
+	for (size_t i = 0; i < len && text; i++)
+		text = (head[i] >= 0x20 && head[i] < 0x7f) || head[i] == '\n' || head[i] == '\r' ||
+		       head[i] == '\t';
 	if (text || !ck_sniff_fields(head, len, pos, pos + n))
 		return 0;
 	return 20;

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "chakra_decode.h"
+#include "chakra_internal.h"
+#include "trex/load/chakra_set.h"
+#include "trex/load/loader.h"
 
 #define S(lit) ((char *)(uintptr_t)(lit))
 
@@ -556,4 +558,305 @@ Test(chakra_groups, the_pytorch_table)
 	cr_assert_eq(g.ranks[1][1], 3);
 	cr_assert_eq(trex_chakra_process_groups("[0, 1]", on_group, &g), -1);
 	cr_assert_eq(trex_chakra_process_groups("['[{\"pg_name\": ", on_group, &g), -1);
+}
+
+/* ---- the args codec --------------------------------------------------------------------- */
+
+static const char *arg_of(const struct trex_args *a, const char *key)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].key, key) == 0)
+			return a->v[i].value;
+	return NULL;
+}
+
+/* A node with one attribute of each kind the codec formats differently. */
+static size_t node_with_every_kind(struct file *f)
+{
+	Attr s, b, d, u, l, sl, by;
+	ChakraProtoMsg__Int64List list;
+	ChakraProtoMsg__StringList strings;
+	ChakraProtoMsg__IOInfo in;
+	int64_t values[] = {3, -4};
+	char *texts[] = {S("a\"b"), S("c")};
+	uint8_t bytes[] = {0xde, 0xad};
+	Node n;
+
+	memset(f, 0, sizeof(*f));
+	put_metadata(f, "1.0.0");
+	size_t at = f->len;
+	chakra_proto_msg__node__init(&n);
+	for (Attr *a = &s; a; a = a == &s    ? &b
+	                          : a == &b  ? &d
+	                          : a == &d  ? &u
+	                          : a == &u  ? &l
+	                          : a == &l  ? &sl
+	                          : a == &sl ? &by
+	                                     : NULL)
+		chakra_proto_msg__attribute_proto__init(a);
+	chakra_proto_msg__int64_list__init(&list);
+	chakra_proto_msg__string_list__init(&strings);
+	chakra_proto_msg__ioinfo__init(&in);
+	s.name = S("op_schema");
+	s.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+	s.string_val = S("aten::mm");
+	b = int_attr("is_cpu_op", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL, 0);
+	d.name = S("ratio");
+	d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL;
+	d.double_val = 0.5;
+	u = int_attr("rf_id", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL, -1);
+	l.name = S("dims");
+	l.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_LIST;
+	l.int64_list = &list;
+	list.values = values;
+	list.n_values = 2;
+	sl.name = S("names");
+	sl.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_LIST;
+	sl.string_list = &strings;
+	strings.values = texts;
+	strings.n_values = 2;
+	by.name = S("blob");
+	by.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BYTES_VAL;
+	by.bytes_val.data = bytes;
+	by.bytes_val.len = 2;
+	in.values = S("[[5, 1, 0, 32768, 4, 'cuda:0']]");
+	in.types = S("['Tensor(float)']");
+	Attr *attrs[] = {&s, &b, &d, &u, &l, &sl, &by};
+	uint64_t ctrl[] = {1}, data[] = {2, 3};
+	n.id = 9;
+	n.name = S("aten::mm");
+	n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE;
+	n.ctrl_deps = ctrl;
+	n.n_ctrl_deps = 1;
+	n.data_deps = data;
+	n.n_data_deps = 2;
+	n.duration_micros = 12;
+	n.inputs = &in;
+	n.attr = attrs;
+	n.n_attr = 7;
+	put_record(f, &n.base);
+	return at;
+}
+
+Test(chakra_codec, a_node_read_back_by_its_offset)
+{
+	static struct file f;
+	struct trex_chakra_codec codec = {.magic = TREX_CHAKRA_CODEC_MAGIC};
+	struct trex_args a;
+	struct trex_error err;
+	size_t at = node_with_every_kind(&f);
+
+	cr_assert_eq(trex_source_open_memory("t.0.et", f.buf, f.len, true, &codec.src, &err),
+	             TREX_OK);
+	cr_assert_eq(trex_chakra_args_codec.decode(&codec, at + 1, &a, NULL, &err), TREX_OK, "%s",
+	             err.message);
+	cr_assert_str_eq(arg_of(&a, "id"), "9");
+	cr_assert_str_eq(arg_of(&a, "name"), "aten::mm");
+	cr_assert_str_eq(arg_of(&a, "type"), "COMP_NODE");
+	cr_assert_str_eq(arg_of(&a, "ctrl_deps"), "[1]");
+	cr_assert_str_eq(arg_of(&a, "data_deps"), "[2,3]");
+	cr_assert_str_eq(arg_of(&a, "duration_micros"), "12");
+	cr_assert_null(arg_of(&a, "start_time_micros"), "0: not shown");
+	cr_assert_str_eq(arg_of(&a, "inputs.values"), "[[5, 1, 0, 32768, 4, 'cuda:0']]");
+	cr_assert_str_eq(arg_of(&a, "inputs.types"), "['Tensor(float)']");
+	cr_assert_null(arg_of(&a, "inputs.shapes"), "empty: not shown");
+	cr_assert_str_eq(arg_of(&a, "op_schema"), "aten::mm");
+	cr_assert_str_eq(arg_of(&a, "is_cpu_op"), "false", "a false bool is still there");
+	cr_assert_str_eq(arg_of(&a, "ratio"), "0.5");
+	cr_assert_str_eq(arg_of(&a, "rf_id"), "18446744073709551615");
+	cr_assert_str_eq(arg_of(&a, "dims"), "[3,-4]");
+	cr_assert_str_eq(arg_of(&a, "names"), "[\"a\\\"b\",\"c\"]");
+	cr_assert_str_eq(arg_of(&a, "blob"), "dead");
+	trex_args_free(&a);
+
+	char *json = NULL;
+	size_t len = 0;
+	cr_assert_eq(trex_chakra_args_codec.json(&codec, at + 1, &json, &len, &err), TREX_OK);
+	cr_assert_eq(strlen(json), len);
+	cr_assert(strstr(json, "\"id\":9,\"name\":\"aten::mm\",\"type\":\"COMP_NODE\""), "%s",
+	          json);
+	cr_assert(strstr(json, "\"dims\":[3,-4],\"names\":[\"a\\\"b\",\"c\"],\"blob\":\"dead\"}"),
+	          "%s", json);
+	free(json);
+
+	/* an offset where no node starts */
+	cr_assert_neq(trex_chakra_args_codec.decode(&codec, f.len + 1, &a, NULL, &err), TREX_OK);
+	trex_args_free(&a);
+	cr_assert_eq(trex_chakra_args_codec.decode(&codec, TREX_ARGS_NONE, &a, NULL, &err),
+	             TREX_OK);
+	cr_assert_eq(a.n, 0);
+	trex_source_close(codec.src);
+}
+
+Test(chakra_codec, close_takes_a_bare_source_too)
+{
+	struct trex_source *src;
+	struct trex_error err;
+	struct trex_chakra_codec *c = calloc(1, sizeof(*c));
+
+	/* a file whose load never ran still has its source as the context */
+	cr_assert_eq(trex_source_open_memory("t.0.et", "x", 1, true, &src, &err), TREX_OK);
+	trex_chakra_args_codec.close(src);
+	c->magic = TREX_CHAKRA_CODEC_MAGIC;
+	cr_assert_eq(trex_source_open_memory("t.0.et", "x", 1, true, &c->src, &err), TREX_OK);
+	trex_chakra_args_codec.close(c);
+}
+
+/* ---- sniffing --------------------------------------------------------------------------- */
+
+Test(chakra_sniff, chakra_files_and_not_others)
+{
+	const struct trex_format *ck = trex_format_named("chakra-et");
+	static struct file f;
+	static const char json[] = "{\n  \"traceEvents\": [\n    {\"ph\": \"X\"}]}";
+	static const char pretty[] = "[\n{\"name\": \"a\"}]";
+	static const unsigned char perfetto[] = {0x0a, 0x05, 0x08, 0x01, 0x10, 0x02, 0x18};
+
+	cr_assert_not_null(ck);
+	three_nodes(&f);
+	cr_assert_gt(ck->sniff(f.buf, f.len), 0);
+	cr_assert_gt(ck->sniff(f.buf, 20), 0, "a head cut inside a record");
+	struct file legacy = {.len = 0};
+	put_node(&legacy, 5, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, NULL, 0);
+	cr_assert_gt(ck->sniff(legacy.buf, legacy.len), 0, "a legacy file starts with a node");
+	cr_assert_eq(ck->sniff((const unsigned char *)json, sizeof(json) - 1), 0);
+	cr_assert_eq(ck->sniff((const unsigned char *)pretty, sizeof(pretty) - 1), 0);
+	cr_assert_lt(ck->sniff(perfetto, sizeof(perfetto)),
+	             trex_format_named("perfetto")->sniff(perfetto, sizeof(perfetto)));
+	cr_assert_eq(ck->sniff((const unsigned char *)"\x03\x0f\x01\x02", 4), 0);
+}
+
+/* ---- sets of files ---------------------------------------------------------------------- */
+
+Test(chakra_set, rank_from_the_name)
+{
+	int64_t r;
+	size_t p;
+
+	cr_assert(trex_chakra_set_rank("dir/all_reduce.15.et", &r, &p) && r == 15 && p == 14);
+	cr_assert(trex_chakra_set_rank("chakra.0.et.gz", &r, &p) && r == 0 && p == 6);
+	cr_assert(trex_chakra_set_rank("a.b.3.et", &r, &p) && r == 3 && p == 3);
+	cr_assert_not(trex_chakra_set_rank("trace.et", &r, &p));
+	cr_assert_not(trex_chakra_set_rank(".3.et", &r, &p), "no prefix");
+	cr_assert_not(trex_chakra_set_rank("dir.7/.3.et", &r, &p), "no prefix in the base name");
+	cr_assert_not(trex_chakra_set_rank("x.3.json", &r, &p));
+	cr_assert_not(trex_chakra_set_rank("x.et.3", &r, &p));
+}
+
+static char set_dir[64];
+
+static void touch_file(const char *name)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", set_dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+}
+
+static void make_set_dir(void)
+{
+	snprintf(set_dir, sizeof(set_dir), "/tmp/trex-chakra-set.XXXXXX");
+	cr_assert_not_null(mkdtemp(set_dir));
+	/* written out of order; rank 10 sorts after 9 */
+	for (int r = 10; r >= 0; r--) {
+		char name[32];
+		snprintf(name, sizeof(name), "trace.%d.et", r);
+		if (r != 7)
+			touch_file(name);
+	}
+	touch_file("notes.txt");
+}
+
+static void remove_set_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", set_dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* The expansion of set_dir followed by tail ("" for the directory itself). */
+static struct trex_chakra_expansion expand1(const char *tail)
+{
+	char in[160];
+	const char *inputs[] = {in};
+	struct trex_chakra_expansion x;
+	struct trex_error err;
+
+	snprintf(in, sizeof(in), "%s%s", set_dir, tail);
+	cr_assert_eq(trex_chakra_expand(inputs, 1, &x, &err), TREX_OK, "%s", err.message);
+	return x;
+}
+
+Test(chakra_set, prefix_member_and_directory_give_the_set_in_rank_order, .init = make_set_dir,
+     .fini = remove_set_dir)
+{
+	const char *forms[] = {"/trace", "/trace.3.et", "", "/"};
+	char want[160];
+
+	for (int i = 0; i < 4; i++) {
+		struct trex_chakra_expansion x = expand1(forms[i]);
+		cr_assert_eq(x.count, 10, "'%s': 0-6, 8-10", forms[i]);
+		snprintf(want, sizeof(want), "%s/trace.0.et", set_dir);
+		cr_assert_str_eq(x.paths[0], want);
+		snprintf(want, sizeof(want), "%s/trace.10.et", set_dir);
+		cr_assert_str_eq(x.paths[9], want);
+		cr_assert_eq(x.note_count, 2);
+		cr_assert_not(x.notes[0].warning);
+		cr_assert(strstr(x.notes[0].text, ": 10 Chakra files (ranks 0-6, 8-10)"), "%s",
+		          x.notes[0].text);
+		cr_assert(x.notes[1].warning);
+		cr_assert(strstr(x.notes[1].text, ": no file for rank 7 ("), "%s", x.notes[1].text);
+		trex_chakra_expansion_free(&x);
+	}
+}
+
+Test(chakra_set, a_set_named_twice_comes_once_and_other_inputs_stay, .init = make_set_dir,
+     .fini = remove_set_dir)
+{
+	char a[160], b[160];
+	const char *inputs[] = {a, b, "other.json", a};
+	struct trex_chakra_expansion x;
+	struct trex_error err;
+
+	snprintf(a, sizeof(a), "%s/trace.1.et", set_dir);
+	snprintf(b, sizeof(b), "%s/trace", set_dir);
+	cr_assert_eq(trex_chakra_expand(inputs, 4, &x, &err), TREX_OK);
+	cr_assert_eq(x.count, 11);
+	cr_assert_str_eq(x.paths[10], "other.json");
+	trex_chakra_expansion_free(&x);
+}
+
+Test(chakra_set, a_directory_with_several_sets_is_refused, .init = make_set_dir,
+     .fini = remove_set_dir)
+{
+	const char *inputs[] = {set_dir};
+	struct trex_chakra_expansion x;
+	struct trex_error err;
+
+	touch_file("all_reduce.0.et");
+	touch_file("all_reduce.1.et.gz");
+	cr_assert_eq(trex_chakra_expand(inputs, 1, &x, &err), TREX_USAGE);
+	cr_assert_str_eq(err.message,
+	                 "the directory holds several Chakra sets (all_reduce, trace): name one");
+	cr_assert_eq(x.count, 0);
+	/* naming one still works, .et.gz members included */
+	x = expand1("/all_reduce");
+	cr_assert_eq(x.count, 2);
+	cr_assert(strstr(x.paths[1], "all_reduce.1.et.gz"));
+	trex_chakra_expansion_free(&x);
+}
+
+Test(chakra_set, a_directory_without_a_set_and_a_missing_prefix_stay, .init = make_set_dir,
+     .fini = remove_set_dir)
+{
+	const char *inputs[] = {"/nonexistent/prefix", "/"};
+	struct trex_chakra_expansion x;
+	struct trex_error err;
+
+	cr_assert_eq(trex_chakra_expand(inputs, 2, &x, &err), TREX_OK);
+	cr_assert_eq(x.count, 2, "the loader says what is wrong with them");
+	cr_assert_str_eq(x.paths[0], "/nonexistent/prefix");
+	cr_assert_eq(x.note_count, 0);
+	trex_chakra_expansion_free(&x);
 }
