@@ -109,7 +109,7 @@ static enum trex_status ck_scan(const char *dir, const char *prefix, struct ck_l
 	closedir(d);
 	if (st != TREX_OK)
 		ck_list_free(out);
-	else
+	else if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), ck_cmp_member);
 	return st;
 }
