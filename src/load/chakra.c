@@ -213,11 +213,12 @@ static enum trex_status ck_load_file(struct trex_load_job *job, struct trex_erro
 	struct trex_build_file *f = job->file;
 	int64_t rank;
 
-	if (!codec)
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	if (!job->graph)
-		return trex_error_set(err, TREX_USAGE, f->path, -1,
-		                      "a Chakra trace needs the graph store");
+	if (!job->graph || !codec) {
+		free(codec);
+		return job->graph ? trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory")
+		                  : trex_error_set(err, TREX_USAGE, f->path, -1,
+		                                   "a Chakra trace needs the graph store");
+	}
 	codec->magic = TREX_CHAKRA_CODEC_MAGIC;
 	codec->src = job->source;
 	f->codec_ctx = codec; /* owns the source from here on */

@@ -11,8 +11,8 @@
 /* Decoded bytes per stream window; a longer record is carried into a
  * window that grows to hold it. */
 #define CK_WINDOW (4u << 20)
-/* Nodes between progress reports. */
-#define CK_PROGRESS_NODES 65536u
+/* Decoded bytes between progress reports. */
+#define CK_PROGRESS_BYTES (1u << 20)
 
 /* ---- per-record memory -------------------------------------------------------------------
  * protobuf-c allocates each string, list and attribute of a record; one
@@ -253,7 +253,8 @@ static enum trex_status ck_window(struct ck_decoder *d, const unsigned char *p, 
 		if (st != TREX_OK)
 			return st;
 		pos = body + n;
-		if (d->stats->nodes % CK_PROGRESS_NODES == 0 && ck_progress(d, base + pos))
+		if (base + pos - d->reported_bytes >= CK_PROGRESS_BYTES &&
+		    ck_progress(d, base + pos))
 			return trex_error_set(err, TREX_CANCELLED, d->path, -1, "cancelled");
 	}
 	*consumed = pos;
