@@ -250,6 +250,7 @@ static void bld_free(struct bld *c)
 	free(c->anchors);
 	free(c->file_edges);
 	free(c->deps);
+	free(c->graph_refs);
 	free(c->track_new);
 	free(c->lane_rank);
 }
@@ -377,6 +378,10 @@ enum trex_status trex_index_build(const struct trex_build_input *in, struct trex
 	c.in = in;
 	c.err = err;
 	st = bld_init(&c);
+	if (c.idx)
+		c.idx->graph = in->graph; /* the index frees it, failed or not */
+	else
+		trex_graph_free(in->graph);
 	if (st == TREX_OK)
 		st = build_stages(&c);
 	bld_free(&c);

@@ -143,6 +143,12 @@ struct edge_ref {
 	uint8_t kind; /* enum trex_edge_kind */
 };
 
+/* A slice that shows a graph node, until slices have their final ids. */
+struct graph_ref {
+	bld_ref slice;
+	uint32_t node;
+};
+
 struct bld {
 	const struct trex_build_input *in;
 	struct trex_error *err;
@@ -205,6 +211,8 @@ struct bld {
 	size_t nfile_edges, file_edges_cap;
 	struct edge_ref *deps; /* dependencies, all files */
 	size_t ndeps, deps_cap;
+	struct graph_ref *graph_refs; /* slices that show graph nodes, all files */
+	size_t ngraph_refs, graph_refs_cap;
 	bool file_anchored; /* the file has flow points on slices */
 	/* stage 2 results */
 	uint32_t *track_new; /* old track id -> display order id */

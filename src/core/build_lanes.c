@@ -850,6 +850,19 @@ static enum trex_status resolve_deps(struct bld *c)
 	return TREX_OK;
 }
 
+/* The graph's nodes learn the final ids of the slices that show them. */
+static enum trex_status bind_graph(struct bld *c)
+{
+	struct trex_graph *g = c->idx->graph;
+
+	if (!g)
+		return TREX_OK;
+	for (size_t i = 0; i < c->ngraph_refs; i++)
+		trex_graph_bind_slice(g, c->graph_refs[i].node,
+		                      final_id(c, c->graph_refs[i].slice));
+	return trex_graph_bind_done(g, (uint32_t)c->idx->slices.count, c->err);
+}
+
 /* The flows' ends on slices: their final ids (and with them their tracks
  * and times, once placed: bld_links). */
 static void resolve_anchors(struct bld *c)
@@ -921,6 +934,8 @@ enum trex_status bld_lanes(struct bld *c)
 	slice_sort_free(&ss);
 	if (st == TREX_OK)
 		st = resolve_deps(c);
+	if (st == TREX_OK)
+		st = bind_graph(c);
 	if (st == TREX_OK)
 		resolve_anchors(c);
 	if (st == TREX_OK)

@@ -514,8 +514,8 @@ static enum trex_status merge_samples(struct bld *c, struct trex_builder *b, str
 	return TREX_OK;
 }
 
-/* Dependencies wait for the slices' final ids; launch and flow edges for
- * the file's end. */
+/* Dependencies and graph nodes' slices wait for the slices' final ids;
+ * launch and flow edges for the file's end. */
 static enum trex_status merge_edges(struct bld *c, struct trex_builder *b, struct pmerge *pm)
 {
 	for (size_t i = 0; i < b->edges.count; i++) {
@@ -531,6 +531,14 @@ static enum trex_status merge_edges(struct bld *c, struct trex_builder *b, struc
 				return bld_nomem(c);
 			c->file_edges[c->nfile_edges++] = r;
 		}
+	}
+	for (size_t i = 0; i < b->graph.count; i++) {
+		const struct trex_bgraph *g = TREX_VEC_AT(&b->graph, const struct trex_bgraph, i);
+
+		if (!BLD_FIT(c->graph_refs, c->graph_refs_cap, c->ngraph_refs + 1))
+			return bld_nomem(c);
+		c->graph_refs[c->ngraph_refs++] =
+		    (struct graph_ref){part_ref(pm, g->slice), g->node};
 	}
 	return TREX_OK;
 }

@@ -337,6 +337,7 @@ struct trex_builder *trex_builder_new(uint32_t file)
 	trex_vec_init(&b->samples, sizeof(struct trex_bsample));
 	trex_vec_init(&b->flows, sizeof(struct trex_bflow));
 	trex_vec_init(&b->edges, sizeof(struct trex_bedge));
+	trex_vec_init(&b->graph, sizeof(struct trex_bgraph));
 	return b;
 }
 
@@ -806,6 +807,19 @@ int trex_builder_edge(struct trex_builder *b, trex_handle from, trex_handle to,
 	if (!e)
 		return fail(b);
 	*e = (struct trex_bedge){from, to, (uint8_t)kind};
+	return 0;
+}
+
+int trex_builder_graph_node(struct trex_builder *b, trex_handle slice, uint32_t node)
+{
+	struct trex_bgraph *g;
+
+	if (b->failed || !handle_ok(b, slice) || node == TREX_GRAPH_NONE)
+		return fail(b);
+	g = trex_vec_push(&b->graph);
+	if (!g)
+		return fail(b);
+	*g = (struct trex_bgraph){slice, node};
 	return 0;
 }
 

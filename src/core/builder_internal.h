@@ -198,6 +198,12 @@ struct trex_bedge {
 	uint8_t kind; /* enum trex_edge_kind */
 };
 
+/* A slice that shows a node of the build's graph (trex_builder_graph_node). */
+struct trex_bgraph {
+	trex_handle slice;
+	uint32_t node;
+};
+
 struct trex_bsample {
 	int64_t ts;
 	double value;
@@ -237,13 +243,14 @@ struct trex_builder {
 	struct trex_vec samples;  /* struct trex_bsample */
 	struct trex_vec flows;    /* struct trex_bflow */
 	struct trex_vec edges;    /* struct trex_bedge */
+	struct trex_vec graph;    /* struct trex_bgraph */
 };
 
 /* Every record vector of a builder, for what applies to all of them. */
 #define TREX_BUILDER_VECS(b)                                                                       \
 	{                                                                                          \
 		&(b)->slices, &(b)->begins, &(b)->ends, &(b)->keyed, &(b)->instants,               \
-		    &(b)->samples, &(b)->flows, &(b)->edges                                        \
+		    &(b)->samples, &(b)->flows, &(b)->edges, &(b)->graph                           \
 	}
 
 #endif

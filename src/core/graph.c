@@ -7,6 +7,7 @@
 
 #include "graph_internal.h"
 #include "trex/core/grow.h"
+#include "trex/core/schedule.h"
 
 const char *trex_node_type_label(enum trex_node_type type)
 {
@@ -60,6 +61,8 @@ static void graph_free_finished(struct trex_graph *g)
 	free(g->group_ranks);
 	free(g->problems);
 	free(g->slice_node);
+	trex_schedule_free(g->schedule);
+	free(g->schedule);
 }
 
 void trex_graph_free(struct trex_graph *g)
@@ -443,4 +446,30 @@ size_t trex_graph_memory(const struct trex_graph *g)
 	       g->match_cap * sizeof(*g->matches) + g->member_cap * u32 +
 	       (size_t)g->group_count * sizeof(*g->groups) + (size_t)g->group_rank_total * u32 +
 	       (size_t)g->file_count * sizeof(*g->problems) + (size_t)g->slice_count * u32;
+}
+
+void trex_graph_set_file(struct trex_graph *g, uint32_t file)
+{
+	for (uint32_t i = 0; !g->finished && i < g->node_count; i++)
+		g->nodes[i].file = file;
+}
+
+int trex_graph_set_schedule(struct trex_graph *g, struct trex_schedule *s)
+{
+	struct trex_schedule *own = malloc(sizeof(*own));
+	if (!own)
+		return -1;
+	*own = *s;
+	memset(s, 0, sizeof(*s));
+	if (g->schedule) {
+		trex_schedule_free(g->schedule);
+		free(g->schedule);
+	}
+	g->schedule = own;
+	return 0;
+}
+
+const struct trex_schedule *trex_graph_schedule(const struct trex_graph *g)
+{
+	return g->schedule;
 }

@@ -66,6 +66,8 @@ struct trex_graph {
 	struct graph_file_problems *problems; /* per file id, file_count of them */
 	uint32_t file_count;
 
+	struct trex_schedule *schedule; /* trex_graph_set_schedule */
+
 	/* made by the slice binding */
 	uint32_t *slice_node;
 	uint32_t slice_count;

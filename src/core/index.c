@@ -156,7 +156,14 @@ size_t trex_index_memory(const struct trex_index *idx)
 	n += trex_vec_memory(&idx->slices) + trex_vec_memory(&idx->instants);
 	n += trex_vec_memory(&idx->flows) + 2 * idx->flows.count * sizeof(*idx->flows_in);
 	n += idx->nedges * (sizeof(*idx->edges) + sizeof(*idx->edges_in));
+	if (idx->graph)
+		n += trex_graph_memory(idx->graph);
 	return n + (launch + op) * sizeof(uint32_t);
+}
+
+const struct trex_graph *trex_index_graph(const struct trex_index *idx)
+{
+	return idx->graph;
 }
 
 void trex_index_free(struct trex_index *idx)
@@ -183,6 +190,7 @@ void trex_index_free(struct trex_index *idx)
 	free(idx->flows_in);
 	free(idx->edges);
 	free(idx->edges_in);
+	trex_graph_free(idx->graph);
 	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
 		trex_problems_free(&idx->problems[i]);
 	free(idx->problems);

@@ -43,6 +43,7 @@ struct trex_index {
 	struct trex_edge *edges;
 	uint32_t nedges;
 	uint32_t *edges_in;
+	struct trex_graph *graph; /* trex_build_input.graph, owned; NULL: none */
 	int64_t start, end;
 	/* Per file: its integrity examples, ordered by counter. */
 	struct trex_problem_list *problems;

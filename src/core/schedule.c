@@ -514,6 +514,9 @@ enum trex_status trex_schedule_compute(const struct trex_graph *g,
 	memset(out, 0, sizeof(*out));
 	out->node_count = g->node_count;
 	struct sched_run r = {.g = g, .opts = opts, .s = out};
+	out->bandwidth_gbps =
+	    opts->bandwidth_gbps > 0 ? opts->bandwidth_gbps : TREX_SCHED_DEFAULT_BANDWIDTH_GBPS;
+	out->latency_ns = opts->latency_ns >= 0 ? opts->latency_ns : TREX_SCHED_DEFAULT_LATENCY_NS;
 	enum trex_status st = TREX_NOMEM;
 	if (sched_alloc(&r) && sched_init(&r)) {
 		sched_durations(&r);

@@ -32,7 +32,7 @@ bool trex_comm_rule(size_t i, struct trex_comm_rule *out)
 
 const char *trex_comm_by_label(enum trex_comm_by by)
 {
-	static const char *const labels[] = {"name", "op", "arg"};
+	static const char *const labels[] = {"name", "op", "arg", "graph"};
 
 	return (unsigned)by < ARRAY_LEN(labels) ? labels[by] : "?";
 }
@@ -40,7 +40,7 @@ const char *trex_comm_by_label(enum trex_comm_by by)
 /* ---- matching names ------------------------------------------------------------------- */
 
 struct trex_comm_matcher {
-	pcre2_code *re[TREX_COMM_RULE_COUNT]; /* NULL for ARG rules */
+	pcre2_code *re[TREX_COMM_RULE_COUNT]; /* NULL for ARG and GRAPH rules */
 	pcre2_match_data *md;
 };
 
@@ -67,7 +67,7 @@ enum trex_status trex_comm_matcher_new(struct trex_comm_matcher **out, struct tr
 		int code;
 		PCRE2_SIZE off;
 
-		if (comm_rules[i].by == TREX_COMM_BY_ARG)
+		if (comm_rules[i].by != TREX_COMM_BY_NAME && comm_rules[i].by != TREX_COMM_BY_OP)
 			continue;
 		m->re[i] = pcre2_compile((PCRE2_SPTR)comm_rules[i].pattern, PCRE2_ZERO_TERMINATED,
 		                         0, &code, &off, NULL);
@@ -300,10 +300,21 @@ static uint32_t cpu_op_by_op_link(struct ctx *c, uint32_t slice)
 
 /* NAME, then OP rules for one piece of device work; work with no
  * launching CPU slice and args goes to the ARG pass. */
+/* Whether slice i shows a communication node of the index's graph. */
+static bool graph_comm(const struct trex_index *idx, uint32_t i)
+{
+	const struct trex_graph *g = trex_index_graph(idx);
+	uint32_t node = g ? trex_graph_node_of_slice(g, i) : TREX_GRAPH_NONE;
+	uint8_t type = node == TREX_GRAPH_NONE ? TREX_NODE_OTHER : trex_graph_node(g, node)->type;
+
+	return type == TREX_NODE_COMM_SEND || type == TREX_NODE_COMM_RECV ||
+	       type == TREX_NODE_COMM_COLL;
+}
+
 static bool classify_comm(struct ctx *c, uint32_t i)
 {
 	const struct trex_slice *s = trex_index_slice(c->idx, i);
-	unsigned rule = name_rule(c, s->name);
+	unsigned rule = graph_comm(c->idx, i) ? TREX_COMM_GRAPH : name_rule(c, s->name);
 	uint32_t from;
 
 	if (rule == TREX_COMM_NONE) {

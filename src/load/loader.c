@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "formats.h"
+#include "trex/core/schedule.h"
 #include "trex/core/task.h"
 #include "trex/load/classify.h"
+#include "trex/load/graph_timeline.h"
 
 static const struct trex_format *const registry[] = {
     &trex_format_chrome_json,
@@ -65,14 +67,13 @@ struct file_parts {
 	struct trex_builder **parts;
 	uint32_t *seqs;
 	size_t count, cap;
+	struct trex_graph *graph; /* a graph format's (job->graph), until drawn */
 };
 
-enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
-                                        struct trex_builder *b, struct trex_error *err)
+/* Adds builder b to fp's parts (sh->lock held, or one thread). */
+static enum trex_status add_part(struct file_parts *fp, uint32_t seq, struct trex_builder *b,
+                                 struct trex_error *err)
 {
-	struct trex_load_shared *sh = job->shared;
-	pthread_mutex_lock(&sh->lock);
-	struct file_parts *fp = &sh->files[job->file_id];
 	enum trex_status s = TREX_OK;
 	if (fp->count == fp->cap) {
 		size_t cap = fp->cap ? 2 * fp->cap : 8;
@@ -93,6 +94,15 @@ enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
 	} else {
 		trex_builder_free(b);
 	}
+	return s;
+}
+
+enum trex_status trex_load_job_add_part(struct trex_load_job *job, uint32_t seq,
+                                        struct trex_builder *b, struct trex_error *err)
+{
+	struct trex_load_shared *sh = job->shared;
+	pthread_mutex_lock(&sh->lock);
+	enum trex_status s = add_part(&sh->files[job->file_id], seq, b, err);
 	pthread_mutex_unlock(&sh->lock);
 	return s;
 }
@@ -311,6 +321,7 @@ static void free_shared(struct trex_load_shared *sh, size_t files)
 			trex_builder_free(sh->files[f].parts[i]);
 		free(sh->files[f].parts);
 		free(sh->files[f].seqs);
+		trex_graph_free(sh->files[f].graph);
 	}
 	free(sh->files);
 	pthread_mutex_destroy(&sh->lock);
@@ -353,6 +364,11 @@ static enum trex_status prepare_runs(struct trex_source **sources, size_t count,
 		if (!runs[i].format) {
 			add_line_col(err, sources[i]);
 			return err->status;
+		}
+		if (runs[i].format->graph) {
+			runs[i].job.graph = sh->files[i].graph = trex_graph_new();
+			if (!runs[i].job.graph)
+				return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 		}
 		f->codec = runs[i].format->codec;
 		f->codec_ctx = sources[i];
@@ -479,6 +495,46 @@ static enum trex_status order_by_rank(struct trex_load_shared *sh, struct trex_b
 	return TREX_OK;
 }
 
+/* ---- execution graphs ------------------------------------------------------------------------ */
+
+/* The graph formats' files (their graphs, in file order) joined,
+ * scheduled and drawn: each file's timeline becomes its one part. *out:
+ * the graph for the build, NULL when no file was a graph. */
+static enum trex_status draw_graphs(struct trex_load_shared *sh, size_t count,
+                                    struct trex_graph **out, struct trex_error *err)
+{
+	const struct trex_load_opts *o = sh->opts;
+	struct trex_schedule_opts so = {
+	    .bandwidth_gbps =
+	        o->bandwidth_gbps > 0 ? o->bandwidth_gbps : TREX_SCHED_DEFAULT_BANDWIDTH_GBPS,
+	    .latency_ns = o->latency_ns > 0 ? o->latency_ns : TREX_SCHED_DEFAULT_LATENCY_NS,
+	    .cancel = o->cancel,
+	};
+	struct trex_graph **graphs = calloc(count ? count : 1, sizeof(*graphs));
+	struct trex_builder **parts = calloc(count ? count : 1, sizeof(*parts));
+	enum trex_status s = graphs && parts ? TREX_OK : TREX_NOMEM;
+	for (size_t f = 0; f < count; f++) {
+		if (graphs)
+			graphs[f] = sh->files[f].graph;
+		else
+			trex_graph_free(sh->files[f].graph);
+		sh->files[f].graph = NULL;
+	}
+	*out = NULL;
+	if (s == TREX_OK)
+		s = trex_graph_timeline(graphs, (uint32_t)count, &so, parts, out, err);
+	for (size_t f = 0; s == TREX_OK && f < count; f++)
+		if (parts[f]) {
+			s = add_part(&sh->files[f], 0, parts[f], err);
+			parts[f] = NULL;
+		}
+	for (size_t f = 0; parts && f < count; f++)
+		trex_builder_free(parts[f]);
+	free(graphs);
+	free(parts);
+	return s;
+}
+
 enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
                                    const struct trex_load_opts *opts, struct trex_index **out,
                                    struct trex_error *err)
@@ -511,7 +567,13 @@ enum trex_status trex_load_sources(struct trex_source **sources, size_t count,
 	                              .threads = threads,
 	                              .classifier = &trex_load_classifier};
 	if (s == TREX_OK)
+		s = draw_graphs(&sh, count, &in.graph, err);
+	if (s == TREX_OK)
 		s = gather_parts(&sh, count, &in.parts, &in.part_count);
+	if (s != TREX_OK) {
+		trex_graph_free(in.graph);
+		in.graph = NULL;
+	}
 	if (s == TREX_OK) {
 		s = trex_index_build(&in, out, err);
 		sources = NULL; /* the index owns them now (its codecs), also on failure */

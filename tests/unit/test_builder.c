@@ -462,7 +462,7 @@ Test(builder, problems_reach_the_index)
 	}
 
 	struct trex_build_file file = {.path = "p.json", .format = "chrome-json", .dialect = "x"};
-	struct trex_build_input in = {&file, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&file, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	file.base_time_ns = 1000;

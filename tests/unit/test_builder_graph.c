@@ -32,7 +32,7 @@ static struct trex_index *build(struct trex_builder *b, int64_t file_rank)
 	                            .dialect = "graph",
 	                            .rank = file_rank,
 	                            .has_rank = true};
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 

@@ -530,7 +530,7 @@ Test(index, file_without_events_keeps_its_record)
 {
 	struct trex_build_file f;
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	const struct trex_file *tf;
@@ -1483,7 +1483,7 @@ Test(index, strings_and_tracks_are_remapped_across_parts)
 {
 	struct trex_builder *p[2] = {trex_builder_new(0), trex_builder_new(0)};
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, p, 2, 1, NULL};
+	struct trex_build_input in = {&f, 1, p, 2, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct tev e1 = EV('X', "1", "2", "cat a", "name a", 0, 10);
@@ -1739,7 +1739,7 @@ static struct trex_index *args_index(struct trex_source *src)
 {
 	struct trex_build_file f;
 	struct trex_builder *b = trex_builder_new(0);
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 
@@ -1852,7 +1852,7 @@ Test(index, failed_builder_fails_the_build_and_everything_is_freed)
 {
 	struct trex_builder *p[3] = {trex_builder_new(0), trex_builder_new(0), trex_builder_new(1)};
 	struct trex_build_file f[2];
-	struct trex_build_input in = {f, 2, p, 3, 1, NULL};
+	struct trex_build_input in = {f, 2, p, 3, 1, NULL, NULL};
 	struct trex_index *idx = (struct trex_index *)&in;
 	struct trex_error err;
 	struct trex_source *src;
@@ -1875,7 +1875,7 @@ Test(index, parts_out_of_file_order_are_a_usage_error)
 {
 	struct trex_builder *p[2] = {trex_builder_new(1), trex_builder_new(0)};
 	struct trex_build_file f[2];
-	struct trex_build_input in = {f, 2, p, 2, 1, NULL};
+	struct trex_build_input in = {f, 2, p, 2, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 
@@ -1893,7 +1893,7 @@ Test(index, bad_string_ids_are_a_usage_error)
 {
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -1912,7 +1912,7 @@ Test(index, nesting_beyond_the_depth_limit_is_reported)
 	enum { N = 65536 };
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -1934,7 +1934,7 @@ Test(index, deepest_allowed_nesting_builds)
 	enum { N = 65535 };
 	struct trex_builder *b = trex_builder_new(0);
 	struct trex_build_file f;
-	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL};
+	struct trex_build_input in = {&f, 1, &b, 1, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	struct trex_ev ev;
@@ -2002,7 +2002,7 @@ static bool oom_round(const struct trace_spec *spec, long k, uint64_t want, int 
 {
 	struct trex_build_file files[2];
 	struct trex_builder *parts[4];
-	struct trex_build_input in = {files, 2, parts, 4, 1, NULL};
+	struct trex_build_input in = {files, 2, parts, 4, 1, NULL, NULL};
 	struct trex_index *idx;
 	struct trex_error err;
 	enum trex_status st;
@@ -2042,7 +2042,7 @@ Test(index, every_allocation_failure_is_clean)
 	struct trace_spec spec[2];
 	struct trex_builder *parts[4];
 	struct trex_build_file files[2];
-	struct trex_build_input in = {files, 2, parts, 4, 1, NULL};
+	struct trex_build_input in = {files, 2, parts, 4, 1, NULL, NULL};
 	struct trex_index *ref;
 	struct trex_error err;
 	uint64_t want;

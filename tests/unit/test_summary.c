@@ -100,7 +100,7 @@ static void build(void)
 	     .events = 1},
 	};
 	struct trex_builder *parts[2] = {file_a(), file_b()};
-	struct trex_build_input in = {files, 2, parts, 2, 1, NULL};
+	struct trex_build_input in = {files, 2, parts, 2, 1, NULL, NULL};
 	struct trex_error err;
 
 	trex_phase_event_types(&files[0]);

@@ -236,4 +236,16 @@ uint32_t trex_graph_node_of_slice(const struct trex_graph *g, uint32_t slice);
 
 size_t trex_graph_memory(const struct trex_graph *g);
 
+/* Gives every node of g (not finished) file id file: the loader numbers
+ * files by rank once every file is read (trex_builder_set_file). */
+void trex_graph_set_file(struct trex_graph *g, uint32_t file);
+
+/* The schedule (schedule.h) the loader computed for g (finished) and drew
+ * as the timeline: g takes it over (*s is zeroed) and frees it with
+ * itself, so analyses of the index find it (trex_graph_schedule; NULL
+ * before). Returns 0, or -1 when out of memory (*s is then untouched). */
+struct trex_schedule;
+int trex_graph_set_schedule(struct trex_graph *g, struct trex_schedule *s);
+const struct trex_schedule *trex_graph_schedule(const struct trex_graph *g);
+
 #endif

@@ -71,7 +71,9 @@ struct trex_schedule {
 	int64_t makespan;     /* ns: the end of the last node */
 	uint32_t *critical;   /* the critical path, first node first */
 	uint32_t critical_count;
-	uint32_t estimated; /* nodes whose duration was estimated */
+	uint32_t estimated;    /* nodes whose duration was estimated */
+	double bandwidth_gbps; /* the bandwidth and latency the estimates used */
+	int64_t latency_ns;
 };
 
 /* Schedules g (finished). On failure (OOM, cancelled) *out is zeroed. */

@@ -12,7 +12,9 @@
  *    CPU slices enclosing its launch (the runtime call sharing its launch
  *    link, innermost first; without one, the CPU op sharing its op link),
  *    then, only for work with no launching CPU slice at all (GPU-only
- *    traces), the ARG rules on its own args.
+ *    traces), the ARG rules on its own args. Work that shows a
+ *    communication node of the index's graph (trex_index_graph) is
+ *    communication by the GRAPH rule, before all of these.
  *
  * The slices keep the result (trex_slice.kind and .comm): every analysis,
  * view and export reads the same classification. */
@@ -77,9 +79,12 @@
 	  "launched under a communication library's operator (torch-ccl, pplx, vLLM)")             \
 	X(COLLECTIVE_ARG, "collective-arg", ARG, "Collective name",                                \
 	  "Kineto's collective metadata on the kernel")                                            \
-	X(COLLGROUP_ARG, "collgroup-arg", ARG, "CollGroup", "an AIU collective group")
+	X(COLLGROUP_ARG, "collgroup-arg", ARG, "CollGroup", "an AIU collective group")             \
+	X(GRAPH, "graph-comm", GRAPH, "send|recv|collective",                                      \
+	  "a communication node of an execution graph (Chakra ET, ASTRA-sim, PyTorch ET), "        \
+	  "by its node type; decided before every other rule")
 
-enum trex_comm_by { TREX_COMM_BY_NAME, TREX_COMM_BY_OP, TREX_COMM_BY_ARG };
+enum trex_comm_by { TREX_COMM_BY_NAME, TREX_COMM_BY_OP, TREX_COMM_BY_ARG, TREX_COMM_BY_GRAPH };
 
 enum trex_comm_rule_id {
 #define TREX_COMM_RULE_ENUM(id, name, by, pattern, about) TREX_COMM_##id,
