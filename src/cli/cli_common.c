@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/graph_info.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/display.h"
@@ -886,6 +887,19 @@ static enum trex_status report_loss(const struct trex_index *idx, bool strict,
 	return TREX_FORMAT;
 }
 
+/* A warning line per file and kind of graph problem (dangling
+ * dependencies, duplicate ids, cycles, unmatched communication). */
+static void report_graph_problems(const struct trex_index *idx)
+{
+	char line[1024];
+
+	for (uint32_t f = 0; trex_index_graph(idx) && f < trex_index_file_count(idx); f++)
+		for (int k = 0; k < TREX_GRAPH_PROBLEM_KINDS; k++)
+			if (trex_graph_problem_line(idx, f, (enum trex_graph_problem_kind)k, line,
+			                            sizeof(line)))
+				fprintf(stderr, "trex: warning: %s\n", line);
+}
+
 void cli_report_rank_clashes(const struct trex_index *idx)
 {
 	char line[2048];
@@ -923,6 +937,8 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
 	if (st == TREX_OK && *out)
 		st = report_loss(*out, o->strict, err);
+	if (st == TREX_OK && *out)
+		report_graph_problems(*out);
 	if (st == TREX_OK && metrics && *metrics)
 		cli_report_metrics(*metrics);
 	if (st != TREX_OK && *out) {

@@ -19,16 +19,38 @@ struct ck_load {
 	struct trex_load_job *job;
 	struct trex_graph *g;
 	struct trex_chakra_codec *codec;
+	/* the file's integrity examples: a part of its own beside the one the
+	 * loader draws the graph into (made on the first problem) */
+	struct trex_builder *problems;
+	bool oom;
 	uint32_t rank;
 	uint64_t types[TREX_NODE_TYPE_COUNT];
 };
 
 /* ---- problems --------------------------------------------------------------------------- */
 
-static void ck_first_problem(struct ck_load *l, uint64_t record, uint64_t offset, const char *what)
+/* Counts nothing (the caller does): the example "record R: what" at the
+ * record's offset, and the file's first problem. */
+static void ck_problem(struct ck_load *l, enum trex_integrity_counter c, uint64_t record,
+                       uint64_t offset, uint64_t length, uint64_t lost, const char *what)
 {
 	struct trex_build_file *f = l->job->file;
+	struct trex_problem p = {
+	    .offset = (int64_t)offset,
+	    .disk_offset = -1,
+	    .length = length,
+	    .events_lost = lost,
+	    .track = TREX_NONE,
+	    .slice = TREX_NONE,
+	    .name = TREX_NONE,
+	    .counter = (uint8_t)c,
+	};
 
+	snprintf(p.what, sizeof(p.what), "record %" PRIu64 ": %s", record, what);
+	if (!l->problems)
+		l->problems = trex_builder_new(l->job->file_id);
+	if (!l->problems || trex_builder_problem(l->problems, &p) < 0)
+		l->oom = true;
 	if (f->first_problem.status == TREX_OK)
 		trex_error_set(&f->first_problem, TREX_FORMAT, f->path, (int64_t)offset,
 		               "record %" PRIu64 ": %s", record, what);
@@ -45,6 +67,7 @@ static void ck_on_damage(void *user, enum trex_chakra_damage kind,
 		trex_integrity_count(in, TREX_INTEG_syntax_errors, 1);
 		trex_integrity_count(in, TREX_INTEG_bytes_skipped, bytes);
 		trex_integrity_count(in, TREX_INTEG_events_lost, 1);
+		ck_problem(l, TREX_INTEG_syntax_errors, w->record, w->offset, bytes, 1, what);
 		break;
 	case TREX_CHAKRA_BAD_LENGTH:
 		trex_integrity_count(in, TREX_INTEG_syntax_errors, 1);
@@ -54,9 +77,10 @@ static void ck_on_damage(void *user, enum trex_chakra_damage kind,
 		trex_integrity_count(in, TREX_INTEG_bytes_ignored, bytes);
 		trex_integrity_count(in, TREX_INTEG_events_lost, bytes ? 1 : 0);
 		l->job->file->truncated = true;
+		ck_problem(l, TREX_INTEG_bytes_ignored, w->record, w->offset, bytes, bytes ? 1 : 0,
+		           what);
 		break;
 	}
-	ck_first_problem(l, w->record, w->offset, what);
 }
 
 /* ---- records ---------------------------------------------------------------------------- */
@@ -113,9 +137,8 @@ static enum trex_status ck_groups(struct ck_load *l, const trex_chakra_node *n,
 	int found = trex_chakra_process_groups(n->inputs->values, ck_add_group, l);
 	if (found < 0) {
 		trex_integrity_count(&l->job->file->integrity, TREX_INTEG_bad_values, 1);
-		ck_first_problem(
-		    l, w->record, w->offset,
-		    "the process-group table does not read (groups taken from the nodes)");
+		ck_problem(l, TREX_INTEG_bad_values, w->record, w->offset, 0, 0,
+		           "the process-group table does not read (groups taken from the nodes)");
 	}
 	(void)err;
 	return TREX_OK;
@@ -165,7 +188,7 @@ static enum trex_status ck_on_node(void *user, const trex_chakra_node *n,
 	l->types[f.type]++;
 	if (f.bad_value) {
 		trex_integrity_count(&l->job->file->integrity, TREX_INTEG_bad_values, 1);
-		ck_first_problem(l, w->record, w->offset, f.bad_value);
+		ck_problem(l, TREX_INTEG_bad_values, w->record, w->offset, 0, 0, f.bad_value);
 	}
 	enum trex_status st = ck_deps(l, id, n, w, err);
 	return st == TREX_OK ? ck_groups(l, n, w, err) : st;
@@ -229,6 +252,12 @@ static enum trex_status ck_load_file(struct trex_load_job *job, struct trex_erro
 	memset(&f->integrity, 0, sizeof(f->integrity));
 	trex_error_clear(&f->first_problem);
 	enum trex_status st = trex_chakra_decode(job->source, &sink, &stats, err);
+	if (st == TREX_OK && l.oom)
+		st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	if (st == TREX_OK && l.problems)
+		st = trex_load_job_add_part(job, 1, l.problems, err); /* after the drawn part (0) */
+	else
+		trex_builder_free(l.problems);
 	if (stats.legacy)
 		snprintf(codec->dialect, sizeof(codec->dialect), "legacy (no GlobalMetadata)");
 	f->dialect = codec->dialect;

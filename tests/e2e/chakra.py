@@ -16,6 +16,9 @@ is "bad-length" and ends the framing.
   chakra.py FILE...            the dump
   chakra.py --counts FILE...   "RANK TYPE COUNT" lines of a set (rank from
                                the name PREFIX.RANK.et), for trex info
+  chakra.py --make dangling|cycle|plain FILE
+                               writes 4 compute nodes, with a dependency on
+                               a missing id or a cycle
 """
 import gzip
 import re
@@ -164,9 +167,54 @@ def counts(paths):
             print("%d %s %d" % (rank, name, types[name]))
 
 
+# ---- writing small files for the damage tests ----
+
+def put_varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+def put_field(num, wire, payload):
+    tag = put_varint(num << 3 | wire)
+    if wire == 2:
+        return tag + put_varint(len(payload)) + payload
+    return tag + put_varint(payload)
+
+
+def put_node(node_id, name, node_type, deps, dur_us):
+    b = put_field(1, 0, node_id) + put_field(2, 2, name.encode()) + put_field(3, 0, node_type)
+    if deps:
+        b += put_field(5, 2, b"".join(put_varint(d) for d in deps))
+    if dur_us:
+        b += put_field(7, 0, dur_us)
+    return b
+
+
+def make(kind, path):
+    """A GlobalMetadata and 4 compute nodes 1..4 (each on the one before)
+    with a dependency on a missing id (dangling) or a cycle 2 -> 3 -> 2."""
+    deps = {1: [], 2: [1], 3: [2], 4: [3]}
+    if kind == "dangling":
+        deps[3] = [2, 99]
+    elif kind == "cycle":
+        deps[2] = [1, 3]
+    records = [put_field(1, 2, b"0.0.4")]
+    records += [put_node(i, "COMP_NODE_%d" % i, 4, deps[i], 10 * i) for i in range(1, 5)]
+    with open(path, "wb") as out:
+        for r in records:
+            out.write(put_varint(len(r)) + r)
+
+
 def main(argv):
     if argv and argv[0] == "--counts":
         counts(argv[1:])
+        return 0
+    if argv and argv[0] == "--make":
+        make(argv[1], argv[2])
         return 0
     for path in argv:
         dump(path)

@@ -120,4 +120,139 @@ else
 	diag_file "$TEST_TMP/c.full"
 fi
 
+# ---- trex info on the sets ------------------------------------------------------------------
+
+# trex_counts NAME: "RANK TYPE COUNT" lines of trex info --format json NAME.json
+# (the graph's ranks table), in chakra.py --counts' words and order.
+trex_counts() {
+	"$PYTHON3" - "$TEST_TMP/$1.out" <<'PY'
+import json, sys
+names = {"other": "INVALID_NODE", "metadata": "METADATA_NODE", "mem_load": "MEM_LOAD_NODE",
+         "mem_store": "MEM_STORE_NODE", "compute": "COMP_NODE", "send": "COMM_SEND_NODE",
+         "recv": "COMM_RECV_NODE", "collective": "COMM_COLL_NODE"}
+info = json.load(open(sys.argv[1]))
+for row in info["graph"]["ranks"]["rows"]:
+    for key in sorted(names, key=lambda k: names[k]):
+        if row[key]:
+            print("%d %s %d" % (row["rank"], names[key], row[key]))
+PY
+}
+
+# same_counts LABEL SET FILE...: trex info on SET (a prefix, member or
+# directory) counts the nodes of chakra.py per rank and type.
+same_counts() {
+	label=$1 set=$2
+	shift 2
+	run_trex info -q --format json info "$set"
+	"$PYTHON3" "$CK_PY" --counts "$@" | sort -k1,1n -k2 >"$TEST_TMP/want"
+	trex_counts info 2>"$TEST_TMP/parse.err" | sort -k1,1n -k2 >"$TEST_TMP/got"
+	if [ "$(rc_of info)" -eq 0 ] && [ -s "$TEST_TMP/want" ] &&
+		diff "$TEST_TMP/want" "$TEST_TMP/got" >"$TEST_TMP/diff"; then
+		ok "$label: trex info counts $(wc -l <"$TEST_TMP/want") (rank, type) pairs as chakra.py"
+	else
+		not_ok "$label: trex info counts the nodes per rank and type (exit $(rc_of info))"
+		diag_file "$TEST_TMP/diff" 20
+		diag_file "$TEST_TMP/info.err"
+		diag_file "$TEST_TMP/parse.err"
+	fi
+}
+
+for set in $SETS; do
+	dir=$CK_CORPUS/${set%/*}
+	# shellcheck disable=SC2046
+	same_counts "${set%/*} by prefix" "$CK_CORPUS/$set" $(set_files "$set")
+done
+# shellcheck disable=SC2046
+same_counts "torus3d by directory" "$CK_CORPUS/torus3d-pgname-8npus" \
+	$(set_files torus3d-pgname-8npus/trace)
+# shellcheck disable=SC2046
+same_counts "custom ring by a member" "$CK_CORPUS/custom-ring-allreduce-8npus/custom_allreduce.5.et" \
+	$(set_files custom-ring-allreduce-8npus/custom_allreduce)
+
+run_trex info "$CK_CORPUS/microbench-allreduce-8npus/all_reduce"
+check "trex says how many files of the set it found" \
+	grep -q '^trex: .*/all_reduce: 8 Chakra files (ranks 0-7)$' "$TEST_TMP/info.err"
+check "all-reduce: 8 nodes of 1 MiB, all estimated" \
+	grep -Eq '^ *all-reduce +8 +8 +8388608 +0 +8$' "$TEST_TMP/info.out"
+check "the schema version is the file's" grep -Eq ' 0\.0\.4 +.*/all_reduce\.7\.et$' "$TEST_TMP/info.out"
+run_trex info "$CK_CORPUS/resnet50-dp-64npus-legacy2023/resnet50_DataParallel.0.et"
+check "legacy files say so" grep -q 'legacy (no GlobalMetadata)' "$TEST_TMP/info.out"
+check "legacy files: ctrl deps order (a makespan)" grep -q '^Makespan: ' "$TEST_TMP/info.out"
+
+mkdir "$TEST_TMP/mixed"
+cp "$CK_CORPUS"/torus3d-pgname-8npus/trace.[013].et "$TEST_TMP/mixed/"
+run_trex info -q "$TEST_TMP/mixed/trace"
+check "a missing rank is a warning" \
+	grep -q "^trex: warning: .*/mixed/trace: no file for rank 2 (.*/mixed/trace.2.et)$" \
+	"$TEST_TMP/info.err"
+cp "$CK_CORPUS/microbench-allreduce-8npus/all_reduce.0.et" "$TEST_TMP/mixed/"
+run_trex info "$TEST_TMP/mixed"
+if [ "$(rc_of info)" -ne 0 ] &&
+	grep -q 'the directory holds several Chakra sets (all_reduce, trace): name one' "$TEST_TMP/info.err"; then
+	ok "a directory with several sets: an error naming them"
+else
+	not_ok "a directory with several sets: an error naming them (exit $(rc_of info))"
+	diag_file "$TEST_TMP/info.err"
+fi
+
+# ---- ASTRA-sim's acceptance ------------------------------------------------------------------
+
+if [ ! -x "$KIT/check_et.sh" ]; then
+	skip "sets ASTRA-sim accepts load with the same counts" "no $KIT/check_et.sh"
+else
+	for set in $SETS; do
+		n=$(set_files "$set" | wc -l)
+		verdict=$(TIMEOUT=120 "$KIT/check_et.sh" "$CK_CORPUS/$set" "$n" 2>/dev/null | tail -n 1)
+		case $verdict in
+		PASS*)
+			# shellcheck disable=SC2046
+			same_counts "${set%/*}: ASTRA-sim accepts it ($verdict)" "$CK_CORPUS/$set" \
+				$(set_files "$set")
+			;;
+		*) diag "${set%/*}: ASTRA-sim refuses it as shipped: $verdict" ;;
+		esac
+	done
+fi
+
+# ---- positioned problems through trex --------------------------------------------------------
+
+cp "$TEST_TMP/cut200.0.et" "$TEST_TMP/cutset.0.et"
+run_trex info -q "$TEST_TMP/cutset.0.et"
+rc=$(rc_of info)
+check "a cut file loads (exit $rc) and says where it was cut" \
+	grep -q 'cutset.0.et: (byte [0-9]*) record [0-9]*: record length [0-9]* runs past the end' \
+	"$TEST_TMP/info.out"
+run_trex info -q --strict "$TEST_TMP/cutset.0.et"
+if [ "$(rc_of info)" -eq 2 ] &&
+	grep -q 'cutset.0.et: (byte [0-9]*) record [0-9]*: record length' "$TEST_TMP/info.err"; then
+	ok "--strict refuses a cut file with the file, byte offset and record index"
+else
+	not_ok "--strict refuses a cut file with its position (exit $(rc_of info))"
+	diag_file "$TEST_TMP/info.err"
+fi
+cp "$TEST_TMP/undecodable.0.et" "$TEST_TMP/undec.0.et"
+run_trex undec info -q "$TEST_TMP/undec.0.et"
+check "an undecodable record: its record index and byte offset" \
+	grep -q 'undec.0.et: (byte 8) record 1: does not decode as a Node (skipped)' "$TEST_TMP/undec.out"
+for kind in dangling cycle; do
+	"$PYTHON3" "$CK_PY" --make "$kind" "$TEST_TMP/$kind.0.et"
+	run_trex "$kind" info -q "$TEST_TMP/$kind.0.et"
+done
+check "a dependency on a missing id is counted with its node" \
+	grep -Eq '^ *0 +dangling dependencies +1 +node 3 \(COMP_NODE_3, record 3, byte [0-9]+\) depends on id 99' \
+	"$TEST_TMP/dangling.out"
+check "a cycle is cut and counted" \
+	grep -Eq '^ *0 +dependencies cut to break cycles +1 ' "$TEST_TMP/cycle.out"
+check "a dependency on a missing id: a warning with its record and byte" \
+	grep -q '^trex: warning: .*/dangling.0.et: 1 dangling dependency (first: node 3 (COMP_NODE_3, record 3, byte 51) depends on id 99, which the file lacks)$' \
+	"$TEST_TMP/dangling.err"
+check "a cycle: a warning with its record and byte" \
+	grep -q '^trex: warning: .*/cycle.0.et: 1 dependency cut to break a cycle (first: the dependency of node 2 (COMP_NODE_2, record 2, byte 28) on id 3 was cut' \
+	"$TEST_TMP/cycle.err"
+check "an undecodable record: a warning with its record and byte" \
+	grep -q '^trex: warning: .*/undec.0.et: (byte 8) record 1: does not decode as a Node (skipped) (3 bytes, 1 event lost)' \
+	"$TEST_TMP/undec.err"
+run_trex info -q --input-format chakra-et "$CK_CORPUS/torus3d-pgname-8npus/trace.0.et"
+check "--input-format chakra-et reads a .et file" grep -q '^Execution graph' "$TEST_TMP/info.out"
+
 done_testing
