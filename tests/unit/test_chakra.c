@@ -12,6 +12,8 @@
 #include <zlib.h>
 
 #include "chakra_internal.h"
+#include "trex/analysis/graph_info.h"
+#include "trex/core/index.h"
 #include "trex/load/chakra_set.h"
 #include "trex/load/loader.h"
 
@@ -859,4 +861,145 @@ Test(chakra_set, a_directory_without_a_set_and_a_missing_prefix_stay, .init = ma
 	cr_assert_str_eq(x.paths[0], "/nonexistent/prefix");
 	cr_assert_eq(x.note_count, 0);
 	trex_chakra_expansion_free(&x);
+}
+
+/* ---- the loader: nodes into the graph store, then trex info's tables --------------------- */
+
+static struct trex_index *load_file(const char *name, const struct file *f, bool strict,
+                                    enum trex_status want, struct trex_error *err)
+{
+	struct trex_load_opts opts = {.threads = 1, .strict = strict};
+	struct trex_source *src;
+	struct trex_index *idx = NULL;
+
+	cr_assert_eq(trex_source_open_memory(name, f->buf, f->len, true, &src, err), TREX_OK);
+	cr_assert_eq(trex_load_sources(&src, 1, &opts, &idx, err), want, "%s", err->message);
+	return idx;
+}
+
+/* Metadata, compute 1, an all-reduce 2 (1 MiB in uint64, pg_name "7") on 1,
+ * a send 3 (comm_type 5, a NodeType number) on 2 and 99 (missing). */
+static void small_graph(struct file *f)
+{
+	Attr type = int_attr("comm_type", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL, 0);
+	Attr size =
+	    int_attr("comm_size", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL, 1 << 20);
+	Attr pg;
+	Attr send_type =
+	    int_attr("comm_type", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL, 5);
+	Attr dst = int_attr("comm_dst", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL, 1);
+	Attr *coll[] = {&type, &size, &pg}, *send[] = {&send_type, &dst, &size};
+	Node n;
+	uint64_t deps[] = {2, 99};
+
+	chakra_proto_msg__attribute_proto__init(&pg);
+	pg.name = S("pg_name");
+	pg.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+	pg.string_val = S("7");
+	memset(f, 0, sizeof(*f));
+	put_metadata(f, "0.0.4");
+	put_node(f, 1, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, NULL, 0);
+	put_node(f, 2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, coll, 3);
+	chakra_proto_msg__node__init(&n);
+	n.id = 3;
+	n.name = S("send");
+	n.type = CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+	n.data_deps = deps;
+	n.n_data_deps = 2;
+	n.attr = send;
+	n.n_attr = 3;
+	put_record(f, &n.base);
+}
+
+Test(chakra_load, nodes_facts_and_deps_in_the_graph)
+{
+	static struct file f;
+	struct trex_error err;
+
+	small_graph(&f);
+	struct trex_index *idx = load_file("run/t.3.et", &f, false, TREX_OK, &err);
+	const struct trex_graph *g = trex_index_graph(idx);
+	cr_assert_not_null(g);
+	cr_assert_eq(trex_graph_node_count(g), 3);
+	const struct trex_graph_node *comp = trex_graph_node(g, 0), *coll = trex_graph_node(g, 1),
+	                             *send = trex_graph_node(g, 2);
+	cr_assert_eq(comp->rank, 3, "the rank of the file's name");
+	cr_assert_eq(trex_index_file(idx, 0)->rank, 3);
+	cr_assert_str_eq(trex_index_str(idx, trex_index_file(idx, 0)->dialect), "0.0.4");
+	cr_assert_eq(trex_index_file(idx, 0)->events, 3);
+	cr_assert_eq(comp->type, TREX_NODE_COMP);
+	cr_assert_eq(comp->dur, 0);
+	cr_assert_eq(coll->type, TREX_NODE_COMM_COLL);
+	cr_assert_eq(coll->collective, TREX_COLLECTIVE_ALL_REDUCE);
+	cr_assert_eq(coll->comm_bytes, 1 << 20);
+	cr_assert_eq(coll->dur, TREX_GRAPH_DUR_UNKNOWN);
+	cr_assert_str_eq(trex_graph_str(g, coll->group), "7");
+	cr_assert_eq(coll->record, 2);
+	cr_assert_eq(send->type, TREX_NODE_COMM_SEND);
+	cr_assert_eq(send->collective, TREX_COLLECTIVE_NONE);
+	cr_assert_eq(send->peer, 1);
+	/* put_node makes node 1 depend on id 0, which is not there either */
+	cr_assert_eq(trex_graph_problem_count(g, 0, TREX_GRAPH_DANGLING_DEP), 2);
+	uint32_t in;
+	trex_graph_edges_of(g, 2, true, &in);
+	cr_assert_eq(in, 1, "2 -> 3 resolved, 99 dangling");
+
+	/* the codec reads a node back through the index */
+	struct trex_args a;
+	cr_assert_eq(trex_index_args(idx, 0, send->attrs, &a, NULL, &err), TREX_OK, "%s",
+	             err.message);
+	cr_assert_str_eq(arg_of(&a, "name"), "send");
+	cr_assert_str_eq(arg_of(&a, "comm_dst"), "1");
+	trex_args_free(&a);
+
+	struct trex_graph_info info;
+	cr_assert_eq(trex_graph_info_compute(idx, trex_graph_schedule(g), &info, &err), TREX_OK);
+	cr_assert_eq(info.ranks.nrows, 1);
+	cr_assert_eq(trex_table_cell(&info.ranks, 0, 0)->count, 3);
+	cr_assert_eq(trex_table_cell(&info.ranks, 0, 1)->count, 3);
+	cr_assert_eq(trex_table_cell(&info.ranks, 0, 2)->count, 1, "compute");
+	cr_assert_eq(trex_table_cell(&info.ranks, 0, 3)->count, 1, "collective");
+	cr_assert_eq(trex_table_cell(&info.ranks, 0, 4)->count, 1, "send");
+	cr_assert_eq(info.comm.nrows, 2);
+	cr_assert_str_eq(trex_table_cell(&info.comm, 0, 0)->text, "all-reduce");
+	cr_assert_eq(trex_table_cell(&info.comm, 0, 3)->count, 1 << 20);
+	cr_assert_str_eq(trex_table_cell(&info.comm, 1, 0)->text, "send");
+	cr_assert_eq(info.dangling, 2);
+	cr_assert_eq(info.problems.nrows, 2, "dangling deps, and the send nobody receives");
+	cr_assert_str_eq(trex_table_cell(&info.problems, 1, 1)->text,
+	                 "unmatched communication nodes");
+	cr_assert_eq(info.unmatched, 1);
+	cr_assert_eq(trex_table_cell(&info.problems, 0, 2)->count, 2);
+	cr_assert(strstr(trex_table_cell(&info.problems, 0, 3)->text,
+	                 "node 1 (node, record 1, byte 8) depends on id 0, which the file lacks"),
+	          "%s", trex_table_cell(&info.problems, 0, 3)->text);
+	cr_assert_gt(info.makespan_ns, 0);
+	trex_graph_info_free(&info);
+	trex_index_free(idx);
+}
+
+Test(chakra_load, damage_is_kept_counted_and_refused_when_strict)
+{
+	static struct file f;
+	struct trex_error err;
+
+	small_graph(&f);
+	f.len -= 5; /* the send is cut */
+	struct trex_index *idx = load_file("t.0.et", &f, false, TREX_OK, &err);
+	const struct trex_file *tf = trex_index_file(idx, 0);
+	cr_assert_eq(trex_graph_node_count(trex_index_graph(idx)), 2);
+	cr_assert(tf->truncated);
+	cr_assert_eq(tf->integrity.events_lost, 1);
+	cr_assert_gt(tf->integrity.bytes_ignored, 0);
+	cr_assert(strstr(tf->first_problem.message, "record 3: record length "), "%s",
+	          tf->first_problem.message);
+	const struct trex_problem *p = trex_index_problem(idx, 0, TREX_INTEG_bytes_ignored, 0);
+	cr_assert_not_null(p, "an integrity example with its position");
+	cr_assert_eq(p->offset, tf->first_problem.offset);
+	trex_index_free(idx);
+
+	idx = load_file("t.0.et", &f, true, TREX_FORMAT, &err);
+	cr_assert_null(idx);
+	cr_assert_str_eq(err.path, "t.0.et");
+	cr_assert(strstr(err.message, "record 3: record length "), "%s", err.message);
 }
