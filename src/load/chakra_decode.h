@@ -78,8 +78,6 @@ int trex_chakra_read_length(const unsigned char *p, size_t len, size_t *pos, uin
 
 /* ---- what a node means --------------------------------------------------------------- */
 
-/* The node's attribute called name, NULL if none (the first one). */
-const trex_chakra_attr *trex_chakra_attr_named(const trex_chakra_node *n, const char *name);
 /* An attribute's value as an integer, whichever scalar integer or bool
  * member holds it; false for lists, strings, floats and none. */
 bool trex_chakra_attr_int(const trex_chakra_attr *a, int64_t *out);

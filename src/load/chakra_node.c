@@ -12,14 +12,6 @@
 
 typedef ChakraProtoMsg__AttributeProto__ValueCase ck_case;
 
-const trex_chakra_attr *trex_chakra_attr_named(const trex_chakra_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_attr; i++)
-		if (n->attr[i]->name && strcmp(n->attr[i]->name, name) == 0)
-			return n->attr[i];
-	return NULL;
-}
-
 bool trex_chakra_attr_int(const trex_chakra_attr *a, int64_t *out)
 {
 	if (!a)
@@ -79,15 +71,48 @@ static bool ck_is_comm(enum trex_node_type t)
 	return t == TREX_NODE_COMM_SEND || t == TREX_NODE_COMM_RECV || t == TREX_NODE_COMM_COLL;
 }
 
+/* The attributes the facts come from (the first of each name), found in
+ * one pass: PyTorch nodes carry a dozen attributes each. */
+struct ck_known {
+	const trex_chakra_attr *is_cpu_op, *comm_type, *comm_size, *pg_name;
+	const trex_chakra_attr *comm_src, *comm_dst, *comm_tag;
+};
+
+static void ck_keep(const trex_chakra_attr **slot, const trex_chakra_attr *a, const char *name,
+                    const char *want)
+{
+	if (!*slot && strcmp(name, want) == 0)
+		*slot = a;
+}
+
+static void ck_find_known(const trex_chakra_node *n, struct ck_known *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < n->n_attr; i++) {
+		const trex_chakra_attr *a = n->attr[i];
+		const char *name = a->name ? a->name : "";
+		if (name[0] == 'i') {
+			ck_keep(&k->is_cpu_op, a, name, "is_cpu_op");
+		} else if (name[0] == 'p') {
+			ck_keep(&k->pg_name, a, name, "pg_name");
+		} else if (strncmp(name, "comm_", 5) == 0) {
+			ck_keep(&k->comm_type, a, name + 5, "type");
+			ck_keep(&k->comm_size, a, name + 5, "size");
+			ck_keep(&k->comm_src, a, name + 5, "src");
+			ck_keep(&k->comm_dst, a, name + 5, "dst");
+			ck_keep(&k->comm_tag, a, name + 5, "tag");
+		}
+	}
+}
+
 /* Chakra's CollectiveCommType numbers 0..9 in the order of
  * TREX_COLLECTIVE_INFO after NONE. Only a collective's comm_type is one:
  * send/recv writers put their NodeType number there. */
-static void ck_collective(const trex_chakra_node *n, struct trex_chakra_facts *f)
+static void ck_collective(const struct ck_known *k, struct trex_chakra_facts *f)
 {
 	int64_t v;
 
-	if (f->type != TREX_NODE_COMM_COLL ||
-	    !trex_chakra_attr_int(trex_chakra_attr_named(n, "comm_type"), &v))
+	if (f->type != TREX_NODE_COMM_COLL || !trex_chakra_attr_int(k->comm_type, &v))
 		return;
 	if (v >= 0 && v < TREX_COLLECTIVE_COUNT - 1)
 		f->collective = (enum trex_collective)(v + 1);
@@ -110,19 +135,17 @@ static void ck_duration(const trex_chakra_node *n, struct trex_chakra_facts *f)
 	}
 }
 
-static int32_t ck_int32_attr(const trex_chakra_node *n, const char *name, int32_t none)
+static int32_t ck_int32_attr(const trex_chakra_attr *a, int32_t none)
 {
 	int64_t v;
 
-	if (!trex_chakra_attr_int(trex_chakra_attr_named(n, name), &v) || v < INT32_MIN ||
-	    v > INT32_MAX)
+	if (!trex_chakra_attr_int(a, &v) || v < INT32_MIN || v > INT32_MAX)
 		return none;
 	return (int32_t)v;
 }
 
-static void ck_group(const trex_chakra_node *n, struct trex_chakra_facts *f)
+static void ck_group(const trex_chakra_attr *a, struct trex_chakra_facts *f)
 {
-	const trex_chakra_attr *a = trex_chakra_attr_named(n, "pg_name");
 	int64_t v;
 
 	f->group = "";
@@ -136,28 +159,30 @@ static void ck_group(const trex_chakra_node *n, struct trex_chakra_facts *f)
 
 void trex_chakra_node_facts(const trex_chakra_node *n, struct trex_chakra_facts *f)
 {
+	struct ck_known k;
 	int64_t v;
 
 	memset(f, 0, sizeof(*f));
+	ck_find_known(n, &k);
 	f->type = ck_type(n->type);
 	f->collective = TREX_COLLECTIVE_NONE;
-	f->cpu = trex_chakra_attr_int(trex_chakra_attr_named(n, "is_cpu_op"), &v) && v != 0;
+	f->cpu = trex_chakra_attr_int(k.is_cpu_op, &v) && v != 0;
 	ck_duration(n, f);
 	f->comm_bytes = -1;
-	if (trex_chakra_attr_int(trex_chakra_attr_named(n, "comm_size"), &v)) {
+	if (trex_chakra_attr_int(k.comm_size, &v)) {
 		if (v >= 0)
 			f->comm_bytes = v;
 		else
 			f->bad_value = "comm_size is negative or beyond int64 (kept as none)";
 	}
-	ck_collective(n, f);
-	ck_group(n, f);
+	ck_collective(&k, f);
+	ck_group(k.pg_name, f);
 	f->peer = -1;
 	if (f->type == TREX_NODE_COMM_SEND)
-		f->peer = ck_int32_attr(n, "comm_dst", -1);
+		f->peer = ck_int32_attr(k.comm_dst, -1);
 	else if (f->type == TREX_NODE_COMM_RECV)
-		f->peer = ck_int32_attr(n, "comm_src", -1);
-	f->tag = ck_int32_attr(n, "comm_tag", 0);
+		f->peer = ck_int32_attr(k.comm_src, -1);
+	f->tag = ck_int32_attr(k.comm_tag, 0);
 }
 
 /* ---- the process-group table ---------------------------------------------------------------
