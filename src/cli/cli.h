@@ -46,7 +46,10 @@
 	  "they wait for (unitrace --stall-sampling CSV, Nsight Compute source CSV)")              \
 	X(METRICS, "metrics", cmd_metrics,                                                         \
 	  "per-kernel hardware metrics (unitrace -q/-k, Kineto ranges) and unitrace reports: "     \
-	  "devices, metrics, kernels; --metric: their values")
+	  "devices, metrics, kernels; --metric: their values")                                     \
+	X(CRITICAL_PATH, "critical-path", cmd_critical_path,                                       \
+	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
+	  "one's start, duration, cause and slack")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -117,6 +120,12 @@ enum cli_command {
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
 	  "read every input as format NAME (chrome-json, perfetto) instead of telling it by "      \
 	  "its first bytes")                                                                       \
+	X(BANDWIDTH, "bandwidth", 0, "GBPS", CLI_ANYWHERE,                                         \
+	  "execution graphs: GB/s per rank that estimates communication without a duration "       \
+	  "(default 50)")                                                                          \
+	X(LATENCY, "latency", 0, "NS", CLI_ANYWHERE,                                               \
+	  "execution graphs: latency per collective step, in ns or with a unit (default 500; "     \
+	  "0: the default)")                                                                       \
 	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \
@@ -174,6 +183,8 @@ struct cli_opts {
 	size_t nmetric_args;
 	bool summary;             /* metrics --summary */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
+	double bandwidth_gbps;    /* --bandwidth, 0: the default */
+	int64_t latency_ns;       /* --latency, 0: the default */
 	bool force, strict, quiet, demo, help, version;
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;

@@ -192,6 +192,30 @@ static enum trex_status parse_core_freq(const char *s, unsigned *out, struct tre
 	return TREX_OK;
 }
 
+/* --bandwidth GBPS (a positive number) and --latency NS (a time, ns without a unit). */
+static enum trex_status parse_schedule_value(struct cli_opts *o, enum cli_option id,
+                                             const char *arg, struct trex_error *err)
+{
+	char *end;
+	bool relative;
+	double v;
+
+	if (id == CLI_OPT_LATENCY) {
+		if (!trex_timespec_parse(arg, &o->latency_ns, &relative) || relative ||
+		    o->latency_ns < 0)
+			return usage(
+			    err, "--latency: expected a time like 500 (ns) or 2us, not '%s'", arg);
+		return TREX_OK;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v > 0) || v > 1e9)
+		return usage(
+		    err, "--bandwidth: expected GB/s per rank (a number above 0), not '%s'", arg);
+	o->bandwidth_gbps = v;
+	return TREX_OK;
+}
+
 /* What the metrics options need of each other (where each applies is
  * check_where's). */
 static enum trex_status check_metrics_options(const struct cli_opts *o, struct trex_error *err)
@@ -358,6 +382,9 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 	case CLI_OPT_THREADS:
 		ps->threads_set = true;
 		return parse_threads(arg, "--threads", &o->threads, err);
+	case CLI_OPT_BANDWIDTH:
+	case CLI_OPT_LATENCY:
+		return parse_schedule_value(o, id, arg, err);
 	default:
 		return apply_view_value(o, id, arg, err);
 	}
@@ -916,6 +943,8 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 	struct trex_load_opts lo = {.threads = o->threads,
 	                            .strict = o->strict,
 	                            .format = o->input_format,
+	                            .bandwidth_gbps = o->bandwidth_gbps,
+	                            .latency_ns = o->latency_ns,
 	                            .cancel = &load_cancelled,
 	                            .progress_user = &pr};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;

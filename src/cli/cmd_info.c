@@ -8,6 +8,7 @@
 #include "trex/analysis/graph_info.h"
 #include "trex/analysis/summary.h"
 #include "trex/analysis/table.h"
+#include "trex/core/schedule.h"
 #include "trex/export/table_write.h"
 
 struct section {
@@ -35,6 +36,20 @@ static size_t sections(const struct trex_summary *s, struct section *out)
 	return n;
 }
 
+/* Execution graphs: their times are a schedule's, not measured. */
+static void text_schedule(const struct trex_index *idx, FILE *out)
+{
+	const struct trex_graph *g = trex_index_graph(idx);
+	const struct trex_schedule *sc = g ? trex_graph_schedule(g) : NULL;
+	char line[256];
+
+	if (!sc)
+		return;
+	trex_schedule_describe(sc, line, sizeof(line));
+	fprintf(out, "Schedule: %s; critical path %u %s (trex critical-path)\n\n", line,
+	        sc->critical_count, trex_plural(sc->critical_count, "node", "nodes"));
+}
+
 static void text_totals(const struct trex_summary *s, FILE *out)
 {
 	char span[64];
@@ -59,7 +74,8 @@ static void text_examples(const struct trex_table *t, FILE *out)
 		        trex_table_cell(t, r, 2)->count, trex_table_cell(t, r, 3)->text);
 }
 
-static enum trex_status write_text(const struct trex_summary *s, FILE *out, struct trex_error *err)
+static enum trex_status write_text(const struct trex_summary *s, const struct trex_index *idx,
+                                   FILE *out, struct trex_error *err)
 {
 	struct section sec[8];
 	size_t n = sections(s, sec);
@@ -82,12 +98,30 @@ static enum trex_status write_text(const struct trex_summary *s, FILE *out, stru
 		fputc('\n', out);
 		if (i == 0)
 			text_totals(s, out);
+		if (i == 0)
+			text_schedule(idx, out);
 	}
 	return TREX_OK;
 }
 
 /* One object: the totals, then each table in the table_write JSON shape. */
-static enum trex_status write_json(const struct trex_summary *s, FILE *out, struct trex_error *err)
+static void json_schedule(const struct trex_index *idx, FILE *out)
+{
+	const struct trex_graph *g = trex_index_graph(idx);
+	const struct trex_schedule *sc = g ? trex_graph_schedule(g) : NULL;
+
+	if (!sc)
+		return;
+	fprintf(
+	    out,
+	    ",\n\"schedule\": {\"estimated_from_dependencies\": true, \"bandwidth_gbps\": %g, "
+	    "\"latency_ns\": %" PRId64 ", \"estimated_comm_nodes\": %u, \"makespan_ns\": %" PRId64
+	    ", \"critical_path_nodes\": %u}",
+	    sc->bandwidth_gbps, sc->latency_ns, sc->estimated, sc->makespan, sc->critical_count);
+}
+
+static enum trex_status write_json(const struct trex_summary *s, const struct trex_index *idx,
+                                   FILE *out, struct trex_error *err)
 {
 	struct section sec[8];
 	size_t n = sections(s, sec);
@@ -98,6 +132,7 @@ static enum trex_status write_json(const struct trex_summary *s, FILE *out, stru
 	        ", \"flows\": %" PRIu64,
 	        s->start_ns, s->end_ns, s->end_ns - s->start_ns, s->slices, s->instants, s->samples,
 	        s->flows);
+	json_schedule(idx, out);
 	for (size_t i = 0; i < n; i++) {
 		enum trex_status st;
 
@@ -124,14 +159,9 @@ static void text_graph_totals(const struct trex_graph_info *g, FILE *out)
 	if (g->makespan_ns < 0)
 		return;
 	trex_format_duration((double)g->makespan_ns, span, sizeof(span));
-	fprintf(out,
-	        "Makespan: %s (%" PRId64 " ns), times estimated from the dependencies: %" PRIu32
-	        " %s on the critical path; %" PRIu32
-	        " communication %s estimated at %g GB/s, %" PRId64 " ns latency\n\n",
-	        span, g->makespan_ns, g->critical_nodes,
-	        trex_plural(g->critical_nodes, "node", "nodes"), g->estimated,
-	        trex_plural(g->estimated, "duration", "durations"), g->bandwidth_gbps,
-	        g->latency_ns);
+	/* the bandwidth, latency and estimates are on the Schedule line above */
+	fprintf(out, "Makespan: %s (%" PRId64 " ns), %" PRIu32 " %s on the critical path\n\n", span,
+	        g->makespan_ns, g->critical_nodes, trex_plural(g->critical_nodes, "node", "nodes"));
 }
 
 static enum trex_status write_graph_text(const struct trex_graph_info *g, FILE *out,
@@ -215,12 +245,12 @@ enum trex_status cmd_info(const struct cli_opts *o, const struct cli_model *m, F
 	else
 		memset(&g, 0, sizeof(g));
 	if (st == TREX_OK && json) {
-		st = write_json(&s, out, err);
+		st = write_json(&s, idx, out, err);
 		if (st == TREX_OK && g.has_graph)
 			st = write_graph_json(&g, out, err);
 		fputs("}\n", out);
 	} else if (st == TREX_OK) {
-		st = write_text(&s, out, err);
+		st = write_text(&s, idx, out, err);
 		if (st == TREX_OK && g.has_graph)
 			st = write_graph_text(&g, out, err);
 	}

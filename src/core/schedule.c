@@ -7,7 +7,9 @@
 
 #include "trex/core/schedule.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -548,4 +550,19 @@ void trex_schedule_free(struct trex_schedule *s)
 	free(s->flags);
 	free(s->critical);
 	memset(s, 0, sizeof(*s));
+}
+
+const char *trex_sched_cause_label(enum trex_sched_cause cause)
+{
+	static const char *const labels[] = {"start", "dependency", "resource", "peer"};
+	return (unsigned)cause < sizeof(labels) / sizeof(labels[0]) ? labels[cause] : "?";
+}
+
+int trex_schedule_describe(const struct trex_schedule *s, char *buf, size_t size)
+{
+	return snprintf(buf, size,
+	                "times estimated from dependencies (bandwidth %g GB/s, latency %" PRId64
+	                " ns; %u communication %s without a duration estimated)",
+	                s->bandwidth_gbps, s->latency_ns, s->estimated,
+	                s->estimated == 1 ? "node" : "nodes");
 }

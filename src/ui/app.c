@@ -14,6 +14,7 @@
 #include "app_config.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
+#include "trex/core/schedule.h"
 #include "trex/ui/term.h"
 #include "trex/ui/text.h"
 #include "trex/ui/view.h"
@@ -653,18 +654,36 @@ static void damage_notice(struct trex_ui_ctx *ctx, int width, char *buf, size_t 
 	snprintf(buf, size, "%s%s%s", who, lost, hint);
 }
 
-/* What the first screen says: damage, then files that claim one rank. */
+/* An execution graph's times are a schedule's: said on the first screen
+ * (after damage and rank clashes, which matter more); "" for a trace. */
+static void schedule_notice(struct trex_ui_ctx *ctx, char *buf, size_t size)
+{
+	const struct trex_graph *g = trex_index_graph(ctx->idx);
+	const struct trex_schedule *s = g ? trex_graph_schedule(g) : NULL;
+
+	buf[0] = '\0';
+	if (s)
+		trex_schedule_describe(s, buf, size);
+}
+
+/* What the first screen says: damage, files that claim one rank, then an
+ * execution graph's estimated times. */
 static void open_notice(struct trex_ui_ctx *ctx)
 {
-	char damage[TREX_UI_MSG_MAX], clash[TREX_UI_MSG_MAX];
+	char damage[TREX_UI_MSG_MAX], clash[TREX_UI_MSG_MAX], sched[TREX_UI_MSG_MAX];
+	const char *parts[3] = {damage, clash, sched};
+	size_t len = 0;
 
 	/* the message row starts one column in */
 	damage_notice(ctx, getmaxx(stdscr) - 1, damage, sizeof(damage));
 	rank_clash_notice(ctx, clash, sizeof(clash));
-	if (damage[0] && clash[0])
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s; %s", damage, clash);
-	else if (damage[0] || clash[0])
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s", damage[0] ? damage : clash);
+	schedule_notice(ctx, sched, sizeof(sched));
+	for (int i = 0; i < 3; i++) {
+		if (!parts[i][0] || len >= sizeof(ctx->msg))
+			continue;
+		len += (size_t)snprintf(ctx->msg + len, sizeof(ctx->msg) - len, "%s%s",
+		                        len ? "; " : "", parts[i]);
+	}
 }
 
 enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_opts *o,

@@ -34,12 +34,12 @@ arg_of() {
 	*) echo "--$1=x" ;;
 	esac
 }
-every="format output force threads input-format strict quiet demo help version"
+every="format output force threads input-format bandwidth latency strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top dump source-path
 source-map kernel compare metric summary"
 ui="keys theme color ascii no-mouse script dump-screen"
 
-for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics; do
+for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')

@@ -5,8 +5,10 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "trex/analysis/critical_path.h"
 #include "trex/core/builder.h"
 #include "trex/core/index.h"
 #include "trex/core/schedule.h"
@@ -192,4 +194,55 @@ Test(graph_timeline, cancel_frees_everything)
 	cr_assert_eq(trex_graph_timeline(graphs, 1, &o, parts, &g, &err), TREX_CANCELLED);
 	cr_assert_null(g);
 	cr_assert_null(parts[0]);
+}
+
+/* The critical path: rank 1's launch, its gemm (the slower), its
+ * all-reduce, rank 0's all-reduce that waited for it, and the load after
+ * it (the last node to end, rank 0's load being first in file order). */
+Test(graph_timeline, critical_path_table)
+{
+	struct pipeline p = run_pipeline();
+	struct trex_table t;
+	const struct trex_schedule *s;
+	struct trex_error err;
+	cr_assert_eq(trex_critical_path_table(p.idx, &t, &s, &err), TREX_OK);
+	cr_assert_eq(s, p.s);
+	const char *want[][3] = {{"1", "aten::linear", "start"},
+	                         {"1", "gemm", "dependency"},
+	                         {"1", "all_reduce", "dependency"},
+	                         {"0", "all_reduce", "peer"},
+	                         {"0", "load", "dependency"}};
+	cr_assert_eq(t.nrows, 5);
+	for (size_t r = 0; r < 5; r++) {
+		cr_expect_eq(trex_table_cell(&t, r, 0)->count, atoi(want[r][0]), "row %zu", r);
+		cr_expect_str_eq(trex_table_cell(&t, r, 2)->text, want[r][1], "row %zu", r);
+		cr_expect_str_eq(trex_table_cell(&t, r, 9)->text, want[r][2], "row %zu", r);
+		cr_expect_eq(trex_table_cell(&t, r, 10)->number, 0, "row %zu has no slack", r);
+	}
+	cr_assert_eq(trex_table_cell(&t, 2, 1)->count, 12);
+	cr_assert_str_eq(trex_table_cell(&t, 2, 3)->text, "collective");
+	cr_assert_str_eq(trex_table_cell(&t, 2, 4)->text, "all-reduce");
+	cr_assert_eq(trex_table_cell(&t, 2, 5)->count, 1000000);
+	cr_assert_eq(trex_table_cell(&t, 2, 6)->number, 155);
+	cr_assert_eq(trex_table_cell(&t, 2, 7)->number, 20500);
+	cr_assert_eq(trex_table_cell(&t, 2, 8)->count, 1);
+	cr_assert_eq(trex_table_cell(&t, 1, 8)->count, 0);
+	trex_table_free(&t);
+	trex_index_free(p.idx);
+}
+
+Test(graph_timeline, critical_path_without_a_graph_says_so)
+{
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file f = {.path = "x.json", .format = "test"};
+	struct trex_build_input in = {
+	    .files = &f, .file_count = 1, .parts = &b, .part_count = 1, .threads = 1};
+	struct trex_index *idx;
+	struct trex_table t;
+	struct trex_error err;
+	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK);
+	cr_assert_eq(trex_critical_path_table(idx, &t, NULL, &err), TREX_FORMAT);
+	cr_assert(strstr(err.message, "no execution graph"));
+	trex_table_free(&t);
+	trex_index_free(idx);
 }

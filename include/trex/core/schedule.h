@@ -82,6 +82,15 @@ enum trex_status trex_schedule_compute(const struct trex_graph *g,
                                        struct trex_schedule *out, struct trex_error *err);
 void trex_schedule_free(struct trex_schedule *s);
 
+/* "start", "dependency", "resource" or "peer". */
+const char *trex_sched_cause_label(enum trex_sched_cause cause);
+
+/* One line for notices and `trex info`: the times are the schedule's,
+ * estimated from dependencies, with the bandwidth and latency and how
+ * many communication durations were estimated. Returns what snprintf
+ * returns. */
+int trex_schedule_describe(const struct trex_schedule *s, char *buf, size_t size);
+
 /* The alpha-beta duration the schedule gives communication node of g
  * (finished) when the file gives none: latency + bytes x traffic factor /
  * bandwidth, rounded up to a ns (opts: 0 bandwidth, negative latency =
