@@ -246,9 +246,13 @@ static enum trex_status ck_load_file(struct trex_load_job *job, struct trex_erro
 	codec->src = job->source;
 	f->codec_ctx = codec; /* owns the source from here on */
 	f->format = "chakra-et";
-	f->has_rank = trex_chakra_set_rank(f->path, &rank, NULL);
-	f->rank = f->has_rank ? rank : 0;
-	l.rank = f->has_rank && rank <= UINT32_MAX ? (uint32_t)rank : 0;
+	/* the nodes' rank is decided now, so the file's is too: a name without
+	 * one is rank 0 (two such files then clash, and trex says so) */
+	if (!trex_chakra_set_rank(f->path, &rank, NULL) || rank > UINT32_MAX)
+		rank = 0;
+	f->has_rank = true;
+	f->rank = rank;
+	l.rank = (uint32_t)rank;
 	memset(&f->integrity, 0, sizeof(f->integrity));
 	trex_error_clear(&f->first_problem);
 	enum trex_status st = trex_chakra_decode(job->source, &sink, &stats, err);

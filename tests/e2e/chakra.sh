@@ -195,6 +195,13 @@ else
 	diag_file "$TEST_TMP/info.err"
 fi
 
+mkdir "$TEST_TMP/unranked"
+cp "$CK_CORPUS/torus3d-pgname-8npus/trace.5.et" "$TEST_TMP/unranked/x.et"
+cp "$CK_CORPUS/torus3d-pgname-8npus/trace.2.et" "$TEST_TMP/unranked/y.et"
+run_trex info -q "$TEST_TMP/unranked/x.et" "$TEST_TMP/unranked/y.et"
+check "files whose names carry no rank are rank 0, and trex says they clash" \
+	grep -q '^trex: warning: x.et and y.et both claim rank 0' "$TEST_TMP/info.err"
+
 # ---- ASTRA-sim's acceptance ------------------------------------------------------------------
 
 if [ ! -x "$KIT/check_et.sh" ]; then
