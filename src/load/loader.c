@@ -20,6 +20,7 @@ static const struct trex_format *const registry[] = {
     &trex_format_perfetto,
     &trex_format_astrasim_timeline,
     &trex_format_astrasim_text,
+    &trex_format_pytorch_et, /* PyTorch host execution traces */
     NULL,
 };
 
