@@ -195,15 +195,48 @@ static bool pe_keep(struct pe_reader *r, const struct pe_node *n)
 	return true;
 }
 
+/* Whether the top level closes properly after p: members, then '}' and
+ * the end of input. */
+static bool pe_top_closes(const char *p, const char *end)
+{
+	const char *bad;
+	unsigned flags = 0;
+
+	for (p = json_skip_ws(p, end); p < end && *p == ',';) {
+		p = json_skip_ws(p + 1, end);
+		if (p >= end || *p != '"' || !(p = json_string_end(p + 1, end, &flags)) ||
+		    !(p = json_skip_colon(p + 1, end, &bad)) ||
+		    json_skip_value(p, end, &p) != JSON_OK)
+			return false;
+		p = json_skip_ws(p, end);
+	}
+	return p < end && *p == '}' && json_skip_ws(p + 1, end) == end;
+}
+
+/* The ']' that ends the node list when no node follows a damaged one:
+ * the last one after at that the rest of the top level follows; NULL if
+ * none (the input was cut). */
+static const char *pe_list_end(const char *at, const char *end)
+{
+	const char *p = end;
+
+	while (p > at && (p = memrchr(at, ']', (size_t)(p - at))))
+		if (pe_top_closes(p + 1, end))
+			return p;
+	return NULL;
+}
+
 /* A damaged spot from `from` (the node or separator that did not parse,
- * the damaged byte at `at`): skipped to the next node, or to the end of
- * input (then the file is cut there). Returns where to go on. */
+ * the damaged byte at `at`): skipped to the next node or to the end of the
+ * node list, else the input was cut there. Returns where to go on. */
 static const char *pe_damage(struct pe_reader *r, const char *from, const char *at)
 {
 	char what[96];
 	const char *next = pe_resync(at < r->end ? at + 1 : at, r->end);
 
-	if (next >= r->end) {
+	if (next >= r->end && at < r->end)
+		next = pe_list_end(at, r->end);
+	if (!next || next >= r->end) {
 		snprintf(what, sizeof(what), "the node list %s: the rest ignored",
 		         at >= r->end ? "is cut off" : "is damaged here");
 		pe_problem(r, TREX_INTEG_bytes_ignored, (uint64_t)(r->end - from), at, what);
@@ -291,8 +324,10 @@ static enum trex_status pe_top_member(struct pe_reader *r, const char **p_out,
 	}
 	if (pe_key_is(p + 1, klen, "nodes"))
 		return pe_syntax(r, v, "expected the list of nodes ('[')", err);
-	if (json_skip_value(v, end, p_out) != JSON_OK)
-		return pe_syntax(r, *p_out, "expected a JSON value", err);
+	enum json_scan_status js = json_skip_value(v, end, p_out);
+	if (js != JSON_OK)
+		return pe_syntax(r, js == JSON_INCOMPLETE ? end : *p_out, "expected a JSON value",
+		                 err);
 	if (pe_key_is(p + 1, klen, "schema"))
 		pe_schema(r, v, *p_out);
 	return TREX_OK;
