@@ -13,7 +13,7 @@
 # fail with the line:col and what was expected. Through trex info, every
 # corpus workload has astrasim.py's nodes per rank and type and ns per type;
 # makespans and critical paths checked by hand on microAllReduce.txt (2 and
-# 4 NPUs) and a 2-layer DATA workload (tests/data/astrasim/data_2layers.txt).
+# 4 NPUs) and a 2-layer DATA workload (tests/data/astrasim/data_by_hand.txt).
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 
@@ -118,7 +118,7 @@ fi
 #   l2 all-reduce (2000 B) 1100-1640 beside l2 IG 1100-1600,
 #   l1 WG 1600-1900, l1 all-reduce (1000 B) 1900-2420: makespan 2420 ns,
 # the critical path l1 FWD, l2 FWD, l2 WG, l2 IG, l1 WG, l1 all-reduce.
-check_makespan "$DATA/data_2layers.txt" 0 2420 "COMP_NODE_l1_FWD COMP_NODE_l2_FWD \
+check_makespan "$DATA/data_by_hand.txt" 0 2420 "COMP_NODE_l1_FWD COMP_NODE_l2_FWD \
 COMP_NODE_l2_BWD_WG COMP_NODE_l2_BWD_IG COMP_NODE_l1_BWD_WG COMM_COLL_NODE_l1_ALLREDUCE"
 KIT=$TREX_CORPUS/../tools/astrasim
 legacy=$TREX_CORPUS/chakra/resnet50-dp-64npus-legacy2023/resnet50_DataParallel

@@ -50,9 +50,9 @@ else
 fi
 
 # l1's weight gradient: after l2's input gradient (1100-1600 ns), 300 ns
-dump 110 30 'g j j . . . <Enter>' "$DATA/data_2layers.txt"
-check_dump "data_2layers.txt: 2.42 us" has '(2.42 us)'
-check_dump "data_2layers.txt: l1's weight gradient at 1600 ns for 300 ns after l2's input gradient" \
+dump 110 30 'g j j . . . <Enter>' "$DATA/data_by_hand.txt"
+check_dump "data_by_hand.txt: 2.42 us" has '(2.42 us)'
+check_dump "data_by_hand.txt: l1's weight gradient at 1600 ns for 300 ns after l2's input gradient" \
 	has_all 'name: COMP_NODE_l1_BWD_WG' 'start: 1.6 us (1600 ns' 'duration: 300 ns (300 ns)' \
 	'waits for: COMP_NODE_l2_BWD_IG'
 
