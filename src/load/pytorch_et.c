@@ -77,8 +77,7 @@ static enum trex_status pe_syntax(struct pe_reader *r, const char *at, const cha
 	                      what, *at);
 }
 
-/* ---- one node object --------------------------------------------------------------------------
- */
+/* ---- one node object ------------------------------------------------------------------------- */
 
 static bool pe_key_is(const char *key, size_t len, const char *want)
 {
@@ -103,7 +102,7 @@ static void pe_duration(struct pe_reader *r, struct pe_node *n, const char *v, c
 static void pe_member(struct pe_reader *r, struct pe_node *n, const char *key, size_t klen,
                       const char *v, const char *end, bool *has_id)
 {
-	int64_t id;
+	int64_t id = 0;
 	bool is_int, saturated = false;
 	const char *after;
 	unsigned flags = 0;
@@ -143,8 +142,12 @@ static bool pe_node_parse(struct pe_reader *r, const char *p, struct pe_node *n,
 	    .offset = (uint64_t)(p - r->text), .dur = TREX_GRAPH_DUR_UNKNOWN, .comm_bytes = -1};
 	*has_id = false;
 	for (p = json_skip_ws(p + 1, end); p < end && *p != '}';) {
-		if (*p != '"' || !(kend = json_string_end((key = p + 1), end, &flags)))
+		if (*p != '"')
 			break;
+		if (!(kend = json_string_end((key = p + 1), end, &flags))) {
+			p = end; /* cut inside a key */
+			break;
+		}
 		if (!(v = json_skip_colon(kend + 1, end, &bad)) || v >= end)
 			break;
 		enum json_scan_status js = json_skip_value_fast(v, end, &p);
@@ -168,8 +171,7 @@ static bool pe_node_parse(struct pe_reader *r, const char *p, struct pe_node *n,
 	return true;
 }
 
-/* ---- the node list -----------------------------------------------------------------------------
- */
+/* ---- the node list --------------------------------------------------------------------------- */
 
 /* The next node object after a damaged spot: a '{' whose first key is "id",
  * as the observer writes every node; end when there is none. */

@@ -263,6 +263,21 @@ Test(pytorch_et, cut_input_keeps_what_came_before)
 	trex_index_free(idx);
 }
 
+/* Cut inside a key: said as the end of input, not as damage there. */
+Test(pytorch_et, cut_inside_a_key)
+{
+	static const char text[] =
+	    "{\"schema\": \"1.0.1\", \"nodes\": [{\"id\": 1}, {\"id\": 2, \"na";
+	struct trex_index *idx = load(text);
+	const struct trex_file *f = trex_index_file(idx, 0);
+
+	cr_assert_eq(trex_graph_node_count(trex_index_graph(idx)), 1);
+	cr_assert(f->truncated);
+	cr_assert(strstr(f->first_problem.message, "cut off"), "%s", f->first_problem.message);
+	cr_assert_eq(f->first_problem.offset, (int64_t)strlen(text));
+	trex_index_free(idx);
+}
+
 Test(pytorch_et, node_without_id_dropped)
 {
 	static const char text[] =
