@@ -142,7 +142,7 @@ enum cli_command {
 	  "loader threads, 0 = all cores (default: $TREX_THREADS or 0)")                           \
 	X(INPUT_FORMAT, "input-format", 0, "NAME", CLI_ANYWHERE,                                   \
 	  "read every input as format NAME (chrome-json, perfetto, astrasim-timeline, "            \
-	  "astrasim-text) instead of telling it by "                                               \
+	  "astrasim-text, chakra-et, pytorch-et) instead of telling it by "                        \
 	  "its first bytes")                                                                       \
 	X(BANDWIDTH, "bandwidth", 0, "GBPS", CLI_ANYWHERE,                                         \
 	  "execution graphs: GB/s per rank that estimates communication without a duration "       \

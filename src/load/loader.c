@@ -16,8 +16,13 @@
 #include "trex/load/graph_timeline.h"
 
 static const struct trex_format *const registry[] = {
-    &trex_format_chrome_json,   &trex_format_perfetto,  &trex_format_astrasim_timeline,
-    &trex_format_astrasim_text, &trex_format_chakra_et, NULL,
+    &trex_format_chrome_json,
+    &trex_format_perfetto,
+    &trex_format_astrasim_timeline,
+    &trex_format_astrasim_text,
+    &trex_format_chakra_et,  /* Chakra execution traces */
+    &trex_format_pytorch_et, /* PyTorch host execution traces */
+    NULL,
 };
 
 const struct trex_format *const *trex_formats(void)

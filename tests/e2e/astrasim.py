@@ -9,6 +9,11 @@ PASS/FAIL lines (tests/e2e/astrasim.sh).
                                         ASTRA-sim 1.0 text workload for NPUS NPUs
                                         (0: trex's default) against this file's own
                                         conversion: every node and dependency
+    astrasim.py info TREX WORKLOAD NPUS trex info --format json of the workload for NPUS
+                                        NPUs (0: the default) against this file's own
+                                        conversion: nodes per rank and type, per
+                                        type, ns per type (compute cycles, the
+                                        collectives' alpha-beta estimates)
     astrasim.py et DUMP WORKLOAD PREFIX NPUS
                                         the same graph against the .et files Chakra's
                                         text converter wrote (PREFIX.0.et ...), decoded
@@ -22,6 +27,7 @@ column (the node name runs up to it, commas and all).
 """
 import gzip
 import json
+import math
 import os
 import re
 import subprocess
@@ -407,12 +413,62 @@ def check_et(dump, path, prefix, npus):
            *first_difference(sorted(deps), sorted(want_deps)))
 
 
+# ---- text workloads through trex info: counts per rank and type, durations ----
+
+TRACK_OF = {"compute": "compute", "collective": "comm"}
+LATENCY_NS, BANDWIDTH_GBPS = 500, 50.0  # the schedule's defaults (core/schedule.h)
+
+
+def estimate_ns(coll, size, ranks):
+    """The alpha-beta estimate of a collective without a duration, in the
+    schedule's own double arithmetic (so the ns round up alike)."""
+    m = (ranks - 1) / ranks
+    factor = 2 * m if coll == "all-reduce" else m
+    return LATENCY_NS + math.ceil(size * factor / BANDWIDTH_GBPS)
+
+
+def check_info(trex, path, npus):
+    name = "%s for %s NPUs" % (path.rsplit("/", 1)[-1], npus or "the default")
+    g = convert(path, npus)
+    ranks = 1 + max(n[0] for n in g.nodes)
+    args = [trex, "info", "--format", "json", "-q"] + (["--npus", str(npus)] if npus else [])
+    run = subprocess.run(args + [path], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if run.returncode != 0:
+        print("FAIL %s: trex info exit %d: %s" % (name, run.returncode, run.stderr.strip()))
+        return
+    info = json.loads(run.stdout)
+    want = {}
+    for rank, _, kind, _, _, _, _ in g.nodes:
+        key = ("rank %d (%d)" % (rank, rank), TRACK_OF[kind])
+        want[key] = want.get(key, 0) + 1
+    got = {(r["process"], r["track"]): r["slices"] for r in rows(info, "tracks")}
+    report(got == want, name + ": trex info's nodes per rank and type (%d ranks)" % ranks, got, want)
+    types = {}
+    for n in g.nodes:
+        types[n[2]] = types.get(n[2], 0) + 1
+    phases = {r["phase"]: r["events"] for r in rows(info, "phases")}
+    report(phases == types, name + ": nodes per type", phases, types)
+    totals = {}
+    for _, _, kind, coll, dur, size, _ in g.nodes:
+        ns = dur if kind == "compute" else estimate_ns(coll, size, ranks)
+        totals[kind] = totals.get(kind, 0) + ns
+    got = {r["category"]: r["total_ns"] for r in rows(info, "categories")}
+    report(got == totals, name + ": ns per type (cycles as ns, collectives estimated)", got, totals)
+    estimated = sum(1 for n in g.nodes if n[2] == "collective")
+    report(info["schedule"]["estimated_comm_nodes"] == estimated,
+           name + ": %d collectives estimated" % estimated,
+           info["schedule"]["estimated_comm_nodes"], estimated)
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "timeline":
         check_timeline(argv[2], argv[3], float(argv[4]))
         return 0
     if len(argv) == 5 and argv[1] == "text":
         check_text(argv[2], argv[3], int(argv[4]))
+        return 0
+    if len(argv) == 5 and argv[1] == "info":
+        check_info(argv[2], argv[3], int(argv[4]))
         return 0
     if len(argv) == 6 and argv[1] == "et":
         check_et(argv[2], argv[3], argv[4], int(argv[5]))

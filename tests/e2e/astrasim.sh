@@ -10,7 +10,10 @@
 # dependency, for the default and for 3 NPUs; Resnet50 for 64 NPUs the very
 # graph Chakra's text converter wrote (corpus chakra/resnet50-dp-64npus-
 # legacy2023, decoded with the tools kit's schema module); broken workloads
-# fail with the line:col and what was expected.
+# fail with the line:col and what was expected. Through trex info, every
+# corpus workload has astrasim.py's nodes per rank and type and ns per type;
+# makespans and critical paths checked by hand on microAllReduce.txt (2 and
+# 4 NPUs) and a 2-layer DATA workload (tests/data/astrasim/data_by_hand.txt).
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
 require_built
 
@@ -66,15 +69,57 @@ for bad in 0 -1 abc 1e9; do
 done
 
 GRAPH_DUMP=${TREX_DUMP%/*}/graph_dump
+
+# check_makespan WORKLOAD NPUS NS PATH: trex info's makespan and trex
+# critical-path's nodes, first to last (rank 0's), for NPUS NPUs (0: the default).
+check_makespan() {
+	npus_opt= label="${1##*/} for the default (2) NPUs"
+	[ "$2" -eq 0 ] || npus_opt="--npus $2" label="${1##*/} for $2 NPUs"
+	# shellcheck disable=SC2086 # npus_opt is an option and its value, or nothing
+	run_trex span info --format json $npus_opt "$1"
+	got=$("$PYTHON3" -c 'import json, sys; print(json.load(sys.stdin)["schedule"]["makespan_ns"])' \
+		<"$TEST_TMP/span.out" 2>/dev/null)
+	if [ "$(rc_of span)" -eq 0 ] && [ "$got" = "$3" ]; then
+		ok "$label: makespan $3 ns"
+	else
+		not_ok "$label: makespan $3 ns (trex info says '$got', exit $(rc_of span))"
+		diag_file "$TEST_TMP/span.err"
+	fi
+	# shellcheck disable=SC2086
+	run_trex path critical-path --format csv $npus_opt "$1"
+	got=$(awk -F, 'NR > 1 && $1 == 0 { printf "%s%s", sep, $3; sep = " " }' "$TEST_TMP/path.out")
+	if [ "$(rc_of path)" -eq 0 ] && [ "$got" = "$4" ]; then
+		ok "$label: critical path $4"
+	else
+		not_ok "$label: critical path $4"
+		diag_file "$TEST_TMP/path.out"
+	fi
+}
 if [ -d "${TREX_CORPUS:-}/astrasim1" ]; then
 	for f in "$TREX_CORPUS"/astrasim1/*.txt; do
 		for npus in 0 3; do
 			run_checker "$ASTRA_PY" text "$GRAPH_DUMP" "$f" "$npus"
+			run_checker "$ASTRA_PY" info "$TREX" "$f" "$npus"
 		done
+	done
+	# makespans checked by hand: one all-reduce of 1 MiB, no compute, at
+	# 50 GB/s and 500 ns: 2 NPUs 500 + 1048576 x 2(1/2) / 50 = 21472 ns
+	# (20971.52 rounded up), 4 NPUs 500 + 1048576 x 2(3/4) / 50 = 31958 ns
+	micro=$TREX_CORPUS/astrasim1/microAllReduce.txt
+	for want in 0:21472 4:31958; do
+		check_makespan "$micro" "${want%%:*}" "${want#*:}" COMM_COLL_NODE_conv1_ALLREDUCE
 	done
 else
 	skip "the corpus text workloads" "no astrasim1/ in ${TREX_CORPUS:-}"
 fi
+# A DATA workload of 2 layers, by hand (per NPU; compute and comm are
+# separate resources; an all-reduce of B bytes on 2 NPUs: 500 + B / 50 ns):
+#   l1 FWD 0-100, l2 FWD 100-500, l2 WG 500-1100,
+#   l2 all-reduce (2000 B) 1100-1640 beside l2 IG 1100-1600,
+#   l1 WG 1600-1900, l1 all-reduce (1000 B) 1900-2420: makespan 2420 ns,
+# the critical path l1 FWD, l2 FWD, l2 WG, l2 IG, l1 WG, l1 all-reduce.
+check_makespan "$DATA/data_by_hand.txt" 0 2420 "COMP_NODE_l1_FWD COMP_NODE_l2_FWD \
+COMP_NODE_l2_BWD_WG COMP_NODE_l2_BWD_IG COMP_NODE_l1_BWD_WG COMM_COLL_NODE_l1_ALLREDUCE"
 KIT=$TREX_CORPUS/../tools/astrasim
 legacy=$TREX_CORPUS/chakra/resnet50-dp-64npus-legacy2023/resnet50_DataParallel
 if [ -f "$KIT/et_def_pb2.py" ] && [ -f "$legacy.0.et" ] &&

@@ -56,7 +56,8 @@ mkdir -p "$work/seeds"
 stall_targets='tests/fuzz/fuzz_unitrace.c tests/fuzz/fuzz_ncu.c tests/fuzz/fuzz_asm.c'
 # The ASTRA-sim and PyTorch host-trace parsers' targets, each run FUZZ_ASTRA_SECONDS
 # (default 10), seeded with tests/data/astrasim and the corpus astrasim1/ and pytorch_et/.
-astra_targets='tests/fuzz/fuzz_astrasim_timeline.c tests/fuzz/fuzz_astrasim_text.c'
+astra_targets='tests/fuzz/fuzz_astrasim_timeline.c tests/fuzz/fuzz_astrasim_text.c
+	tests/fuzz/fuzz_pytorch_et.c'
 # The .c files of libtrex_core_a_SOURCES (its `=` and `+=` lines), in
 # Makefile.am order, and the protobuf-c code protoc-c generates.
 sources=$(awk '/^libtrex_core_a_SOURCES[[:space:]]*\+?=/ { on = 1 }
