@@ -10,6 +10,7 @@
 #           libprotobuf-c-dev protobuf-c-compiler (Perfetto protobuf traces:
 #           protoc-c compiles src/load/proto/*.proto at build time)
 #   test:   libcriterion-dev (unit tests), python3 (expected numbers),
+#           python3-protobuf (Chakra's own .et reader in the ASTRA-sim kit),
 #           groff-base (man page lint), gzip
 #   fuzz:   clang libclang-rt-14-dev (libFuzzer + ASan/UBSan runtimes)
 #   format: clang-format (14 on Debian 12: scripts/check-format.sh)
@@ -17,7 +18,7 @@
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config zlib1g-dev libpcre2-dev
-libncurses-dev libisal-dev libprotobuf-c-dev protobuf-c-compiler libcriterion-dev python3
+libncurses-dev libisal-dev libprotobuf-c-dev protobuf-c-compiler libcriterion-dev python3 python3-protobuf
 groff-base clang libclang-rt-14-dev clang-format tmux gzip time"
 
 missing=
