@@ -13,12 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/graph_info.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/display.h"
 #include "trex/analysis/table_order.h"
 #include "trex/core/grow.h"
 #include "trex/core/metrics.h"
+#include "trex/load/chakra_set.h"
 #include "trex/load/loader.h"
 #include "trex/load/metrics_load.h"
 #include "trex/load/source.h"
@@ -824,6 +826,29 @@ static enum trex_status load_demo(const struct trex_load_opts *lo, struct trex_i
 	return trex_load_sources(&src, 1, lo, out, err);
 }
 
+/* Chakra ET sets named by a prefix, a member or a directory become their
+ * files (trex/load/chakra_set.h); says what it found on stderr. */
+static enum trex_status expand_chakra_sets(struct cli_paths *paths, bool quiet,
+                                           struct trex_error *err)
+{
+	struct trex_chakra_expansion x;
+	enum trex_status st = trex_chakra_expand((const char *const *)paths->v, paths->n, &x, err);
+
+	if (st != TREX_OK)
+		return st;
+	for (size_t i = 0; i < x.note_count; i++)
+		if (x.notes[i].warning || !quiet)
+			fprintf(stderr, "trex: %s%s\n", x.notes[i].warning ? "warning: " : "",
+			        x.notes[i].text);
+	cli_paths_free(paths);
+	paths->v = x.paths;
+	paths->n = paths->cap = x.count;
+	x.paths = NULL;
+	x.count = 0;
+	trex_chakra_expansion_free(&x);
+	return TREX_OK;
+}
+
 static enum trex_status load_files(const struct cli_opts *o, const struct trex_load_opts *lo,
                                    struct trex_index **out, struct trex_metrics **metrics,
                                    struct trex_error *err)
@@ -833,8 +858,12 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 	bool dropped;
 	enum trex_status st = cli_expand_inputs(o->inputs, o->input_count, &paths, err);
 
-	if (st != TREX_OK)
+	if (st == TREX_OK)
+		st = expand_chakra_sets(&paths, o->quiet, err);
+	if (st != TREX_OK) {
+		cli_paths_free(&paths);
 		return st;
+	}
 	/* stall reports are read apart (cli_profile_load); what is left is
 	 * traces and metrics, or nothing but reports (an empty trace then) */
 	dropped = cli_drop_profile_inputs(&paths);
@@ -931,6 +960,19 @@ static enum trex_status report_loss(const struct trex_index *idx, bool strict,
 	return TREX_FORMAT;
 }
 
+/* A warning line per file and kind of graph problem (dangling
+ * dependencies, duplicate ids, cycles, unmatched communication). */
+static void report_graph_problems(const struct trex_index *idx)
+{
+	char line[1024];
+
+	for (uint32_t f = 0; trex_index_graph(idx) && f < trex_index_file_count(idx); f++)
+		for (int k = 0; k < TREX_GRAPH_PROBLEM_KINDS; k++)
+			if (trex_graph_problem_line(idx, f, (enum trex_graph_problem_kind)k, line,
+			                            sizeof(line)))
+				fprintf(stderr, "trex: warning: %s\n", line);
+}
+
 void cli_report_rank_clashes(const struct trex_index *idx)
 {
 	char line[2048];
@@ -972,6 +1014,8 @@ enum trex_status cli_load(const struct cli_opts *o, struct trex_index **out,
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
 	if (st == TREX_OK && *out)
 		st = report_loss(*out, o->strict, err);
+	if (st == TREX_OK && *out)
+		report_graph_problems(*out);
 	if (st == TREX_OK && metrics && *metrics)
 		cli_report_metrics(*metrics);
 	if (st != TREX_OK && *out) {

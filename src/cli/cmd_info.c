@@ -3,7 +3,9 @@
 #include "cli.h"
 
 #include <inttypes.h>
+#include <string.h>
 
+#include "trex/analysis/graph_info.h"
 #include "trex/analysis/summary.h"
 #include "trex/analysis/table.h"
 #include "trex/core/schedule.h"
@@ -139,8 +141,95 @@ static enum trex_status write_json(const struct trex_summary *s, const struct tr
 		if (st != TREX_OK)
 			return st;
 	}
-	fputs("}\n", out);
+	return TREX_OK; /* the caller closes the object */
+}
+
+/* ---- an execution graph ------------------------------------------------------------------ */
+
+static void text_graph_totals(const struct trex_graph_info *g, FILE *out)
+{
+	char span[64];
+
+	fprintf(out,
+	        "Graph: %" PRIu64 " %s, %" PRIu64 " %s (%" PRIu64 " data, %" PRIu64
+	        " control), %" PRIu64 " collectives and transfers matched across ranks\n",
+	        g->nodes, trex_plural(g->nodes, "node", "nodes"), g->edges,
+	        trex_plural(g->edges, "dependency", "dependencies"), g->data_edges, g->ctrl_edges,
+	        g->matches);
+	if (g->makespan_ns < 0)
+		return;
+	trex_format_duration((double)g->makespan_ns, span, sizeof(span));
+	fprintf(out,
+	        "Makespan: %s (%" PRId64 " ns), times estimated from the dependencies: %" PRIu32
+	        " %s on the critical path; %" PRIu32
+	        " communication %s estimated at %g GB/s, %" PRId64 " ns latency\n\n",
+	        span, g->makespan_ns, g->critical_nodes,
+	        trex_plural(g->critical_nodes, "node", "nodes"), g->estimated,
+	        trex_plural(g->estimated, "duration", "durations"), g->bandwidth_gbps,
+	        g->latency_ns);
+}
+
+static enum trex_status write_graph_text(const struct trex_graph_info *g, FILE *out,
+                                         struct trex_error *err)
+{
+	enum trex_status st;
+
+	fputs("Execution graph (nodes per rank by type)\n", out);
+	if ((st = trex_table_write(out, &g->ranks, TREX_FMT_TEXT, err)) != TREX_OK)
+		return st;
+	fputc('\n', out);
+	text_graph_totals(g, out);
+	if (g->comm.nrows) {
+		fputs("Communication (bytes by collective type)\n", out);
+		if ((st = trex_table_write(out, &g->comm, TREX_FMT_TEXT, err)) != TREX_OK)
+			return st;
+		fputc('\n', out);
+	}
+	fputs("Graph problems\n", out);
+	if (!g->problems.nrows) {
+		fputs("none: no dangling dependency, duplicate id, cycle or unmatched "
+		      "communication\n\n",
+		      out);
+		return TREX_OK;
+	}
+	st = trex_table_write(out, &g->problems, TREX_FMT_TEXT, err);
+	fputc('\n', out);
+	return st;
+}
+
+static enum trex_status write_graph_json(const struct trex_graph_info *g, FILE *out,
+                                         struct trex_error *err)
+{
+	const struct trex_table *tables[] = {&g->ranks, &g->comm, &g->problems};
+	const char *keys[] = {"ranks", "comm", "problems"};
+
+	fprintf(out,
+	        ",\n\"graph\": {\"nodes\": %" PRIu64 ", \"dependencies\": %" PRIu64
+	        ", \"data_dependencies\": %" PRIu64 ", \"control_dependencies\": %" PRIu64
+	        ", \"matched\": %" PRIu64 ", \"dangling\": %" PRIu64 ", \"duplicate_ids\": %" PRIu64
+	        ", \"cycle_cuts\": %" PRIu64 ", \"unmatched\": %" PRIu64
+	        ", \"makespan_ns\": %" PRId64 ", \"critical_nodes\": %" PRIu32
+	        ", \"estimated\": %" PRIu32 ", \"bandwidth_gbps\": %g, \"latency_ns\": %" PRId64,
+	        g->nodes, g->edges, g->data_edges, g->ctrl_edges, g->matches, g->dangling,
+	        g->duplicates, g->cycle_cuts, g->unmatched, g->makespan_ns, g->critical_nodes,
+	        g->estimated, g->bandwidth_gbps, g->latency_ns);
+	for (size_t i = 0; i < 3; i++) {
+		enum trex_status st;
+		fprintf(out, ",\n\"%s\": ", keys[i]);
+		if ((st = trex_table_write(out, tables[i], TREX_FMT_JSON, err)) != TREX_OK)
+			return st;
+	}
+	fputs("}", out);
 	return TREX_OK;
+}
+
+/* The graph report, with the schedule the loader drew. */
+static enum trex_status graph_info(const struct trex_index *idx, struct trex_graph_info *g,
+                                   struct trex_error *err)
+{
+	const struct trex_graph *graph = trex_index_graph(idx);
+
+	return trex_graph_info_compute(idx, graph ? trex_graph_schedule(graph) : NULL, g, err);
 }
 
 /* `trex info`: what was loaded and how sound it is. */
@@ -153,10 +242,24 @@ enum trex_status cmd_info(const struct cli_opts *o, const struct cli_model *m, F
 
 	if (st != TREX_OK)
 		return st;
-	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_JSON)
-		st = write_json(&s, idx, out, err);
+	struct trex_graph_info g;
+	bool json = o->command == CLI_CMD_INFO && o->format == TREX_FMT_JSON;
+
+	if (st == TREX_OK)
+		st = graph_info(idx, &g, err);
 	else
+		memset(&g, 0, sizeof(g));
+	if (st == TREX_OK && json) {
+		st = write_json(&s, idx, out, err);
+		if (st == TREX_OK && g.has_graph)
+			st = write_graph_json(&g, out, err);
+		fputs("}\n", out);
+	} else if (st == TREX_OK) {
 		st = write_text(&s, idx, out, err);
+		if (st == TREX_OK && g.has_graph)
+			st = write_graph_text(&g, out, err);
+	}
+	trex_graph_info_free(&g);
 	trex_summary_free(&s);
 	return st;
 }

@@ -10,6 +10,7 @@ extern const struct trex_format trex_format_perfetto;
 extern const struct trex_format trex_format_astrasim_timeline;
 /* Execution-graph formats (trex_format.graph). */
 extern const struct trex_format trex_format_astrasim_text;
+extern const struct trex_format trex_format_chakra_et;
 /* Metrics formats (metrics_load.h). */
 extern const struct trex_metrics_format trex_format_unitrace_text;
 

@@ -16,11 +16,8 @@
 #include "trex/load/graph_timeline.h"
 
 static const struct trex_format *const registry[] = {
-    &trex_format_chrome_json,
-    &trex_format_perfetto,
-    &trex_format_astrasim_timeline,
-    &trex_format_astrasim_text,
-    NULL,
+    &trex_format_chrome_json,   &trex_format_perfetto,  &trex_format_astrasim_timeline,
+    &trex_format_astrasim_text, &trex_format_chakra_et, NULL,
 };
 
 const struct trex_format *const *trex_formats(void)

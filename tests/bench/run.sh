@@ -242,6 +242,24 @@ stalls_bench() {
 	echo
 }
 
+# Chakra ET sets (issue 12 target: >= 2M nodes/s per core): a generated
+# set of TREX_BENCH_CHAKRA ranks x nodes (default "64 50000"; "0 0": none),
+# written once into data/chakra_RxN/ by tests/bench/chakra.c.
+chakra_bench() {
+	set -- ${TREX_BENCH_CHAKRA:-64 50000}
+	if [ "$1" = 0 ]; then
+		return 0
+	fi
+	if [ ! -x "$builddir/tests/bench/chakra" ]; then
+		echo "note: tests/bench/chakra not built: skipped" >&2
+		return 0
+	fi
+	echo "## Chakra ET set of $1 ranks x $2 nodes (median of $runs, one thread)"
+	echo
+	"$builddir/tests/bench/chakra" "$data/chakra_$1x$2" "$1" "$2" "$runs" | sed 's/^/    /'
+	echo
+}
+
 mkdir -p "$data"
 : > "$results"
 info=$(machine_info)
@@ -290,4 +308,5 @@ tables_bench
 schedule_bench
 metrics_bench
 stalls_bench
+chakra_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

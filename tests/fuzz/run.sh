@@ -18,7 +18,9 @@
 # with the same files and the unitrace texts of tests/data/metrics and the
 # corpus, for FUZZ_METRICS_SECONDS (default 15); then fuzz_perfetto.c
 # (the Perfetto protobuf decoder), seeded with the corpus perfetto/ traces,
-# for FUZZ_PERFETTO_SECONDS (default 15).
+# for FUZZ_PERFETTO_SECONDS (default 15); then fuzz_chakra.c (the Chakra
+# ET decoder and loader), seeded with the corpus chakra/ files, for
+# FUZZ_CHAKRA_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -63,6 +65,8 @@ sources=$(awk '/^libtrex_core_a_SOURCES[[:space:]]*\+?=/ { on = 1 }
 mkdir -p "$work/proto"
 protoc-c --proto_path="$srcdir/src/load/proto" --c_out="$work/proto" \
 	"$srcdir/src/load/proto/perfetto_trace.proto" || fail "protoc-c failed"
+protoc-c --proto_path="$srcdir/src/load/proto" --c_out="$work/proto" \
+	"$srcdir/src/load/proto/chakra_et.proto" || fail "protoc-c failed"
 
 # ISA-L as configured for BUILDDIR (config.h's HAVE_ISAL decides the code)
 isal_cflags=$(sed -n 's/^ISAL_CFLAGS = //p' "$builddir/Makefile" 2>/dev/null)
@@ -79,7 +83,8 @@ libs="$isal_libs $(pkg-config --libs zlib libpcre2-8 libprotobuf-c) -lm -pthread
 objects=
 pids=
 for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c \
-	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" $stall_targets $astra_targets; do
+	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" tests/fuzz/fuzz_chakra.c \
+	$stall_targets $astra_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
 	case $s in /*) ;; *) s=$srcdir/$s ;; esac
@@ -96,8 +101,8 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_unitrace fuzz_ncu fuzz_asm \
-	$(for t in $astra_targets; do basename "$t" .c; done); do
+for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_chakra fuzz_unitrace \
+	fuzz_ncu fuzz_asm $(for t in $astra_targets; do basename "$t" .c; done); do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
@@ -143,6 +148,15 @@ for f in "$corpus"/perfetto/*; do
 	n_pf=$((n_pf + 1))
 	head -c "$max_len" "$f" >"$work/seeds-perfetto/$n_pf"
 	gzip -c "$f" | head -c "$max_len" >"$work/seeds-perfetto/$n_pf.gz"
+done
+# Chakra ET files: the corpus chakra/ files (cut to max_len).
+rm -rf "$work/seeds-chakra"
+mkdir -p "$work/seeds-chakra"
+n_ck=0
+for f in "$corpus"/chakra/*/*; do
+	[ -f "$f" ] || continue
+	n_ck=$((n_ck + 1))
+	head -c "$max_len" "$f" >"$work/seeds-chakra/$n_ck"
 done
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
@@ -190,6 +204,8 @@ done
 
 n=$((n_pf * 2)) # the perfetto seeds, for fuzz's message
 fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
+n=$n_ck # the chakra seeds, for fuzz's message
+fuzz fuzz_chakra "${FUZZ_CHAKRA_SECONDS:-15}" "" "$work/corpus-chakra" "$work/seeds-chakra"
 
 # The ASTRA-sim and PyTorch host-trace parsers, seeded with their own files.
 rm -rf "$work/seeds-astra"
