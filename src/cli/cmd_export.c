@@ -130,8 +130,9 @@ static enum trex_status pick_exporter(const struct cli_opts *o,
 	                    : trex_trace_exporter_for_path(o->output);
 	if (!*out)
 		return usage(err,
-		             "export: -o %s does not say which format: add --to chrome, perfetto "
-		             "or csv (or name it .json, .json.gz, .pftrace, .csv)",
+		             "export: -o %s does not say which format: add --to chrome, perfetto, "
+		             "csv, chakra or chakra-json (or name it .json, .json.gz, .pftrace, "
+		             ".csv)",
 		             o->output);
 	return TREX_OK;
 }
@@ -244,7 +245,7 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 	struct scope_regexes re = {NULL, NULL};
 	struct trex_export_opts eo = {.force = o->force};
 	struct export_progress pr = {.show = !o->quiet && isatty(STDERR_FILENO)};
-	struct trex_export_progress done = {0, 0};
+	struct trex_export_progress done = {0, 0, ""};
 	struct sigaction old;
 	enum trex_status st = pick_exporter(o, &ex, err);
 
@@ -264,10 +265,15 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 	if (st == TREX_CANCELLED)
 		trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted: %s not written",
 		               o->output);
-	else if (st == TREX_OK && !o->quiet && strcmp(o->output, "-") != 0)
+	else if (st == TREX_OK && !o->quiet && strcmp(o->output, "-") != 0 && done.bytes)
 		fprintf(stderr, "trex: wrote %s (%s): %" PRIu64 " %s, %.1f MB\n", o->output,
 		        ex->name, done.events, trex_plural(done.events, "event", "events"),
 		        (double)done.bytes / 1e6);
+	else if (st == TREX_OK && !o->quiet)
+		fprintf(stderr, "trex: wrote %s (%s): %" PRIu64 " %s\n", o->output, ex->name,
+		        done.events, trex_plural(done.events, "node", "nodes"));
+	if (st == TREX_OK && done.note[0])
+		fprintf(stderr, "trex: %s: %s\n", o->output, done.note);
 	trex_regex_free(re.tracks);
 	trex_regex_free(re.names);
 	return st;

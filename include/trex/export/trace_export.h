@@ -49,6 +49,7 @@ struct trex_export_scope {
 struct trex_export_progress {
 	uint64_t bytes;
 	uint64_t events;
+	char note[240]; /* at the end: what the output approximates, "" if nothing */
 };
 
 /* Called every few MiB of output and once at the end; returning true
@@ -71,7 +72,11 @@ struct trex_export_opts {
 	X(PERFETTO, "perfetto", ".pftrace .perfetto-trace .pb", trex_perfetto_export,              \
 	  "Perfetto protobuf trace (track events, interned names)")                                \
 	X(CSV, "csv", ".csv", trex_slices_csv_export,                                              \
-	  "one row per slice: rank, process, track, ts_ns, dur_ns, depth, kind, category, name")
+	  "one row per slice: rank, process, track, ts_ns, dur_ns, depth, kind, category, name")   \
+	X(CHAKRA, "chakra", "", trex_chakra_export,                                                \
+	  "Chakra execution traces for ASTRA-sim: -o PREFIX writes PREFIX.RANK.et per rank")       \
+	X(CHAKRA_JSON, "chakra-json", "", trex_chakra_json_export,                                 \
+	  "the Chakra ET set as one JSON document (every rank's metadata and nodes)")
 
 /* Writes idx, as far as opts->scope keeps it, to path ("-": standard
  * output, for single-file formats). *done (may be NULL) gets what was
