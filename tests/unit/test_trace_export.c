@@ -88,7 +88,11 @@ Test(trace_export, exporters_by_name_and_extension)
 	cr_assert_str_eq(trex_trace_exporter_named("perfetto")->extensions,
 	                 ".pftrace .perfetto-trace .pb");
 	cr_assert_null(trex_trace_exporter_named("Chrome"));
-	cr_assert_eq(trex_trace_exporter_count(), 3);
+	cr_assert_eq(trex_trace_exporter_count(), 5);
+	/* chakra sets are files per rank under a prefix: named only by --to */
+	cr_assert_str_eq(trex_trace_exporter_named("chakra")->extensions, "");
+	cr_assert_null(trex_trace_exporter_for_path("run.et"));
+	cr_assert_str_eq(trex_trace_exporter_named("chakra-json")->name, "chakra-json");
 }
 
 Test(trace_export, range_keeps_touching_slices_cut)
