@@ -313,8 +313,9 @@ static void detail_fields(struct detail *d, const struct trex_index *idx,
 		detail_row(d, "slack", TREX_GRAPH_NONE, "%s%s",
 		           dur_text(node_slack(s, node), a, sizeof(a)),
 		           flags & TREX_SCHED_CRITICAL ? " (on the critical path)" : "");
-	detail_row(d, "record", TREX_GRAPH_NONE, "%s: record %" PRIu32 ", byte %" PRId64,
-	           path ? path : "?", n->record, n->offset);
+	/* the position first: a long path is what a narrow screen cuts */
+	detail_row(d, "record", TREX_GRAPH_NONE, "%" PRIu32 " at byte %" PRId64 " of %s", n->record,
+	           n->offset, path ? path : "?");
 }
 
 static void detail_attrs(struct detail *d, const struct trex_index *idx,

@@ -34,7 +34,7 @@ check "... the all-reduces with their bytes" \
 dump 'E Enter' "$WORKLOAD"
 check "Enter: the node in full" shows "trex: node 0 of rank 0: COMP_NODE_conv1_FWD"
 check "... its duration from the file" shows_re "^ duration +1 us"
-check "... its record" shows_re "^ record .*data_2layers.txt: record 0, byte "
+check "... its record, the position before the path" shows_re "^ record +0 at byte [0-9]+ of "
 check "... and the node waiting for it" shows_re "^ needed by +1 COMP_NODE_fc2_FWD \(compute\)"
 
 dump 'E Enter G Enter' "$WORKLOAD"
