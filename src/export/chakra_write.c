@@ -161,7 +161,8 @@ static void cw_check_order(struct cw *w)
 		return;
 	}
 	if (w->res->order_differs ||
-	    (w->order_len == w->order0_len && memcmp(w->order, w->order0, w->order_len) == 0))
+	    (w->order_len == w->order0_len &&
+	     (w->order_len == 0 || memcmp(w->order, w->order0, w->order_len) == 0)))
 		return;
 	size_t k = 0;
 	while (k < w->order_len && k < w->order0_len && w->order[k] == w->order0[k])
