@@ -531,7 +531,19 @@ enum trex_status trex_index_args_each(const struct trex_index *idx, uint32_t fil
 	if (n == 0)
 		return TREX_OK;
 	st = file_codec(idx, file, &f, err);
-	return st == TREX_OK ? f->codec->decode_each(f->codec_ctx, refs, n, fn, user, err) : st;
+	if (st != TREX_OK)
+		return st;
+	if (f->codec->decode_each)
+		return f->codec->decode_each(f->codec_ctx, refs, n, fn, user, err);
+	for (size_t i = 0; i < n && st == TREX_OK; i++) {
+		struct trex_args a = {0};
+
+		st = f->codec->decode(f->codec_ctx, refs[i], &a, NULL, err);
+		if (st == TREX_OK)
+			st = fn(user, i, &a, err);
+		trex_args_free(&a);
+	}
+	return st;
 }
 
 /* A codec without json_each: its json, one reference at a time. */

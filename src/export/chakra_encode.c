@@ -14,98 +14,39 @@
 enum { CK_VARINT = 0, CK_LEN = 2 };
 #define CK_TAG(field, wire) ((uint64_t)(field) << 3 | (wire))
 
-void trex_chakra_buf_free(struct trex_chakra_buf *b)
+void trex_chakra_put_record(struct trex_pb_buf *b, const unsigned char *payload, size_t len)
 {
-	free(b->p);
-	memset(b, 0, sizeof(*b));
+	trex_pb_put_varint(b, len);
+	trex_pb_put_bytes(b, payload, len);
 }
 
-static bool ck_reserve(struct trex_chakra_buf *b, size_t more)
-{
-	if (b->oom)
-		return false;
-	if (b->len + more <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + more)
-		cap *= 2;
-	unsigned char *p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-bool trex_chakra_put_bytes(struct trex_chakra_buf *b, const void *p, size_t n)
-{
-	if (!ck_reserve(b, n))
-		return false;
-	if (n)
-		memcpy(b->p + b->len, p, n);
-	b->len += n;
-	return true;
-}
-
-static size_t ck_varint_size(uint64_t v)
-{
-	size_t n = 1;
-	while (v > 0x7f) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-size_t trex_chakra_put_varint(struct trex_chakra_buf *b, uint64_t v)
-{
-	size_t n = 0;
-
-	if (!ck_reserve(b, 10))
-		return 0;
-	do {
-		b->p[b->len + n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	b->len += n;
-	return n;
-}
-
-void trex_chakra_put_record(struct trex_chakra_buf *b, const unsigned char *payload, size_t len)
-{
-	trex_chakra_put_varint(b, len);
-	trex_chakra_put_bytes(b, payload, len);
-}
-
-static void ck_put_string(struct trex_chakra_buf *b, unsigned field, const char *s)
+static void ck_put_string(struct trex_pb_buf *b, unsigned field, const char *s)
 {
 	size_t n = strlen(s);
 
-	trex_chakra_put_varint(b, CK_TAG(field, CK_LEN));
-	trex_chakra_put_varint(b, n);
-	trex_chakra_put_bytes(b, s, n);
+	trex_pb_put_varint(b, CK_TAG(field, CK_LEN));
+	trex_pb_put_varint(b, n);
+	trex_pb_put_bytes(b, s, n);
 }
 
-static void ck_put_packed(struct trex_chakra_buf *b, unsigned field, const uint64_t *v, size_t n)
+static void ck_put_packed(struct trex_pb_buf *b, unsigned field, const uint64_t *v, size_t n)
 {
 	size_t bytes = 0;
 
 	if (!n)
 		return;
 	for (size_t i = 0; i < n; i++)
-		bytes += ck_varint_size(v[i]);
-	trex_chakra_put_varint(b, CK_TAG(field, CK_LEN));
-	trex_chakra_put_varint(b, bytes);
+		bytes += trex_pb_varint_size(v[i]);
+	trex_pb_put_varint(b, CK_TAG(field, CK_LEN));
+	trex_pb_put_varint(b, bytes);
 	for (size_t i = 0; i < n; i++)
-		trex_chakra_put_varint(b, v[i]);
+		trex_pb_put_varint(b, v[i]);
 }
 
 /* AttributeProto{name = 1, one value member}: its size, then its bytes. */
 static size_t ck_attr_size(const struct trex_chakra_attr_out *a, size_t *name_len)
 {
-	size_t n = strlen(a->name), size = 1 + ck_varint_size(n) + n;
+	size_t n = strlen(a->name), size = 1 + trex_pb_varint_size(n) + n;
 
 	*name_len = n;
 	switch (a->kind) {
@@ -114,36 +55,36 @@ static size_t ck_attr_size(const struct trex_chakra_attr_out *a, size_t *name_le
 	case TREX_CHAKRA_ATTR_INT64:
 	case TREX_CHAKRA_ATTR_INT32:
 		/* negatives are 10-byte varints in both, as protobuf writes them */
-		return size + 1 + ck_varint_size((uint64_t)a->i);
+		return size + 1 + trex_pb_varint_size((uint64_t)a->i);
 	case TREX_CHAKRA_ATTR_STRING:
 	default: {
 		size_t s = strlen(a->s ? a->s : "");
-		return size + 2 + ck_varint_size(s) + s; /* tag ea 01 */
+		return size + 2 + trex_pb_varint_size(s) + s; /* tag ea 01 */
 	}
 	}
 }
 
-static void ck_put_attr(struct trex_chakra_buf *b, const struct trex_chakra_attr_out *a)
+static void ck_put_attr(struct trex_pb_buf *b, const struct trex_chakra_attr_out *a)
 {
 	size_t name_len, size = ck_attr_size(a, &name_len);
 
-	trex_chakra_put_varint(b, CK_TAG(10, CK_LEN));
-	trex_chakra_put_varint(b, size);
-	trex_chakra_put_varint(b, CK_TAG(1, CK_LEN));
-	trex_chakra_put_varint(b, name_len);
-	trex_chakra_put_bytes(b, a->name, name_len);
+	trex_pb_put_varint(b, CK_TAG(10, CK_LEN));
+	trex_pb_put_varint(b, size);
+	trex_pb_put_varint(b, CK_TAG(1, CK_LEN));
+	trex_pb_put_varint(b, name_len);
+	trex_pb_put_bytes(b, a->name, name_len);
 	switch (a->kind) {
 	case TREX_CHAKRA_ATTR_BOOL:
-		trex_chakra_put_varint(b, CK_TAG(27, CK_VARINT));
-		trex_chakra_put_varint(b, a->i != 0);
+		trex_pb_put_varint(b, CK_TAG(27, CK_VARINT));
+		trex_pb_put_varint(b, a->i != 0);
 		break;
 	case TREX_CHAKRA_ATTR_INT64:
-		trex_chakra_put_varint(b, CK_TAG(9, CK_VARINT));
-		trex_chakra_put_varint(b, (uint64_t)a->i);
+		trex_pb_put_varint(b, CK_TAG(9, CK_VARINT));
+		trex_pb_put_varint(b, (uint64_t)a->i);
 		break;
 	case TREX_CHAKRA_ATTR_INT32:
-		trex_chakra_put_varint(b, CK_TAG(7, CK_VARINT));
-		trex_chakra_put_varint(b, (uint64_t)a->i);
+		trex_pb_put_varint(b, CK_TAG(7, CK_VARINT));
+		trex_pb_put_varint(b, (uint64_t)a->i);
 		break;
 	case TREX_CHAKRA_ATTR_STRING:
 		ck_put_string(b, 29, a->s ? a->s : "");
@@ -151,28 +92,28 @@ static void ck_put_attr(struct trex_chakra_buf *b, const struct trex_chakra_attr
 	}
 }
 
-void trex_chakra_encode_node(struct trex_chakra_buf *b, const struct trex_chakra_node_out *n)
+void trex_chakra_encode_node(struct trex_pb_buf *b, const struct trex_chakra_node_out *n)
 {
 	size_t start = b->len;
 
 	if (n->id)
-		trex_chakra_put_varint(b, CK_TAG(1, CK_VARINT)), trex_chakra_put_varint(b, n->id);
+		trex_pb_put_varint(b, CK_TAG(1, CK_VARINT)), trex_pb_put_varint(b, n->id);
 	if (n->name && n->name[0])
 		ck_put_string(b, 2, n->name);
 	if (n->type != TREX_CHAKRA_INVALID_NODE)
-		trex_chakra_put_varint(b, CK_TAG(3, CK_VARINT)), trex_chakra_put_varint(b, n->type);
+		trex_pb_put_varint(b, CK_TAG(3, CK_VARINT)), trex_pb_put_varint(b, n->type);
 	ck_put_packed(b, 4, n->ctrl_deps, n->n_ctrl_deps);
 	ck_put_packed(b, 5, n->data_deps, n->n_data_deps);
 	if (n->duration_micros)
-		trex_chakra_put_varint(b, CK_TAG(7, CK_VARINT)),
-		    trex_chakra_put_varint(b, n->duration_micros);
+		trex_pb_put_varint(b, CK_TAG(7, CK_VARINT)),
+		    trex_pb_put_varint(b, n->duration_micros);
 	for (size_t i = 0; i < n->n_attrs; i++)
 		ck_put_attr(b, &n->attrs[i]);
 	if (b->len == start) /* all defaults: an explicit id 0 keeps the record non-empty */
-		trex_chakra_put_varint(b, CK_TAG(1, CK_VARINT)), trex_chakra_put_varint(b, 0);
+		trex_pb_put_varint(b, CK_TAG(1, CK_VARINT)), trex_pb_put_varint(b, 0);
 }
 
-void trex_chakra_encode_metadata(struct trex_chakra_buf *b, const char *version)
+void trex_chakra_encode_metadata(struct trex_pb_buf *b, const char *version)
 {
 	ck_put_string(b, 1, version && version[0] ? version : "0.0.4");
 }

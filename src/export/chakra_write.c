@@ -22,10 +22,10 @@ struct cw {
 	struct trex_chakra_write_result *res;
 	struct trex_atomic_file **files; /* every file of the set, committed together */
 	uint32_t file_count, file_cap;
-	FILE *out;                    /* the current rank's (ET) or the document's (JSON) */
-	struct trex_chakra_buf node;  /* one node's payload */
-	struct trex_chakra_buf frame; /* its record, or its JSON */
-	unsigned char *raw;           /* a record read back from its file */
+	FILE *out;                /* the current rank's (ET) or the document's (JSON) */
+	struct trex_pb_buf node;  /* one node's payload */
+	struct trex_pb_buf frame; /* its record, or its JSON */
+	unsigned char *raw;       /* a record read back from its file */
 	size_t raw_cap;
 	bool first_node;      /* JSON: no comma before the next node */
 	char *order0, *order; /* collective types in order: rank 0's, this rank's */
@@ -86,8 +86,7 @@ static enum trex_status cw_commit_all(struct cw *w, struct trex_error *err)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
-static enum trex_status cw_put(struct cw *w, const struct trex_chakra_buf *b,
-                               struct trex_error *err)
+static enum trex_status cw_put(struct cw *w, const struct trex_pb_buf *b, struct trex_error *err)
 {
 	if (b->oom)
 		return cw_nomem(err);
@@ -315,11 +314,11 @@ static enum trex_status cw_graph_metadata(struct cw *w, const struct trex_file *
 			return st;
 	}
 	if (len == SIZE_MAX || len == 0) {
-		struct trex_chakra_buf b = {0};
+		struct trex_pb_buf b = {0};
 		trex_chakra_encode_metadata(&b, CW_VERSION);
 		enum trex_status st =
 		    b.oom ? cw_nomem(err) : cw_rank_begin(w, rank, b.p, b.len, err);
-		trex_chakra_buf_free(&b);
+		trex_pb_buf_free(&b);
 		return st;
 	}
 	return cw_rank_begin(w, rank, w->raw, len, err);
@@ -563,12 +562,12 @@ static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file,
 static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw_work *work,
                                     size_t n, uint64_t *last_on_track, struct trex_error *err)
 {
-	struct trex_chakra_buf meta = {0};
+	struct trex_pb_buf meta = {0};
 	enum trex_status st;
 
 	trex_chakra_encode_metadata(&meta, CW_VERSION);
 	st = meta.oom ? cw_nomem(err) : cw_rank_begin(w, w->res->ranks, meta.p, meta.len, err);
-	trex_chakra_buf_free(&meta);
+	trex_pb_buf_free(&meta);
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		if (w->o->cancel && *w->o->cancel)
 			return trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
@@ -605,8 +604,8 @@ static void cw_free(struct cw *w)
 {
 	cw_abort_all(w);
 	free(w->files);
-	trex_chakra_buf_free(&w->node);
-	trex_chakra_buf_free(&w->frame);
+	trex_pb_buf_free(&w->node);
+	trex_pb_buf_free(&w->frame);
 	free(w->raw);
 	free(w->order0);
 	free(w->order);

@@ -23,68 +23,35 @@
 #include <string.h>
 
 #include "export_internal.h"
+#include "trex/export/pb_wire.h"
 #include "trex/export/trace_export.h"
 #include "trex/load/json_args.h"
 
 /* ---- the wire format ------------------------------------------------------------------------ */
 
-struct pb {
-	uint8_t *p;
-	size_t n, cap;
-	bool oom;
-};
-
-static bool pb_grow(struct pb *b, size_t more)
-{
-	if (b->n + more <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->n + more)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-	if (!pb_grow(b, 10))
-		return;
-	while (v >= 0x80) {
-		b->p[b->n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->p[b->n++] = (uint8_t)v;
-}
-
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
-static void pb_tag(struct pb *b, unsigned field, unsigned wt)
+static void pb_tag(struct trex_pb_buf *b, unsigned field, unsigned wt)
 {
-	pb_varint(b, ((uint64_t)field << 3) | wt);
+	trex_pb_put_varint(b, ((uint64_t)field << 3) | wt);
 }
 
-static void pb_u64(struct pb *b, unsigned field, uint64_t v)
+static void pb_u64(struct trex_pb_buf *b, unsigned field, uint64_t v)
 {
 	pb_tag(b, field, WT_VARINT);
-	pb_varint(b, v);
+	trex_pb_put_varint(b, v);
 }
 
-static void pb_fixed64(struct pb *b, unsigned field, uint64_t v)
+static void pb_fixed64(struct trex_pb_buf *b, unsigned field, uint64_t v)
 {
 	pb_tag(b, field, WT_I64);
-	if (!pb_grow(b, 8))
+	if (!trex_pb_reserve(b, 8))
 		return;
 	for (int i = 0; i < 8; i++)
-		b->p[b->n++] = (uint8_t)(v >> (8 * i));
+		b->p[b->len++] = (uint8_t)(v >> (8 * i));
 }
 
-static void pb_double(struct pb *b, unsigned field, double d)
+static void pb_double(struct trex_pb_buf *b, unsigned field, double d)
 {
 	uint64_t v;
 
@@ -92,27 +59,24 @@ static void pb_double(struct pb *b, unsigned field, double d)
 	pb_fixed64(b, field, v);
 }
 
-static void pb_bytes(struct pb *b, unsigned field, const void *s, size_t n)
+static void pb_bytes(struct trex_pb_buf *b, unsigned field, const void *s, size_t n)
 {
 	pb_tag(b, field, WT_LEN);
-	pb_varint(b, n);
-	if (pb_grow(b, n)) {
-		memcpy(b->p + b->n, s, n);
-		b->n += n;
-	}
+	trex_pb_put_varint(b, n);
+	trex_pb_put_bytes(b, s, n);
 }
 
-static void pb_str(struct pb *b, unsigned field, const char *s)
+static void pb_str(struct trex_pb_buf *b, unsigned field, const char *s)
 {
 	pb_bytes(b, field, s, strlen(s));
 }
 
 /* inner as a message field of b; inner is emptied for reuse. */
-static void pb_msg(struct pb *b, unsigned field, struct pb *inner)
+static void pb_msg(struct trex_pb_buf *b, unsigned field, struct trex_pb_buf *inner)
 {
-	pb_bytes(b, field, inner->p, inner->n);
+	pb_bytes(b, field, inner->p, inner->len);
 	b->oom |= inner->oom;
-	inner->n = 0;
+	inner->len = 0;
 }
 
 /* ---- field numbers (perfetto.md) ------------------------------------------------------------ */
@@ -161,7 +125,7 @@ struct pw {
 	const struct trex_index *idx;
 	const struct trex_export_scope *s;
 	struct xargs *args;
-	struct pb pkt, te, sub, sub2;
+	struct trex_pb_buf pkt, te, sub, sub2;
 	uint8_t *interned; /* a bit per string id: its iid was given */
 	bool first_packet;
 	int32_t *pids;   /* per process: the pid written */
@@ -175,7 +139,7 @@ static bool pw_emit(struct pw *c)
 {
 	uint8_t head[11];
 	size_t h = 0;
-	uint64_t v = c->pkt.n;
+	uint64_t v = c->pkt.len;
 
 	if (c->pkt.oom)
 		return false;
@@ -185,8 +149,8 @@ static bool pw_emit(struct pw *c)
 		v >>= 7;
 	}
 	head[h++] = (uint8_t)v;
-	bool ok = trex_wbuf_put(c->w, head, h) && trex_wbuf_put(c->w, c->pkt.p, c->pkt.n);
-	c->pkt.n = 0;
+	bool ok = trex_wbuf_put(c->w, head, h) && trex_wbuf_put(c->w, c->pkt.p, c->pkt.len);
+	c->pkt.len = 0;
 	return ok;
 }
 
@@ -295,7 +259,7 @@ static bool pw_overlaps_track(struct pw *c, uint32_t track, unsigned level)
 
 /* Interns string id (as iid id + 1) into the packet's interned data when
  * it is new; field: ID_NAMES or ID_CATEGORIES. */
-static void pw_intern(struct pw *c, unsigned field, uint32_t id, struct pb *interned)
+static void pw_intern(struct pw *c, unsigned field, uint32_t id, struct trex_pb_buf *interned)
 {
 	uint8_t bit = (uint8_t)(1u << (id & 7));
 
@@ -442,7 +406,7 @@ static void pw_event_head(struct pw *c, int64_t ts, uint64_t track_uuid, unsigne
 }
 
 /* The event's name and category, interned. */
-static void pw_event_names(struct pw *c, uint32_t name, uint32_t cat, struct pb *interned)
+static void pw_event_names(struct pw *c, uint32_t name, uint32_t cat, struct trex_pb_buf *interned)
 {
 	pw_intern(c, ID_NAMES, name, interned);
 	pb_u64(&c->te, TE_NAME_IID, (uint64_t)name + 1);
@@ -453,10 +417,10 @@ static void pw_event_names(struct pw *c, uint32_t name, uint32_t cat, struct pb 
 }
 
 /* te into the packet, with the interned data it needs. */
-static bool pw_event_done(struct pw *c, struct pb *interned)
+static bool pw_event_done(struct pw *c, struct trex_pb_buf *interned)
 {
 	pb_msg(&c->pkt, PKT_TRACK_EVENT, &c->te);
-	if (interned->n)
+	if (interned->len)
 		pb_msg(&c->pkt, PKT_INTERNED, interned);
 	c->w->events++;
 	return pw_emit(c);
@@ -485,7 +449,7 @@ static bool pw_begin(struct pw *c, uint32_t id, size_t at, uint64_t uuid, int64_
                      enum trex_clip clip, struct trex_error *err)
 {
 	const struct trex_slice *sl = trex_index_slice(c->idx, id);
-	struct pb interned = {0};
+	struct trex_pb_buf interned = {0};
 	bool ok;
 
 	pw_event_head(c, ts, uuid, TYPE_BEGIN);
@@ -700,7 +664,7 @@ static bool pw_instant(void *user, uint32_t id, size_t at)
 	struct pw_instant_job *j = user;
 	struct pw *c = j->c;
 	const struct trex_instant *in = trex_index_instant(c->idx, id);
-	struct pb interned = {0};
+	struct trex_pb_buf interned = {0};
 	bool ok;
 
 	if (!trex_export_time_in(c->s, in->ts) ||

@@ -156,21 +156,6 @@ static enum trex_status tl_json(void *ctx, trex_args_ref ref, char **out, size_t
 	return TREX_OK;
 }
 
-static enum trex_status tl_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
-                                       trex_args_each_fn *fn, void *user, struct trex_error *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct trex_args a;
-		enum trex_status s = tl_decode(ctx, refs[i], &a, NULL, err);
-		if (s == TREX_OK)
-			s = fn(user, i, &a, err);
-		trex_args_free(&a);
-		if (s != TREX_OK)
-			return s;
-	}
-	return TREX_OK;
-}
-
 static enum trex_status tl_positions(void *ctx, const uint64_t *offsets, size_t n, int64_t *line,
                                      int64_t *col, int64_t *disk, struct trex_error *err)
 {
@@ -191,7 +176,6 @@ static const struct trex_args_codec tl_codec = {
     .name = "astrasim-log",
     .decode = tl_decode,
     .json = tl_json,
-    .decode_each = tl_decode_each,
     .positions = tl_positions,
     .memory = tl_memory,
     .close = tl_close,

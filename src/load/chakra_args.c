@@ -336,21 +336,6 @@ static enum trex_status ck_json(void *ctx, trex_args_ref ref, char **out, size_t
 	return TREX_OK;
 }
 
-static enum trex_status ck_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
-                                       trex_args_each_fn *fn, void *user, struct trex_error *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct trex_args a;
-		enum trex_status st = ck_decode(ctx, refs[i], &a, NULL, err);
-		if (st == TREX_OK)
-			st = fn(user, i, &a, err);
-		trex_args_free(&a);
-		if (st != TREX_OK)
-			return st;
-	}
-	return TREX_OK;
-}
-
 static size_t ck_memory(const void *ctx)
 {
 	const struct trex_chakra_codec *c = ctx;
@@ -376,7 +361,6 @@ const struct trex_args_codec trex_chakra_args_codec = {
     .name = "chakra",
     .decode = ck_decode,
     .json = ck_json,
-    .decode_each = ck_decode_each,
     .memory = ck_memory,
     .close = ck_close,
 };

@@ -116,12 +116,12 @@ static bool ck_is_canonical(const unsigned char *p, size_t len)
 	return true;
 }
 
-static bool ck_append(struct trex_chakra_buf *b, const void *p, size_t n)
+static bool ck_append(struct trex_pb_buf *b, const void *p, size_t n)
 {
-	return trex_chakra_put_bytes(b, p, n);
+	return trex_pb_put_bytes(b, p, n);
 }
 
-bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_chakra_buf *out,
+bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_pb_buf *out,
                                 bool *copied)
 {
 	*copied = ck_is_canonical(p, len);
@@ -145,14 +145,14 @@ bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_
 
 /* ---- proto3 JSON ---------------------------------------------------------------------------- */
 
-static bool ck_puts(struct trex_chakra_buf *b, const char *s)
+static bool ck_puts(struct trex_pb_buf *b, const char *s)
 {
 	return ck_append(b, s, strlen(s));
 }
 
-static bool ck_printf(struct trex_chakra_buf *b, const char *fmt, ...)
+static bool ck_printf(struct trex_pb_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static bool ck_printf(struct trex_chakra_buf *b, const char *fmt, ...)
+static bool ck_printf(struct trex_pb_buf *b, const char *fmt, ...)
 {
 	char tmp[64];
 	va_list ap;
@@ -178,7 +178,7 @@ static size_t ck_utf8(const unsigned char *s, size_t left)
 
 /* A JSON string; bytes that are not UTF-8 become U+FFFD so the document
  * stays valid. */
-static bool ck_json_string(struct trex_chakra_buf *b, const char *s, size_t len)
+static bool ck_json_string(struct trex_pb_buf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool ok = ck_append(b, "\"", 1);
@@ -205,7 +205,7 @@ static bool ck_json_string(struct trex_chakra_buf *b, const char *s, size_t len)
 	return ok && ck_append(b, "\"", 1);
 }
 
-static bool ck_base64(struct trex_chakra_buf *b, const ProtobufCBinaryData *d)
+static bool ck_base64(struct trex_pb_buf *b, const ProtobufCBinaryData *d)
 {
 	static const char abc[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -226,7 +226,7 @@ static bool ck_base64(struct trex_chakra_buf *b, const ProtobufCBinaryData *d)
 }
 
 /* snake_case as lowerCamelCase, the proto3 JSON name. */
-static bool ck_json_key(struct trex_chakra_buf *b, const char *name)
+static bool ck_json_key(struct trex_pb_buf *b, const char *name)
 {
 	char key[64];
 	size_t n = 0;
@@ -243,7 +243,7 @@ static bool ck_json_key(struct trex_chakra_buf *b, const char *name)
 	return ck_json_string(b, key, n) && ck_append(b, ":", 1);
 }
 
-static bool ck_json_double(struct trex_chakra_buf *b, double v)
+static bool ck_json_double(struct trex_pb_buf *b, double v)
 {
 	if (isnan(v))
 		return ck_puts(b, "\"NaN\"");
@@ -252,11 +252,10 @@ static bool ck_json_double(struct trex_chakra_buf *b, double v)
 	return ck_printf(b, "%.17g", v);
 }
 
-static bool ck_json_message(struct trex_chakra_buf *b, const ProtobufCMessage *m);
+static bool ck_json_message(struct trex_pb_buf *b, const ProtobufCMessage *m);
 
 /* One value of field f at p. */
-static bool ck_json_value(struct trex_chakra_buf *b, const ProtobufCFieldDescriptor *f,
-                          const void *p)
+static bool ck_json_value(struct trex_pb_buf *b, const ProtobufCFieldDescriptor *f, const void *p)
 {
 	switch (f->type) {
 	case PROTOBUF_C_TYPE_INT32:
@@ -345,7 +344,7 @@ static bool ck_is_default(const ProtobufCFieldDescriptor *f, const void *p)
 	}
 }
 
-static bool ck_json_field(struct trex_chakra_buf *b, const ProtobufCFieldDescriptor *f,
+static bool ck_json_field(struct trex_pb_buf *b, const ProtobufCFieldDescriptor *f,
                           const ProtobufCMessage *m, bool *first)
 {
 	const char *base = (const char *)m;
@@ -376,7 +375,7 @@ static bool ck_json_field(struct trex_chakra_buf *b, const ProtobufCFieldDescrip
 	return ok;
 }
 
-static bool ck_json_message(struct trex_chakra_buf *b, const ProtobufCMessage *m)
+static bool ck_json_message(struct trex_pb_buf *b, const ProtobufCMessage *m)
 {
 	bool first = true, ok;
 
@@ -389,7 +388,7 @@ static bool ck_json_message(struct trex_chakra_buf *b, const ProtobufCMessage *m
 }
 
 bool trex_chakra_record_json(const unsigned char *p, size_t len, bool metadata,
-                             struct trex_chakra_buf *out)
+                             struct trex_pb_buf *out)
 {
 	const ProtobufCMessageDescriptor *d = metadata
 	                                          ? &chakra_proto_msg__global_metadata__descriptor

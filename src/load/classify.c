@@ -333,8 +333,9 @@ static uint8_t schema_says(struct ctx *c, uint32_t name)
 static bool classify_comm(struct ctx *c, uint32_t i)
 {
 	const struct trex_slice *s = trex_index_slice(c->idx, i);
-	uint8_t says = graph_comm(c->idx, i) ? SCHEMA_UNDECIDED : schema_says(c, s->name);
-	unsigned rule = graph_comm(c->idx, i) ? TREX_COMM_GRAPH
+	bool graph = graph_comm(c->idx, i);
+	uint8_t says = graph ? SCHEMA_UNDECIDED : schema_says(c, s->name);
+	unsigned rule = graph                 ? TREX_COMM_GRAPH
 	                : says == SCHEMA_COMM ? TREX_COMM_SCHEMA
 	                : says == SCHEMA_NOT  ? TREX_COMM_NONE
 	                                      : name_rule(c, s->name);

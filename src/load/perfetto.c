@@ -141,21 +141,6 @@ static enum trex_status pl_json(void *ctx, trex_args_ref ref, char **out, size_t
 	return TREX_OK;
 }
 
-static enum trex_status pl_decode_each(void *ctx, const trex_args_ref *refs, size_t n,
-                                       trex_args_each_fn *fn, void *user, struct trex_error *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct trex_args a;
-		enum trex_status s = pl_decode(ctx, refs[i], &a, NULL, err);
-		if (s == TREX_OK)
-			s = fn(user, i, &a, err);
-		trex_args_free(&a);
-		if (s != TREX_OK)
-			return s;
-	}
-	return TREX_OK;
-}
-
 static size_t pl_memory(const void *ctx)
 {
 	const struct pl_codec *c = ctx;
@@ -178,7 +163,6 @@ static const struct trex_args_codec pl_codec = {
     .name = "perfetto",
     .decode = pl_decode,
     .json = pl_json,
-    .decode_each = pl_decode_each,
     .memory = pl_memory,
     .close = pl_close,
 };

@@ -57,7 +57,8 @@ struct trex_args_codec {
 	enum trex_status (*json)(void *ctx, trex_args_ref ref, char **out, size_t *len,
 	                         struct trex_error *err);
 	/* Decodes refs[0..n) (none TREX_ARGS_NONE), each reported to fn, in
-	 * whatever order reads the file best. */
+	 * whatever order reads the file best; NULL: the index calls decode
+	 * once per reference, in the given order. */
 	enum trex_status (*decode_each)(void *ctx, const trex_args_ref *refs, size_t n,
 	                                trex_args_each_fn *fn, void *user, struct trex_error *err);
 	/* For messages: 1-based line and column of decoded byte offsets (in

@@ -28,6 +28,7 @@
 
 #include "trex/core/index.h"
 #include "trex/core/status.h"
+#include "trex/export/pb_wire.h"
 
 enum trex_chakra_out_format {
 	TREX_CHAKRA_OUT_ET,   /* {prefix}.{rank}.et per rank */
@@ -75,20 +76,8 @@ enum trex_status trex_chakra_write(const struct trex_index *idx,
 
 /* ---- encoding (exposed for tests) ------------------------------------------------------ */
 
-/* A growing byte buffer. */
-struct trex_chakra_buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom; /* an append failed: the contents are incomplete */
-};
-void trex_chakra_buf_free(struct trex_chakra_buf *b);
-/* Appends n bytes; false (and b->oom) when memory runs out. */
-bool trex_chakra_put_bytes(struct trex_chakra_buf *b, const void *p, size_t n);
-
-/* Appends v as a minimal protobuf base-128 varint; returns its size. */
-size_t trex_chakra_put_varint(struct trex_chakra_buf *b, uint64_t v);
 /* Appends one record: varint32(len) then the payload. */
-void trex_chakra_put_record(struct trex_chakra_buf *b, const unsigned char *payload, size_t len);
+void trex_chakra_put_record(struct trex_pb_buf *b, const unsigned char *payload, size_t len);
 
 /* One attribute as the writer emits it (the member ASTRA-sim reads). */
 enum trex_chakra_attr_kind {
@@ -119,9 +108,9 @@ struct trex_chakra_node_out {
  * proto3 defaults omitted, dependencies packed, every attribute's member
  * written even when 0. A node that would serialize to nothing is written
  * as an explicit id 0 (08 00), so its record is never empty. */
-void trex_chakra_encode_node(struct trex_chakra_buf *b, const struct trex_chakra_node_out *n);
+void trex_chakra_encode_node(struct trex_pb_buf *b, const struct trex_chakra_node_out *n);
 /* GlobalMetadata{version} (no attributes). */
-void trex_chakra_encode_metadata(struct trex_chakra_buf *b, const char *version);
+void trex_chakra_encode_metadata(struct trex_pb_buf *b, const char *version);
 
 /* The Chakra CollectiveCommType number a collective's name says
  * ("ncclDevKernel_AllReduce_Sum_f32", "all_gather", "nccl:all_to_all"):

@@ -33,8 +33,8 @@ enum trex_status trex_chakra_file_metadata(const struct trex_file *f, unsigned c
  * already is (every file Chakra's tools write); *copied says which. The
  * result is appended to out (no length prefix). Returns false when the
  * payload does not decode or memory runs out. */
-struct trex_chakra_buf;
-bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_chakra_buf *out,
+struct trex_pb_buf;
+bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_pb_buf *out,
                                 bool *copied);
 
 /* A Node or GlobalMetadata payload as one JSON object in the proto3 JSON
@@ -43,6 +43,6 @@ bool trex_chakra_canonical_node(const unsigned char *p, size_t len, struct trex_
  * without a NUL. Returns false when it does not decode or memory runs
  * out. */
 bool trex_chakra_record_json(const unsigned char *p, size_t len, bool metadata,
-                             struct trex_chakra_buf *out);
+                             struct trex_pb_buf *out);
 
 #endif
