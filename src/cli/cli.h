@@ -15,6 +15,7 @@
 #include "trex/core/status.h"
 #include "trex/export/atomic_file.h"
 #include "trex/export/trace_export.h"
+#include "trex/load/index_cache.h"
 #include "trex/export/table_write.h"
 #include "trex/ui/theme.h"
 
@@ -155,6 +156,10 @@ enum cli_command {
 	  "needs)")                                                                                \
 	X(NPU_FREQUENCY, "npu-frequency", 0, "GHZ", CLI_ANYWHERE,                                  \
 	  "ASTRA-sim timelines: the NPU clock turning cycles into time (default 1: a cycle a ns)") \
+	X(NO_CACHE, "no-cache", 0, NULL, CLI_ANYWHERE,                                             \
+	  "neither read nor write index files (.trex): parse the trace")                           \
+	X(REBUILD_CACHE, "rebuild-cache", 0, NULL, CLI_ANYWHERE,                                   \
+	  "parse the trace and write its index file again, even when it is fresh")                 \
 	X(STRICT, "strict", 0, NULL, CLI_ANYWHERE,                                                 \
 	  "exit 2 when input was lost or a value not taken as written (damaged input)")            \
 	X(QUIET, "quiet", 'q', NULL, CLI_ANYWHERE, "no progress line")                             \
@@ -222,6 +227,7 @@ struct cli_opts {
 	uint32_t npus;            /* --npus, 0: each text workload's default */
 	double npu_frequency_ghz; /* --npu-frequency, 0: 1 GHz */
 	bool force, strict, quiet, demo, help, version;
+	bool no_cache, rebuild_cache; /* --no-cache, --rebuild-cache */
 	/* the interactive UI (no command, on a terminal or with --dump-screen) */
 	const char *keys, *theme, *script, *dump_screen;
 	enum trex_color_mode color;
@@ -249,6 +255,9 @@ struct cli_paths {
 enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_paths *out,
                                    struct trex_error *err);
 void cli_paths_free(struct cli_paths *p);
+/* Whether path names an index file (FILE.trex): globs leave those out, and
+ * one given as an input stands for its trace. */
+bool cli_is_index_file(const char *path);
 
 /* Loads the inputs (or the demo trace) into one index, with a progress
  * line on a terminal and Ctrl-C cancelling (CANCELLED); prints warning
@@ -264,6 +273,10 @@ struct trex_catset;
 enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
                           struct trex_index **out, struct trex_metrics **metrics,
                           struct trex_error *err);
+/* The index-file cache mode --no-cache and --rebuild-cache ask for, and
+ * its note (a refused or unwritable index file) as one line on stderr. */
+enum trex_cache_mode cli_cache_mode(const struct cli_opts *o);
+void cli_print_cache_note(const struct trex_cache_report *r);
 /* One warning line on stderr per rank that several files claim (they stay
  * separate runs; analysis/labels.h). Printed after the interface exits,
  * else right after loading. */

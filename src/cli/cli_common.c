@@ -462,6 +462,12 @@ static enum trex_status apply_option(struct cli_opts *o, struct parse_state *ps,
 	case CLI_OPT_STRICT:
 		o->strict = true;
 		break;
+	case CLI_OPT_NO_CACHE:
+		o->no_cache = true;
+		break;
+	case CLI_OPT_REBUILD_CACHE:
+		o->rebuild_cache = true;
+		break;
 	case CLI_OPT_QUIET:
 		o->quiet = true;
 		break;
@@ -685,6 +691,54 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+bool cli_is_index_file(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 5 && strcmp(path + n - 5, ".trex") == 0;
+}
+
+static bool paths_has(const struct cli_paths *p, const char *path, size_t len)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strlen(p->v[i]) == len && strncmp(p->v[i], path, len) == 0)
+			return true;
+	return false;
+}
+
+/* An index file named as an input (a shell glob took TRACE.trex along)
+ * stands for its trace: dropped when the trace is an input too, else
+ * replaced by it, so `trex a.json.trex` opens a.json through its index. */
+static enum trex_status index_inputs_to_traces(struct cli_paths *p, struct trex_error *err)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		char *path = p->v[i];
+		size_t len = strlen(path) - 5;
+
+		if (cli_is_index_file(path) && paths_has(p, path, len)) {
+			free(path);
+			continue;
+		}
+		if (cli_is_index_file(path)) {
+			char *trace = strndup(path, len);
+
+			if (!trace)
+				return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+			if (exists(trace)) {
+				free(path);
+				path = trace;
+			} else {
+				free(trace);
+			}
+		}
+		p->v[kept++] = path;
+	}
+	p->n = kept;
+	return TREX_OK;
+}
+
 static enum trex_status expand_glob(const char *pattern, struct cli_paths *out,
                                     struct trex_error *err)
 {
@@ -700,7 +754,8 @@ static enum trex_status expand_glob(const char *pattern, struct cli_paths *out,
 		                      "cannot expand the pattern");
 	}
 	for (size_t i = 0; i < g.gl_pathc && st == TREX_OK; i++)
-		st = paths_add(out, g.gl_pathv[i], strlen(g.gl_pathv[i]), err);
+		if (!cli_is_index_file(g.gl_pathv[i])) /* TRACE.trex beside each trace */
+			st = paths_add(out, g.gl_pathv[i], strlen(g.gl_pathv[i]), err);
 	globfree(&g);
 	return st;
 }
@@ -750,6 +805,8 @@ enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_p
 			st = trex_error_set(err, TREX_USAGE, NULL, -1, "empty file name in '%s'",
 			                    args[i]);
 	}
+	if (st == TREX_OK)
+		st = index_inputs_to_traces(out, err);
 	if (st != TREX_OK)
 		cli_paths_free(out);
 	return st;
@@ -1002,11 +1059,26 @@ void cli_report_rank_clashes(const struct trex_index *idx)
 		        trex_rank_clash_warning(idx, i, line, sizeof(line)));
 }
 
+enum trex_cache_mode cli_cache_mode(const struct cli_opts *o)
+{
+	return o->no_cache        ? TREX_CACHE_OFF
+	       : o->rebuild_cache ? TREX_CACHE_REBUILD
+	                          : TREX_CACHE_USE;
+}
+
+void cli_print_cache_note(const struct trex_cache_report *r)
+{
+	fputs("trex: ", stderr);
+	trex_escape_write(stderr, r->note, strlen(r->note), TREX_ESCAPE_CONTROLS);
+	fputc('\n', stderr);
+}
+
 enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
                           struct trex_index **out, struct trex_metrics **metrics,
                           struct trex_error *err)
 {
 	struct progress pr = {.last_ns = 0, .shown = false};
+	struct trex_cache_report cache = {.hit = false};
 	struct trex_comm_override by_schema = {trex_catset_comm_by_name, schema};
 	struct trex_load_opts lo = {.threads = o->threads,
 	                            .strict = o->strict,
@@ -1017,7 +1089,9 @@ enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *sc
 	                            .npu_frequency_ghz = o->npu_frequency_ghz,
 	                            .comm_override = schema ? &by_schema : NULL,
 	                            .cancel = &load_cancelled,
-	                            .progress_user = &pr};
+	                            .progress_user = &pr,
+	                            .cache = cli_cache_mode(o),
+	                            .cache_report = &cache};
 	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
 	enum trex_status st;
 
@@ -1033,6 +1107,8 @@ enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *sc
 	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, metrics, err);
 	sigaction(SIGINT, &old, NULL);
 	progress_clear(&pr);
+	if (!o->demo && cache.note[0])
+		cli_print_cache_note(&cache);
 	if (st == TREX_OK && load_cancelled)
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
 	if (st == TREX_OK && *out)

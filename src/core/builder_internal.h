@@ -45,6 +45,25 @@ void *trex_big_malloc(size_t n);
 /* Releases unused arena and offset capacity once a table stops growing. */
 void trex_strtab_shrink(struct trex_strtab *tab);
 
+/* A table's storage as written into an index file (index_file.c): the
+ * arena (arena_len bytes), count + 1 offsets and nslots 8-byte hash slots. */
+struct trex_strtab_raw {
+	const char *arena;
+	size_t arena_len;
+	const uint32_t *offs;
+	uint32_t count;
+	const void *slots;
+	uint32_t nslots;
+};
+void trex_strtab_raw(const struct trex_strtab *tab, struct trex_strtab_raw *out);
+/* A table over raw storage it does not own (an index file's mapping, which
+ * must outlive it), checked first; NULL when raw is not a valid table or
+ * out of memory. Interning a new string into it copies it first
+ * (trex_strtab_own). */
+struct trex_strtab *trex_strtab_borrow(const struct trex_strtab_raw *raw);
+/* Makes a borrowed table own a copy of its storage; false when out of memory. */
+bool trex_strtab_own(struct trex_strtab *tab);
+
 /* ---- blocked vectors ---------------------------------------------------------------
  * Records live in fixed-size blocks, so growing never copies what is already
  * stored and never needs one giant allocation; block 0 starts small and

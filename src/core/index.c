@@ -170,6 +170,10 @@ void trex_index_free(struct trex_index *idx)
 {
 	if (!idx)
 		return;
+	if (idx->mapped) {
+		trex_index_file_release(idx);
+		return;
+	}
 	for (uint32_t i = 0; i < idx->nfiles; i++) {
 		if (idx->files[i].codec && idx->files[i].codec_ctx)
 			idx->files[i].codec->close(idx->files[i].codec_ctx);

@@ -47,7 +47,15 @@ struct trex_index {
 	int64_t start, end;
 	/* Per file: its integrity examples, ordered by counter. */
 	struct trex_problem_list *problems;
+	/* Opened from an index file (index_file.c): the arrays, strings and
+	 * examples lie in its mapping, which this owns; only files, problems,
+	 * the vectors' block directories and the string table's header are
+	 * the index's own. NULL for a built index. */
+	struct trex_index_file *mapped;
 };
+
+/* Frees an index opened from an index file (index_file.c). */
+void trex_index_file_release(struct trex_index *idx);
 
 static inline const struct trex_slice *trex_idx_slice(const struct trex_index *idx, uint32_t id)
 {

@@ -30,6 +30,7 @@ struct trex_strtab {
 	uint32_t count, offs_cap;
 	struct strtab_slot *slots;
 	uint32_t mask; /* slot count - 1 */
+	bool borrowed; /* arena, offs and slots lie in an index file's mapping */
 };
 
 #define ARENA_MAX ((size_t)UINT32_MAX)
@@ -146,9 +147,11 @@ void trex_strtab_free(struct trex_strtab *tab)
 {
 	if (!tab)
 		return;
-	free(tab->arena);
-	free(tab->offs);
-	free(tab->slots);
+	if (!tab->borrowed) {
+		free(tab->arena);
+		free(tab->offs);
+		free(tab->slots);
+	}
 	free(tab);
 }
 
@@ -239,6 +242,8 @@ static uint32_t intern_plain(struct trex_strtab *tab, const char *s, size_t len)
 	i = probe(tab, h, s, len);
 	if (tab->slots[i].id1)
 		return tab->slots[i].id1 - 1;
+	if (tab->borrowed && !trex_strtab_own(tab))
+		return TREX_STR_ERROR;
 	mask = tab->mask;
 	if (!reserve(tab, len))
 		return TREX_STR_ERROR;
@@ -347,4 +352,83 @@ void trex_strtab_shrink(struct trex_strtab *tab)
 		tab->offs = offs;
 		tab->offs_cap = tab->count + 1;
 	}
+}
+
+/* ---- an index file's table (index_file.c) ------------------------------------------------ */
+
+void trex_strtab_raw(const struct trex_strtab *tab, struct trex_strtab_raw *out)
+{
+	out->arena = tab->arena;
+	out->arena_len = tab->used;
+	out->offs = tab->offs;
+	out->count = tab->count;
+	out->slots = tab->slots;
+	out->nslots = tab->mask + 1;
+}
+
+/* Whether raw is a table intern and get can use without reading outside
+ * it: offsets ascending within the arena, every string NUL-terminated,
+ * id 0 "", slot ids in range and at least one empty slot (probing stops). */
+static bool raw_valid(const struct trex_strtab_raw *raw)
+{
+	const struct strtab_slot *slots = raw->slots;
+	bool empty = false;
+
+	if (raw->count == 0 || raw->nslots == 0 || (raw->nslots & (raw->nslots - 1)) ||
+	    raw->offs[0] != 0 || raw->offs[1] != 1 || raw->offs[raw->count] != raw->arena_len)
+		return false;
+	for (uint32_t i = 0; i < raw->count; i++)
+		if (raw->offs[i + 1] <= raw->offs[i] || raw->arena[raw->offs[i + 1] - 1] != '\0')
+			return false;
+	for (uint32_t i = 0; i < raw->nslots; i++) {
+		if (slots[i].id1 > raw->count)
+			return false;
+		empty |= slots[i].id1 == 0;
+	}
+	return empty;
+}
+
+struct trex_strtab *trex_strtab_borrow(const struct trex_strtab_raw *raw)
+{
+	struct trex_strtab *tab;
+
+	if (!raw_valid(raw) || !(tab = calloc(1, sizeof(*tab))))
+		return NULL;
+	tab->arena = (char *)(uintptr_t)raw->arena;
+	tab->used = tab->cap = raw->arena_len;
+	tab->offs = (uint32_t *)(uintptr_t)raw->offs;
+	tab->count = raw->count;
+	tab->offs_cap = raw->count + 1;
+	tab->slots = (struct strtab_slot *)(uintptr_t)raw->slots;
+	tab->mask = raw->nslots - 1;
+	tab->borrowed = true;
+	return tab;
+}
+
+bool trex_strtab_own(struct trex_strtab *tab)
+{
+	size_t nslots = (size_t)tab->mask + 1;
+	char *arena;
+	uint32_t *offs;
+	struct strtab_slot *slots;
+
+	if (!tab->borrowed)
+		return true;
+	arena = malloc(tab->used);
+	offs = malloc(((size_t)tab->count + 1) * sizeof(*offs));
+	slots = malloc(nslots * sizeof(*slots));
+	if (!arena || !offs || !slots) {
+		free(arena);
+		free(offs);
+		free(slots);
+		return false;
+	}
+	memcpy(arena, tab->arena, tab->used);
+	memcpy(offs, tab->offs, ((size_t)tab->count + 1) * sizeof(*offs));
+	memcpy(slots, tab->slots, nslots * sizeof(*slots));
+	tab->arena = arena;
+	tab->offs = offs;
+	tab->slots = slots;
+	tab->borrowed = false;
+	return true;
 }

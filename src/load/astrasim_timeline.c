@@ -179,6 +179,8 @@ static const struct trex_args_codec tl_codec = {
     .positions = tl_positions,
     .memory = tl_memory,
     .close = tl_close,
+    .save = trex_source_codec_save,
+    .reopen = trex_source_codec_reopen,
 };
 
 /* ---- what a node is: its track ------------------------------------------------------------ */

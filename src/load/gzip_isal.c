@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isa-l.h>
 #include <isa-l/igzip_lib.h>
 #define ZLIB_CONST
 #include <zlib.h>
@@ -334,6 +335,29 @@ struct trex_igz *trex_igz_restore(const unsigned char *in, size_t len,
 void trex_igz_snap_free(struct trex_igz_snap *snap)
 {
 	free(snap);
+}
+
+uint64_t trex_igz_layout(void)
+{
+	return (uint64_t)ISAL_VERSION << 32 | sizeof(struct inflate_state);
+}
+
+size_t trex_igz_snap_size(const struct trex_igz_snap *snap)
+{
+	return sizeof(*snap) + snap->state_len;
+}
+
+const struct trex_igz_snap *trex_igz_snap_check(const void *bytes, size_t len, size_t in_len)
+{
+	const struct trex_igz_snap *s = bytes;
+
+	if (len < sizeof(*s) || (uintptr_t)bytes % _Alignof(struct trex_igz_snap))
+		return NULL;
+	if (s->state_len != len - sizeof(*s) || s->state_len < STATE_HEAD ||
+	    s->state_len > sizeof(struct inflate_state) || s->in_pos > in_len ||
+	    s->header_at > s->in_pos)
+		return NULL;
+	return s;
 }
 
 #endif

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct trex_igz;
 struct trex_igz_snap;
@@ -61,5 +62,14 @@ struct trex_igz_snap *trex_igz_save(const struct trex_igz *d, size_t *bytes);
 struct trex_igz *trex_igz_restore(const unsigned char *in, size_t len,
                                   const struct trex_igz_snap *snap);
 void trex_igz_snap_free(struct trex_igz_snap *snap);
+
+/* Snapshots kept in index files (core/index_file.h) as their bytes: the
+ * ISA-L version and state size they are valid for, a snapshot's size
+ * (its bytes start at the snapshot), and bytes[0..len) as a snapshot for
+ * input of in_len bytes when they are one (aligned, sizes consistent),
+ * else NULL. */
+uint64_t trex_igz_layout(void);
+size_t trex_igz_snap_size(const struct trex_igz_snap *snap);
+const struct trex_igz_snap *trex_igz_snap_check(const void *bytes, size_t len, size_t in_len);
 
 #endif

@@ -617,4 +617,6 @@ const struct trex_args_codec trex_json_args_codec = {
     .memory = json_memory,
     .close = json_close,
     .json_each = json_text_each,
+    .save = trex_source_codec_save,
+    .reopen = trex_source_codec_reopen,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats.h"
+#include "trex/load/index_cache.h"
 
 /* The best score among a registry's sniffers, and who gave it. */
 static int best_trace_score(const unsigned char *head, size_t n)
@@ -129,7 +130,9 @@ enum trex_status trex_load_inputs(const char *const *paths, size_t count,
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	s = split_inputs(paths, count, opts, traces, &ntraces, metrics, err);
 	if (s == TREX_OK && ntraces) {
-		s = trex_load_sources(traces, ntraces, opts, idx, err);
+		s = trex_cache_load(traces, ntraces, opts,
+		                    opts ? (enum trex_cache_mode)opts->cache : TREX_CACHE_OFF,
+		                    opts ? opts->cache_report : NULL, idx, err);
 		ntraces = 0; /* the index owns them now, also on failure */
 	}
 	for (size_t i = 0; i < ntraces; i++)

@@ -37,6 +37,7 @@
 struct pl_codec {
 	struct trex_source *src; /* owned: the index closes the file through the codec */
 	struct pf_text store;
+	bool borrowed; /* store lies in an index file's mapping (pl_reopen) */
 };
 
 static trex_args_ref pl_store_args(struct pl_codec *c, const struct trex_pf_arg *args, size_t n)
@@ -154,8 +155,45 @@ static void pl_close(void *ctx)
 	if (!c)
 		return;
 	trex_source_close(c->src);
-	pf_text_free(&c->store);
+	if (!c->borrowed)
+		pf_text_free(&c->store);
 	free(c);
+}
+
+/* Index files: the args store is all that reading args back needs. */
+static enum trex_status pl_save(void *ctx, trex_args_put_fn *put, void *put_user,
+                                struct trex_error *err)
+{
+	struct pl_codec *c = ctx;
+
+	if (!put(put_user, c->store.buf, c->store.len))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	return TREX_OK;
+}
+
+/* The store is borrowed from the index file; it must end a record (a NUL)
+ * so that reading one never runs past it. */
+static enum trex_status pl_reopen(const char *path, const void *saved, size_t len, void **ctx,
+                                  struct trex_error *err)
+{
+	struct pl_codec *c;
+	enum trex_status st;
+
+	*ctx = NULL;
+	if (len && ((const char *)saved)[len - 1] != '\0')
+		return trex_error_set(err, TREX_FORMAT, path, -1, "damaged annotations store");
+	if (!(c = calloc(1, sizeof(*c))))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	st = trex_source_open(path, &c->src, err);
+	if (st != TREX_OK) {
+		free(c);
+		return st;
+	}
+	c->store.buf = (char *)(uintptr_t)saved;
+	c->store.len = len;
+	c->borrowed = true;
+	*ctx = c;
+	return TREX_OK;
 }
 
 /* No positions: a binary file has no lines. */
@@ -165,6 +203,8 @@ static const struct trex_args_codec pl_codec = {
     .json = pl_json,
     .memory = pl_memory,
     .close = pl_close,
+    .save = pl_save,
+    .reopen = pl_reopen,
 };
 
 /* ---- tracks ------------------------------------------------------------------------------ */

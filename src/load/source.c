@@ -72,6 +72,7 @@ struct trex_source {
 	pthread_mutex_t lock; /* guards points, npoints, cap_points, end* */
 	struct access_point *points;
 	size_t npoints, cap_points;
+	size_t borrowed_points;    /* points[0..this) lie in an index file (trex_source_reopen) */
 	atomic_size_t point_bytes; /* read without the lock by trex_source_memory */
 	bool end_known;            /* a decoder reached the end: reads past end stop early */
 	uint64_t end;
@@ -345,7 +346,7 @@ void trex_source_close(struct trex_source *src)
 {
 	if (!src)
 		return;
-	for (size_t i = 0; i < src->npoints; i++)
+	for (size_t i = src->borrowed_points; i < src->npoints; i++)
 		point_free(&src->points[i]);
 	free(src->points);
 	if (src->map)
@@ -1407,4 +1408,170 @@ void trex_stream_close(struct trex_stream *st)
 		dec_close(&st->dec);
 	free(st->buf);
 	free(st);
+}
+
+/* ---- access points in index files --------------------------------------------------------
+ * Saved as a head, then per point its decoded offset, the length of its
+ * bytes and the bytes, padded to 8: with ISA-L the snapshot itself, with
+ * zlib a struct saved_zpoint and the window. Reopened points point into
+ * the saved bytes (the index file's mapping), so nothing is copied. */
+
+#define SAVED_POINTS_MAGIC 0x31707a6778657274ull /* "trexgzp1" */
+
+struct saved_points {
+	uint64_t magic;
+	uint64_t layout; /* the decoder the points are for: trex_igz_layout(), or 1 for zlib */
+	uint64_t npoints;
+	uint64_t end_known, end;
+};
+
+struct saved_point {
+	uint64_t out, len;
+};
+
+struct saved_zpoint {
+	uint64_t in;
+	int32_t bits;
+	uint32_t dict_len;
+};
+
+static uint64_t points_layout(void)
+{
+#if HAVE_ISAL
+	return trex_igz_layout();
+#else
+	return 1;
+#endif
+}
+
+static bool put_padded(trex_args_put_fn *put, void *user, const void *bytes, size_t len)
+{
+	static const char zeros[8];
+
+	return put(user, bytes, len) && put(user, zeros, (8 - len % 8) % 8);
+}
+
+/* The bytes of one point: a snapshot, or zlib's position and window. */
+static bool put_point(const struct access_point *pt, trex_args_put_fn *put, void *user)
+{
+#if HAVE_ISAL
+	struct saved_point sp = {pt->out, trex_igz_snap_size(pt->snap)};
+
+	return put(user, &sp, sizeof(sp)) && put_padded(put, user, pt->snap, sp.len);
+#else
+	struct saved_zpoint z = {pt->in, pt->bits, pt->dict_len};
+	struct saved_point sp = {pt->out, sizeof(z) + pt->dict_len};
+
+	return put(user, &sp, sizeof(sp)) && put(user, &z, sizeof(z)) &&
+	       put_padded(put, user, pt->dict, pt->dict_len);
+#endif
+}
+
+enum trex_status trex_source_save_points(struct trex_source *src, trex_args_put_fn *put, void *user,
+                                         struct trex_error *err)
+{
+	bool ok;
+
+	pthread_mutex_lock(&src->lock);
+	struct saved_points head = {SAVED_POINTS_MAGIC, points_layout(), src->npoints,
+	                            src->end_known, src->end};
+	ok = put(user, &head, sizeof(head));
+	for (size_t i = 0; ok && i < src->npoints; i++)
+		ok = put_point(&src->points[i], put, user);
+	pthread_mutex_unlock(&src->lock);
+	return ok ? TREX_OK : nomem(err, src->name);
+}
+
+/* One saved point at bytes[0..len) as a point of src, borrowing the bytes;
+ * false when they do not make one. */
+static bool point_from_saved(const struct trex_source *src, uint64_t out,
+                             const unsigned char *bytes, size_t len, struct access_point *pt)
+{
+#if HAVE_ISAL
+	const struct trex_igz_snap *snap = trex_igz_snap_check(bytes, len, src->len);
+
+	*pt = (struct access_point){.out = out, .snap = (struct trex_igz_snap *)(uintptr_t)snap};
+	return snap != NULL;
+#else
+	struct saved_zpoint z;
+
+	if (len < sizeof(z))
+		return false;
+	memcpy(&z, bytes, sizeof(z));
+	if (z.dict_len != len - sizeof(z) || z.dict_len > 32768 || z.in > src->len || z.bits < 0 ||
+	    z.bits > 7)
+		return false;
+	*pt = (struct access_point){.out = out,
+	                            .in = (size_t)z.in,
+	                            .bits = z.bits,
+	                            .dict_len = z.dict_len,
+	                            .dict = (unsigned char *)(uintptr_t)(bytes + sizeof(z))};
+	return true;
+#endif
+}
+
+/* The saved points in src; points of another decoder are left out (a
+ * random read then records them again), and so is everything from the
+ * first point that does not check. */
+static enum trex_status points_restore(struct trex_source *src, const unsigned char *p, size_t len,
+                                       struct trex_error *err)
+{
+	struct saved_points head;
+	size_t at = sizeof(head);
+
+	if (len < sizeof(head))
+		return TREX_OK;
+	memcpy(&head, p, sizeof(head));
+	if (head.magic != SAVED_POINTS_MAGIC || head.layout != points_layout() || !src->gzip ||
+	    head.npoints > len / sizeof(struct saved_point))
+		return TREX_OK;
+	if (head.npoints && !(src->points = malloc(head.npoints * sizeof(*src->points))))
+		return nomem(err, src->name);
+	src->cap_points = head.npoints;
+	for (uint64_t i = 0; i < head.npoints; i++) {
+		struct saved_point sp;
+
+		if (len - at < sizeof(sp))
+			break;
+		memcpy(&sp, p + at, sizeof(sp));
+		at += sizeof(sp);
+		if (sp.len > len - at || (i && sp.out <= src->points[i - 1].out) ||
+		    !point_from_saved(src, sp.out, p + at, (size_t)sp.len, &src->points[i]))
+			break;
+		src->npoints = src->borrowed_points = (size_t)i + 1;
+		at += (size_t)((sp.len + 7) / 8 * 8);
+		if (at > len)
+			break;
+	}
+	src->end_known = head.end_known && src->npoints == head.npoints;
+	src->end = head.end;
+	return TREX_OK;
+}
+
+enum trex_status trex_source_reopen(const char *path, const void *saved, size_t len,
+                                    struct trex_source **out, struct trex_error *err)
+{
+	enum trex_status st = trex_source_open(path, out, err);
+
+	if (st == TREX_OK && (st = points_restore(*out, saved, len, err)) != TREX_OK) {
+		trex_source_close(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+enum trex_status trex_source_codec_save(void *ctx, trex_args_put_fn *put, void *put_user,
+                                        struct trex_error *err)
+{
+	return trex_source_save_points(ctx, put, put_user, err);
+}
+
+enum trex_status trex_source_codec_reopen(const char *path, const void *saved, size_t len,
+                                          void **ctx, struct trex_error *err)
+{
+	struct trex_source *src = NULL;
+	enum trex_status st = trex_source_reopen(path, saved, len, &src, err);
+
+	*ctx = src;
+	return st;
 }

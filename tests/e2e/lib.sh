@@ -12,6 +12,12 @@ TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/trex-e2e.XXXXXX") || exit 99
 trap 'rm -rf "$TEST_TMP"' EXIT
 trap 'exit 130' INT TERM
 
+# Index files (TRACE.trex) go to the scratch directory, never beside the
+# traces in the source tree or the corpus: every test runs through the
+# cache, writing on a file's first load and mapping it on the next.
+TREX_INDEX_DIR=$TEST_TMP/index
+export TREX_INDEX_DIR
+
 : "${PYTHON3:=python3}"
 E2E_DIR=${TREX_SRCDIR:-.}/tests/e2e
 EXPECTED_PY=$E2E_DIR/expected.py

@@ -40,7 +40,8 @@ arg_of() {
 	*) echo "--$1=x" ;;
 	esac
 }
-every="format output force threads input-format bandwidth latency npus npu-frequency strict quiet demo help version"
+every="format output force threads input-format bandwidth latency npus npu-frequency no-cache
+rebuild-cache strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
 source-path source-map kernel compare metric summary to range tracks filter ranks"
 ui="keys theme color ascii no-mouse script dump-screen"

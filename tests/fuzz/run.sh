@@ -20,7 +20,9 @@
 # (the Perfetto protobuf decoder), seeded with the corpus perfetto/ traces,
 # for FUZZ_PERFETTO_SECONDS (default 15); then fuzz_chakra.c (the Chakra
 # ET decoder and loader), seeded with the corpus chakra/ files, for
-# FUZZ_CHAKRA_SECONDS (default 15).
+# FUZZ_CHAKRA_SECONDS (default 15); then fuzz_index_file.c (the index-file
+# opener, checksums off), seeded with the index files of tests/data traces,
+# for FUZZ_INDEX_SECONDS (default 15).
 # Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is kept in BUILDDIR/tests/fuzz/out/. Environment: FUZZ_SECONDS,
 # FUZZ_MAX_LEN (65536), FUZZ_CC (clang), FUZZ_JOBS (2, compile jobs),
@@ -77,6 +79,7 @@ set -f # cflags and libs are word lists
 cflags="-std=gnu17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
  -fno-sanitize-recover=all -fsanitize=fuzzer-no-link -I$builddir -I$srcdir/include
  -pthread $(pkg-config --cflags zlib libpcre2-8 libprotobuf-c) $isal_cflags
+ -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
  -I$work/proto -I$srcdir/src/load"
 libs="$isal_libs $(pkg-config --libs zlib libpcre2-8 libprotobuf-c) -lm -pthread"
 
@@ -85,6 +88,7 @@ objects=
 pids=
 for s in $sources tests/fuzz/fuzz_json.c tests/fuzz/fuzz_classify.c tests/fuzz/fuzz_metrics.c \
 	tests/fuzz/fuzz_perfetto.c "$work/proto/perfetto_trace.pb-c.c" tests/fuzz/fuzz_chakra.c \
+	tests/fuzz/fuzz_index_file.c \
 	$stall_targets $astra_targets; do
 	o=$work/obj/$(printf '%s' "${s%.c}" | tr '/' '_').o
 	objects="$objects $o"
@@ -102,7 +106,8 @@ core_objects=
 for o in $objects; do
 	case $o in *tests_fuzz_fuzz_*) ;; *) core_objects="$core_objects $o" ;; esac
 done
-for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_chakra fuzz_unitrace \
+for target in fuzz_json fuzz_classify fuzz_metrics fuzz_perfetto fuzz_chakra fuzz_index_file \
+	fuzz_unitrace \
 	fuzz_ncu fuzz_asm $(for t in $astra_targets; do basename "$t" .c; done); do
 	if [ -n "${build_failed:-}" ] || ! "$cc" -fsanitize=fuzzer,address,undefined $core_objects \
 		"$work/obj/tests_fuzz_$target.o" $libs -o "$work/$target" >>"$work/build.log" 2>&1; then
@@ -159,6 +164,15 @@ for f in "$corpus"/chakra/*/*; do
 	n_ck=$((n_ck + 1))
 	head -c "$max_len" "$f" >"$work/seeds-chakra/$n_ck"
 done
+# Index files: those BUILDDIR's trex writes for the tests/data traces.
+rm -rf "$work/seeds-index"
+mkdir -p "$work/seeds-index"
+if [ -x "$builddir/src/trex" ]; then
+	TREX_INDEX_DIR=$work/seeds-index "$builddir/src/trex" index -j "$jobs" \
+		"$srcdir"/tests/data/*.json "$srcdir"/tests/data/*.json.gz >/dev/null 2>&1 || :
+else
+	echo "fuzz: note: $builddir/src/trex not built, fuzz_index_file starts unseeded"
+fi
 [ -d "$corpus" ] || echo "fuzz: note: corpus $corpus not found, seeding from tests/data only"
 
 # ---- run ---------------------------------------------------------------
@@ -207,6 +221,7 @@ n=$((n_pf * 2)) # the perfetto seeds, for fuzz's message
 fuzz fuzz_perfetto "${FUZZ_PERFETTO_SECONDS:-15}" "" "$work/corpus-perfetto" "$work/seeds-perfetto"
 n=$n_ck # the chakra seeds, for fuzz's message
 fuzz fuzz_chakra "${FUZZ_CHAKRA_SECONDS:-15}" "" "$work/corpus-chakra" "$work/seeds-chakra"
+fuzz fuzz_index_file "${FUZZ_INDEX_SECONDS:-15}" "" "$work/corpus-index" "$work/seeds-index"
 
 # The ASTRA-sim and PyTorch host-trace parsers, seeded with their own files.
 rm -rf "$work/seeds-astra"

@@ -30,7 +30,7 @@ tm() {
 # (sanitizer options pass through: the suite's ASan run sets them)
 screen_env() {
 	printf '%s ' env -i "PATH=$PATH" "HOME=$SCREEN_HOME" TERM=xterm-256color \
-		LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC PS1=shell-prompt: \
+		LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC PS1=shell-prompt: "TREX_INDEX_DIR=$TREX_INDEX_DIR" \
 		"ASAN_OPTIONS=${ASAN_OPTIONS:-}" "UBSAN_OPTIONS=${UBSAN_OPTIONS:-}" \
 		"LSAN_OPTIONS=${LSAN_OPTIONS:-}" "$@"
 }

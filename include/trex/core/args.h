@@ -44,6 +44,10 @@ typedef enum trex_status trex_args_each_fn(void *user, size_t i, const struct tr
 typedef enum trex_status trex_args_json_fn(void *user, size_t i, const char *text, size_t len,
                                            struct trex_error *err);
 
+/* Takes len bytes for an index file (core/index_file.h); false when out
+ * of memory. */
+typedef bool trex_args_put_fn(void *user, const void *bytes, size_t len);
+
 /* How the index reads a file back, supplied by the file's loader; ctx is
  * the loader's (the open source, for one) and the index owns it. */
 struct trex_args_codec {
@@ -72,6 +76,17 @@ struct trex_args_codec {
 	 * calls json once per reference instead. */
 	enum trex_status (*json_each)(void *ctx, const trex_args_ref *refs, size_t n,
 	                              trex_args_json_fn *fn, void *user, struct trex_error *err);
+	/* Index files (core/index_file.h): what reading args back needs beyond
+	 * the source file itself (gzip access points, an args store), given to
+	 * put; NULL: files of this codec are not cached. */
+	enum trex_status (*save)(void *ctx, trex_args_put_fn *put, void *put_user,
+	                         struct trex_error *err);
+	/* A context over the source file at path again, from what save gave
+	 * (saved[0..len), which outlives the context: it lies in the index
+	 * file's mapping). Must not trust saved beyond its checksum: checks
+	 * what it reads. */
+	enum trex_status (*reopen)(const char *path, const void *saved, size_t len, void **ctx,
+	                           struct trex_error *err);
 };
 
 #endif

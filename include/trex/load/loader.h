@@ -15,6 +15,7 @@
 #include "trex/load/source.h"
 
 struct trex_comm_override;
+struct trex_cache_report;
 
 struct trex_load_progress {
 	uint64_t bytes_done;  /* decoded bytes parsed so far, all files */
@@ -50,6 +51,10 @@ struct trex_load_opts {
 	/* Communication as a category file says (--schema; classify.h), or
 	 * NULL: the built-in rules alone. */
 	const struct trex_comm_override *comm_override;
+	/* trex_load_inputs: index files (load/index_cache.h), an enum
+	 * trex_cache_mode (0: off), and what the cache did (may be NULL). */
+	unsigned cache;
+	struct trex_cache_report *cache_report;
 };
 
 /* A format plug-in. */

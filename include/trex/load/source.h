@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trex/core/args.h"
 #include "trex/core/status.h"
 
 struct trex_source;
@@ -105,6 +106,23 @@ enum trex_status trex_source_line_col(struct trex_source *src, uint64_t offset, 
 enum trex_status trex_source_positions(struct trex_source *src, const uint64_t *offsets, size_t n,
                                        int64_t *line, int64_t *col, int64_t *disk,
                                        struct trex_error *err);
+
+/* Index files (core/index_file.h): the access points recorded so far,
+ * as bytes given to put; and the file at path opened again with the
+ * points saved[0..len) that save gave, borrowed (saved must outlive the
+ * source). Points of another decoder build (zlib, another ISA-L) or that
+ * do not check are left out: reads then record them again. */
+enum trex_status trex_source_save_points(struct trex_source *src, trex_args_put_fn *put, void *user,
+                                         struct trex_error *err);
+enum trex_status trex_source_reopen(const char *path, const void *saved, size_t len,
+                                    struct trex_source **out, struct trex_error *err);
+
+/* The same as trex_args_codec.save and .reopen, for the codecs whose
+ * context is the file's source. */
+enum trex_status trex_source_codec_save(void *ctx, trex_args_put_fn *put, void *put_user,
+                                        struct trex_error *err);
+enum trex_status trex_source_codec_reopen(const char *path, const void *saved, size_t len,
+                                          void **ctx, struct trex_error *err);
 
 /* Bytes of memory the source holds beyond mapped file pages (access points). */
 size_t trex_source_memory(const struct trex_source *src);

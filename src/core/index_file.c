@@ -1,0 +1,542 @@
+/* Index files: writing a frozen index, mapping it back (index_file.h). */
+#include "config.h"
+
+#include "trex/core/index_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index_file_internal.h"
+#include "index_internal.h"
+
+/* ---- layout and checksums ------------------------------------------------------------------ */
+
+/* A fingerprint of every record the file holds as raw bytes: a trex whose
+ * records differ (another version, another ABI) reads such a file as
+ * foreign rather than misreading it. */
+static uint64_t record_layout(void)
+{
+	const uint64_t v[] = {
+	    sizeof(struct trex_slice),
+	    offsetof(struct trex_slice, kind),
+	    sizeof(struct trex_instant),
+	    sizeof(struct trex_flow),
+	    sizeof(struct trex_counter_sample),
+	    sizeof(struct trex_track),
+	    offsetof(struct trex_track, parent),
+	    sizeof(struct trex_process),
+	    sizeof(struct trex_lane),
+	    sizeof(struct trex_file),
+	    offsetof(struct trex_file, codec),
+	    sizeof(struct trex_integrity),
+	    sizeof(struct trex_error),
+	    sizeof(struct trex_problem),
+	    offsetof(struct trex_problem, what),
+	    sizeof(struct trex_problem_list),
+	    sizeof(struct trex_file_links),
+	    sizeof(struct trex_edge),
+	    sizeof(struct codec_entry),
+	    TREX_INTEG_COUNT,
+	    TREX_PROBLEM_EXAMPLES,
+	    TREX_EVENT_TYPES_MAX,
+	    sizeof(void *),
+	    TREX_INDEX_FILE_VERSION,
+	};
+
+	return trex_hash_bytes(v, sizeof(v));
+}
+
+static uint64_t hash_fold(uint64_t h, uint64_t v)
+{
+	return trex_mum(h ^ v, 0x9e3779b97f4a7c15ull);
+}
+
+uint64_t trex_index_file_checksum(const unsigned char *p, uint64_t len)
+{
+	uint64_t h = 0x2545f4914f6cdd1dull;
+
+	for (uint64_t at = 0; at < len; at += CHUNK)
+		h = hash_fold(h, trex_hash_bytes(p + at, len - at < CHUNK ? len - at : CHUNK));
+	return hash_fold(h, len);
+}
+
+/* The fuzz target (tests/fuzz/fuzz_index_file.c) skips the checksums, so
+ * that mutated files reach the checks behind them. */
+bool trex_index_file_checksum_ok(uint64_t computed, uint64_t written)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	(void)computed;
+	(void)written;
+	return true;
+#else
+	return computed == written;
+#endif
+}
+
+static uint64_t header_checksum(const struct file_header *head, const struct section *sec)
+{
+	struct file_header h = *head;
+
+	h.checksum = 0;
+	return hash_fold(trex_hash_bytes(&h, sizeof(h)),
+	                 trex_hash_bytes(sec, SEC_COUNT * sizeof(*sec)));
+}
+
+/* ---- writing ------------------------------------------------------------------------------- */
+
+struct writer {
+	int fd;
+	uint64_t pos; /* bytes written to fd */
+	unsigned char *buf;
+	size_t used;       /* bytes of the current chunk in buf */
+	struct section *s; /* the section being written, NULL between sections */
+	uint64_t hash;
+	int errnum; /* first write error, 0 if none */
+};
+
+static void w_flush(struct writer *w)
+{
+	size_t done = 0;
+
+	if (w->s && w->used)
+		w->hash = hash_fold(w->hash, trex_hash_bytes(w->buf, w->used));
+	while (done < w->used && !w->errnum) {
+		ssize_t n = write(w->fd, w->buf + done, w->used - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			w->errnum = n < 0 ? errno : EIO;
+		else
+			done += (size_t)n;
+	}
+	w->pos += w->used;
+	w->used = 0;
+}
+
+static bool w_put(void *user, const void *bytes, size_t len)
+{
+	struct writer *w = user;
+	const unsigned char *p = bytes;
+
+	while (len) {
+		size_t n = CHUNK - w->used < len ? CHUNK - w->used : len;
+
+		memcpy(w->buf + w->used, p, n);
+		w->used += n;
+		p += n;
+		len -= n;
+		if (w->used == CHUNK)
+			w_flush(w);
+	}
+	return !w->errnum;
+}
+
+static void w_pad(struct writer *w, uint64_t align)
+{
+	static const unsigned char zeros[ALIGN];
+	uint64_t at = w->pos + w->used;
+
+	w_put(w, zeros, (size_t)((align - at % align) % align));
+}
+
+static void w_begin(struct writer *w, struct section *s)
+{
+	w_pad(w, ALIGN);
+	w_flush(w);
+	w->s = s;
+	w->hash = 0x2545f4914f6cdd1dull;
+	s->offset = w->pos;
+}
+
+static void w_end(struct writer *w)
+{
+	w_flush(w);
+	w->s->length = w->pos - w->s->offset;
+	w->s->checksum = hash_fold(w->hash, w->s->length);
+	w->s = NULL;
+}
+
+static void w_section(struct writer *w, struct section *s, const void *data, size_t len)
+{
+	w_begin(w, s);
+	w_put(w, data, len);
+	w_end(w);
+}
+
+/* A blocked vector's records, block by block. */
+static void w_vec(struct writer *w, struct section *s, const struct trex_vec *v)
+{
+	w_begin(w, s);
+	for (size_t at = 0; at < v->count; at += TREX_VEC_BLOCK) {
+		size_t n = v->count - at < TREX_VEC_BLOCK ? v->count - at : TREX_VEC_BLOCK;
+
+		w_put(w, v->blocks[at >> TREX_VEC_SHIFT], n * v->elem);
+	}
+	w_end(w);
+}
+
+static void w_strings(struct writer *w, const struct trex_index *idx, struct file_header *head,
+                      struct section *sec)
+{
+	struct trex_strtab_raw raw;
+
+	trex_strtab_raw(idx->strs, &raw);
+	head->str_count = raw.count;
+	head->str_slots = raw.nslots;
+	head->str_arena = raw.arena_len;
+	w_section(w, &sec[SEC_STR_ARENA], raw.arena, raw.arena_len);
+	w_section(w, &sec[SEC_STR_OFFS], raw.offs, ((size_t)raw.count + 1) * sizeof(uint32_t));
+	w_section(w, &sec[SEC_STR_SLOTS], raw.slots, (size_t)raw.nslots * 8);
+}
+
+/* Files without their codec pointers (set again on open). */
+static void w_files(struct writer *w, const struct trex_index *idx, struct section *s)
+{
+	w_begin(w, s);
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		struct trex_file f = idx->files[i];
+
+		f.codec = NULL;
+		f.codec_ctx = NULL;
+		w_put(w, &f, sizeof(f));
+	}
+	w_end(w);
+}
+
+static void w_problems(struct writer *w, const struct trex_index *idx, struct file_header *head,
+                       struct section *sec)
+{
+	w_begin(w, &sec[SEC_PROBLEM_HEADS]);
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		struct trex_problem_list l = idx->problems[i];
+
+		head->nproblems += l.n;
+		l.v = NULL;
+		l.cap = 0;
+		w_put(w, &l, sizeof(l));
+	}
+	w_end(w);
+	w_begin(w, &sec[SEC_PROBLEMS]);
+	for (uint32_t i = 0; i < idx->nfiles; i++)
+		w_put(w, idx->problems[i].v, idx->problems[i].n * sizeof(struct trex_problem));
+	w_end(w);
+}
+
+/* Each file's codec bytes (8-byte aligned), then the table naming them. */
+static enum trex_status w_codecs(struct writer *w, const struct trex_index *idx,
+                                 struct section *sec, struct trex_error *err)
+{
+	struct codec_entry *e = calloc(idx->nfiles ? idx->nfiles : 1, sizeof(*e));
+	enum trex_status st = e ? TREX_OK : TREX_NOMEM;
+
+	w_begin(w, &sec[SEC_CODEC_DATA]);
+	for (uint32_t i = 0; st == TREX_OK && i < idx->nfiles; i++) {
+		const struct trex_file *f = &idx->files[i];
+
+		if (!f->codec || !f->codec_ctx)
+			continue;
+		w_pad(w, 8);
+		snprintf(e[i].name, sizeof(e[i].name), "%s", f->codec->name);
+		e[i].offset = w->pos + w->used - sec[SEC_CODEC_DATA].offset;
+		st = f->codec->save(f->codec_ctx, w_put, w, err);
+		e[i].length = w->pos + w->used - sec[SEC_CODEC_DATA].offset - e[i].offset;
+	}
+	w_end(w);
+	if (st == TREX_OK)
+		w_section(w, &sec[SEC_CODECS], e, idx->nfiles * sizeof(*e));
+	free(e);
+	if (st == TREX_NOMEM && err->status == TREX_OK)
+		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	return st;
+}
+
+static void w_arrays(struct writer *w, const struct trex_index *idx, struct file_header *h,
+                     struct section *sec)
+{
+	h->nlaunch = h->nop = 0;
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		h->nlaunch += idx->links[i].launch_count;
+		h->nop += idx->links[i].op_count;
+	}
+	w_section(w, &sec[SEC_LINKS], idx->links, idx->nfiles * sizeof(*idx->links));
+	w_section(w, &sec[SEC_PROCS], idx->procs, idx->nprocs * sizeof(*idx->procs));
+	w_section(w, &sec[SEC_TRACKS], idx->tracks, idx->ntracks * sizeof(*idx->tracks));
+	w_section(w, &sec[SEC_LANES], idx->lanes, idx->nlanes * sizeof(*idx->lanes));
+	w_vec(w, &sec[SEC_SLICES], &idx->slices);
+	w_vec(w, &sec[SEC_INSTANTS], &idx->instants);
+	w_vec(w, &sec[SEC_FLOWS], &idx->flows);
+	w_section(w, &sec[SEC_SAMPLES], idx->samples, idx->nsamples * sizeof(*idx->samples));
+	w_section(w, &sec[SEC_LAUNCH_IDS], idx->launch_ids, h->nlaunch * sizeof(uint32_t));
+	w_section(w, &sec[SEC_OP_IDS], idx->op_ids, h->nop * sizeof(uint32_t));
+	w_section(w, &sec[SEC_FLOWS_OUT], idx->flows_out, idx->flows.count * sizeof(uint32_t));
+	w_section(w, &sec[SEC_FLOWS_IN], idx->flows_in, idx->flows.count * sizeof(uint32_t));
+	w_section(w, &sec[SEC_EDGES], idx->edges, idx->nedges * sizeof(*idx->edges));
+	w_section(w, &sec[SEC_EDGES_IN], idx->edges_in, idx->nedges * sizeof(uint32_t));
+}
+
+static void head_counts(const struct trex_index *idx, struct file_header *h)
+{
+	memcpy(h->magic, FILE_MAGIC, sizeof(h->magic));
+	h->version = TREX_INDEX_FILE_VERSION;
+	h->byte_order = BYTE_ORDER_MARK;
+	h->layout = record_layout();
+	h->section_count = SEC_COUNT;
+	h->nfiles = idx->nfiles;
+	h->nprocs = idx->nprocs;
+	h->ntracks = idx->ntracks;
+	h->nlanes = idx->nlanes;
+	h->nsamples = idx->nsamples;
+	h->nedges = idx->nedges;
+	h->nslices = idx->slices.count;
+	h->ninstants = idx->instants.count;
+	h->nflows = idx->flows.count;
+	h->start = idx->start;
+	h->end = idx->end;
+}
+
+/* Everything after the header and table, then those two at offset 0. */
+static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
+                                const void *identity, size_t identity_len, struct trex_error *err)
+{
+	struct file_header head;
+	struct section sec[SEC_COUNT];
+	enum trex_status st;
+
+	memset(&head, 0, sizeof(head));
+	memset(sec, 0, sizeof(sec));
+	head_counts(idx, &head);
+	w->pos = sizeof(head) + sizeof(sec);
+	if (lseek(w->fd, (off_t)w->pos, SEEK_SET) < 0)
+		w->errnum = errno;
+	w_section(w, &sec[SEC_IDENTITY], identity, identity_len);
+	w_strings(w, idx, &head, sec);
+	w_files(w, idx, &sec[SEC_FILES]);
+	w_arrays(w, idx, &head, sec);
+	w_problems(w, idx, &head, sec);
+	st = w_codecs(w, idx, sec, err);
+	if (st != TREX_OK)
+		return st;
+	w_pad(w, ALIGN);
+	w_flush(w);
+	head.file_size = w->pos;
+	head.checksum = header_checksum(&head, sec);
+	if (!w->errnum && (pwrite(w->fd, &head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	                   pwrite(w->fd, sec, sizeof(sec), sizeof(head)) != (ssize_t)sizeof(sec)))
+		w->errnum = errno ? errno : EIO;
+	return TREX_OK;
+}
+
+bool trex_index_file_supported(const struct trex_index *idx, const char **why)
+{
+	if (idx->mapped) {
+		*why = "it was opened from an index file";
+		return false;
+	}
+	if (idx->graph) {
+		*why = "execution graphs are not cached (their schedule is rebuilt on every load)";
+		return false;
+	}
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		const struct trex_file *f = &idx->files[i];
+
+		if (f->codec && f->codec_ctx && (!f->codec->save || !f->codec->reopen)) {
+			*why = "this input format's args cannot be saved";
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A temporary name beside path, unique to this process and thread. */
+static int open_temp(const char *path, char *tmp, size_t size)
+{
+	int fd;
+
+	snprintf(tmp, size, "%s.%ld.%lx.tmp", path, (long)getpid(), (unsigned long)pthread_self());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by a dead namesake */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	return fd;
+}
+
+enum trex_status trex_index_file_write(const struct trex_index *idx, const char *path,
+                                       const void *identity, size_t identity_len,
+                                       struct trex_error *err)
+{
+	char tmp[TREX_ERROR_PATH_MAX + 64];
+	struct writer w = {.fd = -1};
+	const char *why;
+	enum trex_status st;
+
+	if (!trex_index_file_supported(idx, &why))
+		return trex_error_set(err, TREX_USAGE, path, -1, "not written: %s", why);
+	if (!(w.buf = malloc(CHUNK)))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	w.fd = open_temp(path, tmp, sizeof(tmp));
+	if (w.fd < 0) {
+		free(w.buf);
+		return trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(errno));
+	}
+	st = w_index(&w, idx, identity, identity_len, err);
+	if (close(w.fd) != 0 && !w.errnum)
+		w.errnum = errno;
+	free(w.buf);
+	if (st == TREX_OK && !w.errnum && rename(tmp, path) != 0)
+		w.errnum = errno;
+	if (st == TREX_OK && w.errnum)
+		st = trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(w.errnum));
+	if (st != TREX_OK)
+		unlink(tmp);
+	return st;
+}
+
+/* ---- mapping ------------------------------------------------------------------------------- */
+
+static enum trex_status bad(const struct trex_index_file *f, struct trex_error *err,
+                            const char *what)
+{
+	return trex_error_set(err, TREX_FORMAT, f->name, -1, "%s", what);
+}
+
+static enum trex_status check_header(struct trex_index_file *f, struct trex_error *err)
+{
+	struct file_header *h = &f->head;
+
+	if (f->len < sizeof(*h) + sizeof(f->sec) || memcmp(f->data, FILE_MAGIC, 8) != 0)
+		return bad(f, err,
+		           f->len >= 8 && memcmp(f->data, FILE_MAGIC, 8) == 0
+		               ? "truncated index file"
+		               : "not a trex index file");
+	memcpy(h, f->data, sizeof(*h));
+	memcpy(f->sec, f->data + sizeof(*h), sizeof(f->sec));
+	if (h->version != TREX_INDEX_FILE_VERSION)
+		return trex_error_set(err, TREX_FORMAT, f->name, -1,
+		                      "index file version %u, this trex reads %u", h->version,
+		                      TREX_INDEX_FILE_VERSION);
+	if (h->byte_order != BYTE_ORDER_MARK || h->layout != record_layout())
+		return bad(f, err, "index file from another kind of machine or trex build");
+	if (h->file_size != f->len)
+		return bad(f, err,
+		           h->file_size > f->len ? "truncated index file"
+		                                 : "index file longer than written");
+	if (h->section_count != SEC_COUNT ||
+	    !trex_index_file_checksum_ok(header_checksum(h, f->sec), h->checksum))
+		return bad(f, err, "damaged index file header");
+	for (int i = 0; i < SEC_COUNT; i++) {
+		const struct section *s = &f->sec[i];
+
+		if (s->offset % 8 || s->offset > f->len || s->length > f->len - s->offset)
+			return bad(f, err, "damaged index file section table");
+	}
+	if (!trex_index_file_checksum_ok(
+	        trex_index_file_checksum(f->data + f->sec[SEC_IDENTITY].offset,
+	                                 f->sec[SEC_IDENTITY].length),
+	        f->sec[SEC_IDENTITY].checksum))
+		return bad(f, err, "damaged index file (identity)");
+	return TREX_OK;
+}
+
+static enum trex_status map_checked(struct trex_index_file *f, struct trex_index_file **out,
+                                    struct trex_error *err)
+{
+	enum trex_status st = check_header(f, err);
+
+	if (st != TREX_OK) {
+		trex_index_file_close(f);
+		return st;
+	}
+	*out = f;
+	return TREX_OK;
+}
+
+static struct trex_index_file *file_new(const char *name, struct trex_error *err)
+{
+	struct trex_index_file *f = calloc(1, sizeof(*f));
+
+	if (f && !(f->name = strdup(name))) {
+		free(f);
+		f = NULL;
+	}
+	if (!f)
+		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	return f;
+}
+
+enum trex_status trex_index_file_map_memory(const char *name, const void *data, size_t len,
+                                            struct trex_index_file **out, struct trex_error *err)
+{
+	struct trex_index_file *f = file_new(name, err);
+
+	*out = NULL;
+	if (!f)
+		return TREX_NOMEM;
+	f->data = data;
+	f->len = len;
+	return map_checked(f, out, err);
+}
+
+enum trex_status trex_index_file_map(const char *path, struct trex_index_file **out,
+                                     struct trex_error *err)
+{
+	struct trex_index_file *f;
+	struct stat st;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trex_error_set(err, TREX_IO, path, -1, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return trex_error_set(err, TREX_IO, path, -1, "not a regular file");
+	}
+	if (!(f = file_new(path, err))) {
+		close(fd);
+		return TREX_NOMEM;
+	}
+	if (st.st_size > 0) {
+		f->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (f->map == MAP_FAILED) {
+			f->map = NULL;
+			close(fd);
+			trex_index_file_close(f);
+			return trex_error_set(err, TREX_IO, path, -1, "cannot map: %s",
+			                      strerror(errno));
+		}
+		f->map_len = (size_t)st.st_size;
+	}
+	close(fd);
+	f->data = f->map;
+	f->len = f->map_len;
+	return map_checked(f, out, err);
+}
+
+const void *trex_index_file_identity(const struct trex_index_file *f, size_t *len)
+{
+	*len = f->sec[SEC_IDENTITY].length;
+	return f->data + f->sec[SEC_IDENTITY].offset;
+}
+
+void trex_index_file_close(struct trex_index_file *f)
+{
+	if (!f)
+		return;
+	if (f->map)
+		munmap(f->map, f->map_len);
+	free(f->name);
+	free(f);
+}
+
+uint64_t trex_index_file_bytes(const struct trex_index *idx)
+{
+	return idx->mapped ? idx->mapped->len : 0;
+}

@@ -1,0 +1,88 @@
+/* The index file's layout, shared by index_file.c (writing, mapping) and
+ * index_file_open.c (checking, loading). Not part of any contract
+ * outside src/core. */
+#ifndef TREX_CORE_INDEX_FILE_INTERNAL_H
+#define TREX_CORE_INDEX_FILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trex/core/index_file.h"
+
+#define FILE_MAGIC "TREXIDX\n"
+#define BYTE_ORDER_MARK 0x01020304u
+#define ALIGN 64u
+/* Sections are checksummed in chunks of this size, so the writer never
+ * holds more than one chunk and the reader hashes straight from the map. */
+#define CHUNK ((size_t)1 << 20)
+#define CODEC_NAME_MAX 24
+
+enum section_id {
+	SEC_IDENTITY,
+	SEC_STR_ARENA,
+	SEC_STR_OFFS,
+	SEC_STR_SLOTS,
+	SEC_FILES,
+	SEC_LINKS,
+	SEC_PROCS,
+	SEC_TRACKS,
+	SEC_LANES,
+	SEC_SLICES,
+	SEC_INSTANTS,
+	SEC_FLOWS,
+	SEC_SAMPLES,
+	SEC_LAUNCH_IDS,
+	SEC_OP_IDS,
+	SEC_FLOWS_OUT,
+	SEC_FLOWS_IN,
+	SEC_EDGES,
+	SEC_EDGES_IN,
+	SEC_PROBLEM_HEADS,
+	SEC_PROBLEMS,
+	SEC_CODECS,
+	SEC_CODEC_DATA,
+	SEC_COUNT
+};
+
+struct section {
+	uint64_t offset, length, checksum;
+};
+
+struct file_header {
+	char magic[8];
+	uint32_t version, byte_order;
+	uint64_t layout; /* record_layout(): sizes and offsets of every record written raw */
+	uint64_t file_size;
+	uint64_t checksum; /* of this header (checksum 0) and the section table */
+	uint32_t section_count;
+	uint32_t nfiles, nprocs, ntracks, nlanes, nsamples, nedges, str_count, str_slots;
+	uint32_t pad;
+	uint64_t nslices, ninstants, nflows, nlaunch, nop, nproblems, str_arena;
+	int64_t start, end;
+};
+
+/* Per file: its codec's name and its saved bytes in SEC_CODEC_DATA. */
+struct codec_entry {
+	char name[CODEC_NAME_MAX];
+	uint64_t offset, length;
+};
+
+/* A mapped file whose header, table and identity checked. */
+struct trex_index_file {
+	char *name;
+	const unsigned char *data;
+	size_t len;
+	void *map; /* munmap()ed on close; NULL for borrowed memory */
+	size_t map_len;
+	struct file_header head;
+	struct section sec[SEC_COUNT];
+};
+
+/* The checksum of len bytes at p, chunk by chunk. */
+uint64_t trex_index_file_checksum(const unsigned char *p, uint64_t len);
+/* Whether a checksum computed matches the one written (always, in the
+ * fuzz target's build). */
+bool trex_index_file_checksum_ok(uint64_t computed, uint64_t written);
+
+#endif

@@ -1,0 +1,517 @@
+/* The index-file cache (index_cache.h): where index files live, what makes
+ * one fresh, and loading through them. */
+#include "config.h"
+
+#include "trex/load/index_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define IDENTITY_MAGIC 0x3164697865727472ull /* "trexid1" */
+#define SAMPLE_BLOCKS 16
+#define SAMPLE_SIZE 4096
+
+/* ---- identity ------------------------------------------------------------------------------- */
+
+/* One input as it is now: the identity section holds one per input, in
+ * command-line order, each followed by its real path and the path as
+ * given (NUL-terminated, padded to 8). */
+struct input_id {
+	uint64_t size;
+	int64_t mtime_ns;
+	uint64_t sample_hash;
+	uint32_t real_len, given_len; /* without their NULs */
+};
+
+struct identity_head {
+	uint64_t magic;
+	uint64_t opts_key;
+	uint64_t count;
+};
+
+struct input_now {
+	struct input_id id;
+	char *real;
+	const char *given;
+};
+
+static uint64_t crc64ish(uint64_t h, const void *p, size_t n)
+{
+	uLong lo = crc32((uLong)(h & 0xffffffffu), p, (uInt)n);
+	uLong hi = adler32((uLong)(h >> 32) | 1u, p, (uInt)n);
+
+	return (uint64_t)hi << 32 | (uint64_t)lo;
+}
+
+/* 16 blocks spread over the file, its first and its last: a change
+ * that keeps size and mtime (a copy with -p, a clock set back) still
+ * shows in all but unlucky cases, for 72 KiB of reads. */
+static bool sample_hash(int fd, uint64_t size, uint64_t *out)
+{
+	unsigned char buf[SAMPLE_SIZE];
+	uint64_t h = size;
+
+	for (int i = 0; i <= SAMPLE_BLOCKS + 1; i++) {
+		uint64_t at = i == SAMPLE_BLOCKS + 1 ? (size > SAMPLE_SIZE ? size - SAMPLE_SIZE : 0)
+		                                     : size / (SAMPLE_BLOCKS + 1) * (uint64_t)i;
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)at);
+
+		if (n < 0)
+			return false;
+		h = crc64ish(h, buf, (size_t)n);
+	}
+	*out = h;
+	return true;
+}
+
+/* false when path is not a regular file that can be read. */
+static bool input_now(const char *path, struct input_now *in)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	memset(in, 0, sizeof(*in));
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (in->real = realpath(path, NULL));
+	if (ok) {
+		in->id.size = (uint64_t)st.st_size;
+		in->id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		ok = sample_hash(fd, in->id.size, &in->id.sample_hash);
+		in->id.real_len = (uint32_t)strlen(in->real);
+		in->id.given_len = (uint32_t)strlen(path);
+		in->given = path;
+	}
+	close(fd);
+	return ok;
+}
+
+static void inputs_free(struct input_now *in, size_t n)
+{
+	for (size_t i = 0; in && i < n; i++)
+		free(in[i].real);
+	free(in);
+}
+
+/* The options that change what a load builds (threads and progress do not). */
+static uint64_t opts_key(const struct trex_load_opts *o)
+{
+	char s[256];
+	int n = snprintf(s, sizeof(s), "%s|%zu|%.17g|%" PRId64 "|%" PRIu32 "|%.17g",
+	                 o && o->format ? o->format : "", o ? o->stream_window : 0,
+	                 o ? o->bandwidth_gbps : 0.0, o ? o->latency_ns : 0, o ? o->npus : 0,
+	                 o ? o->npu_frequency_ghz : 0.0);
+
+	return crc64ish(1, s, n > 0 ? (size_t)n : 0);
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) / 8 * 8;
+}
+
+/* The identity section of a load of in[0..n). NULL when out of memory. */
+static void *identity_make(const struct input_now *in, size_t n, uint64_t key, size_t *len)
+{
+	struct identity_head head = {IDENTITY_MAGIC, key, n};
+	size_t total = sizeof(head);
+	unsigned char *p;
+
+	for (size_t i = 0; i < n; i++)
+		total +=
+		    sizeof(in[i].id) + pad8(in[i].id.real_len + 1) + pad8(in[i].id.given_len + 1);
+	if (!(p = calloc(1, total)))
+		return NULL;
+	*len = total;
+	memcpy(p, &head, sizeof(head));
+	total = sizeof(head);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p + total, &in[i].id, sizeof(in[i].id));
+		total += sizeof(in[i].id);
+		memcpy(p + total, in[i].real, in[i].id.real_len);
+		total += pad8(in[i].id.real_len + 1);
+		memcpy(p + total, in[i].given, in[i].id.given_len);
+		total += pad8(in[i].id.given_len + 1);
+	}
+	return p;
+}
+
+/* Compares a written identity with the inputs now; *why says what
+ * differs. recorded[i] receives where input i's path as it was given
+ * then lies in the written bytes. */
+static bool identity_matches(const unsigned char *p, size_t len, const struct input_now *in,
+                             size_t n, uint64_t key, const char **recorded, const char **why)
+{
+	struct identity_head head;
+	size_t at = sizeof(head);
+
+	*why = "written for other inputs";
+	if (len < sizeof(head))
+		return false;
+	memcpy(&head, p, sizeof(head));
+	if (head.magic != IDENTITY_MAGIC || head.count != n)
+		return false;
+	if (head.opts_key != key) {
+		*why = "written with other load options";
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct input_id id;
+
+		if (len - at < sizeof(id))
+			return false;
+		memcpy(&id, p + at, sizeof(id));
+		at += sizeof(id);
+		if (len - at < pad8((size_t)id.real_len + 1) + pad8((size_t)id.given_len + 1) ||
+		    id.real_len != in[i].id.real_len || memcmp(p + at, in[i].real, id.real_len) ||
+		    p[at + id.real_len] || p[at + pad8(id.real_len + 1) + id.given_len])
+			return false;
+		recorded[i] = (const char *)p + at + pad8(id.real_len + 1);
+		at += pad8(id.real_len + 1) + pad8(id.given_len + 1);
+		if (id.size != in[i].id.size || id.mtime_ns != in[i].id.mtime_ns ||
+		    id.sample_hash != in[i].id.sample_hash) {
+			*why = "stale (the trace changed)";
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- where ---------------------------------------------------------------------------------- */
+
+static bool dir_of(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int n = slash ? snprintf(buf, size, "%.*s", (int)(slash - path + 1), path)
+	              : snprintf(buf, size, ".");
+
+	return n > 0 && (size_t)n < size;
+}
+
+/* $TREX_INDEX_DIR, else $XDG_CACHE_HOME/trex, else $HOME/.cache/trex. */
+static bool cache_dir(char *buf, size_t size, bool *shared)
+{
+	const char *env = getenv("TREX_INDEX_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	*shared = env && *env;
+	if (*shared)
+		n = snprintf(buf, size, "%s", env);
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, size, "%s/trex", xdg);
+	else if (home && *home)
+		n = snprintf(buf, size, "%s/.cache/trex", home);
+	else
+		return false;
+	return n > 0 && (size_t)n < size;
+}
+
+/* NAME.HASH.trex in dir: the base name of the single input, or "set" and
+ * the number of inputs. */
+static bool cache_name(const char *dir, const struct input_now *in, size_t n, char *buf,
+                       size_t size)
+{
+	uint64_t h = n;
+	const char *base = strrchr(in[0].real, '/');
+	int len;
+
+	for (size_t i = 0; i < n; i++)
+		h = crc64ish(h, in[i].real, in[i].id.real_len + 1);
+	if (n == 1)
+		len = snprintf(buf, size, "%s/%s.%016" PRIx64 ".trex", dir,
+		               base ? base + 1 : in[0].real, h);
+	else
+		len = snprintf(buf, size, "%s/set-%zu.%016" PRIx64 ".trex", dir, n, h);
+	return len > 0 && (size_t)len < size;
+}
+
+static bool beside(const struct input_now *in, char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "%s.trex", in->given);
+
+	return len > 0 && (size_t)len < size;
+}
+
+/* Where to look (up to two places, in order) and where to write. */
+struct places {
+	char look[2][PATH_MAX];
+	int nlook;
+	char write[PATH_MAX];
+	char dir[PATH_MAX]; /* the cache directory, to create before writing there */
+	bool write_in_cache;
+};
+
+/* A directory whose mode grants no write permission stays untouched even
+ * by root, who access() lets write anywhere: read-only trace archives. */
+static bool dir_writable(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) &&
+	       access(dir, W_OK) == 0;
+}
+
+static bool places_of(const struct input_now *in, size_t n, struct places *pl)
+{
+	char traces[PATH_MAX];
+	bool shared, have_cache = cache_dir(pl->dir, sizeof(pl->dir), &shared);
+	bool writable = !shared && n == 1 && dir_of(in[0].given, traces, sizeof(traces)) &&
+	                dir_writable(traces);
+
+	pl->nlook = 0;
+	if (!shared && n == 1 && beside(&in[0], pl->look[0], sizeof(pl->look[0])))
+		pl->nlook++;
+	if (have_cache && cache_name(pl->dir, in, n, pl->look[pl->nlook], sizeof(pl->look[0])))
+		pl->nlook++;
+	pl->write_in_cache = !writable;
+	if (writable && pl->nlook)
+		memcpy(pl->write, pl->look[0], sizeof(pl->write));
+	else if (have_cache && cache_name(pl->dir, in, n, pl->write, sizeof(pl->write)))
+		;
+	else
+		pl->write[0] = '\0';
+	return pl->nlook > 0 || pl->write[0];
+}
+
+/* mkdir -p of the cache directory (private: it names the user's traces). */
+static void make_dirs(char *dir)
+{
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	mkdir(dir, 0700);
+}
+
+bool trex_cache_path(const char *const *paths, size_t count, char *buf, size_t size)
+{
+	struct input_now *in = calloc(count ? count : 1, sizeof(*in));
+	struct places *pl = malloc(sizeof(*pl));
+	bool ok = in && pl && count;
+
+	for (size_t i = 0; ok && i < count; i++)
+		ok = input_now(paths[i], &in[i]);
+	ok = ok && places_of(in, count, pl);
+	if (ok) {
+		const char *p = pl->write[0] ? pl->write : pl->look[0];
+
+		for (int i = 0; i < pl->nlook; i++)
+			if (access(pl->look[i], F_OK) == 0) {
+				p = pl->look[i];
+				break;
+			}
+		ok = (size_t)snprintf(buf, size, "%s", p) < size;
+	}
+	inputs_free(in, count);
+	free(pl);
+	return ok;
+}
+
+/* ---- reopening codecs ------------------------------------------------------------------------ */
+
+enum trex_status trex_cache_reopen_codec(void *user, const char *path, const char *name,
+                                         const void *saved, size_t len,
+                                         const struct trex_args_codec **codec, void **ctx,
+                                         struct trex_error *err)
+{
+	const struct trex_cache_renames *r = user;
+	const struct trex_format *const *formats = trex_formats();
+
+	for (size_t i = 0; r && i < r->count; i++)
+		if (strcmp(r->recorded[i], path) == 0) {
+			path = r->now[i];
+			break;
+		}
+	for (size_t i = 0; formats[i]; i++) {
+		const struct trex_args_codec *c = formats[i]->codec;
+
+		if (c && c->reopen && strcmp(c->name, name) == 0) {
+			*codec = c;
+			return c->reopen(path, saved, len, ctx, err);
+		}
+	}
+	return trex_error_set(err, TREX_FORMAT, path, -1, "index file names an unknown codec '%s'",
+	                      name);
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+struct cache_load {
+	struct input_now *in;
+	size_t n;
+	uint64_t key;
+	const struct trex_load_opts *opts;
+	struct trex_cache_report *rep;
+};
+
+/* Files recorded under another spelling of their path (./a.json, a
+ * relative path from elsewhere) take the one given now, as a parse would
+ * show them. */
+static enum trex_status rename_files(struct trex_index *idx, const char *const *recorded,
+                                     const struct input_now *in, size_t n, struct trex_error *err)
+{
+	enum trex_status st = TREX_OK;
+
+	for (size_t i = 0; i < n && st == TREX_OK; i++) {
+		if (strcmp(recorded[i], in[i].given) == 0)
+			continue;
+		for (uint32_t f = 0; f < trex_index_file_count(idx); f++)
+			if (strcmp(trex_index_str(idx, trex_index_file(idx, f)->path),
+			           recorded[i]) == 0) {
+				st = trex_index_rename_file(idx, f, in[i].given, err);
+				break;
+			}
+	}
+	return st;
+}
+
+/* Damaged input under --strict is refused by the parse, with its error. */
+static bool strict_refuses(const struct trex_index *idx, const struct trex_load_opts *opts)
+{
+	for (uint32_t f = 0; opts && opts->strict && f < trex_index_file_count(idx); f++) {
+		const struct trex_file *file = trex_index_file(idx, f);
+
+		if (file->truncated || trex_integrity_damaged(&file->integrity))
+			return true;
+	}
+	return false;
+}
+
+static void note_refused(struct trex_cache_report *rep, const char *path, const char *why)
+{
+	if (!rep->note[0])
+		snprintf(rep->note, sizeof(rep->note), "index file %s: %s; rebuilt from the trace",
+		         path, why);
+}
+
+/* The index in the index file at path when it is fresh and checks. */
+static bool open_fresh(struct cache_load *c, const char *path, struct trex_index **out)
+{
+	const char **recorded = calloc(c->n, sizeof(*recorded));
+	struct trex_index_file *f = NULL;
+	struct trex_error e;
+	const char *why = NULL;
+	const void *id;
+	size_t len;
+
+	*out = NULL;
+	trex_error_clear(&e);
+	if (!recorded || trex_index_file_map(path, &f, &e) != TREX_OK) {
+		note_refused(c->rep, path, recorded ? e.message : "out of memory");
+		free(recorded);
+		return false;
+	}
+	id = trex_index_file_identity(f, &len);
+	if (!identity_matches(id, len, c->in, c->n, c->key, recorded, &why)) {
+		note_refused(c->rep, path, why);
+		trex_index_file_close(f);
+	} else {
+		const char **now = malloc(c->n * sizeof(*now));
+		struct trex_cache_renames r = {recorded, now, c->n};
+
+		for (size_t i = 0; now && i < c->n; i++)
+			now[i] = c->in[i].given;
+		if (!now ||
+		    trex_index_file_load(f, trex_cache_reopen_codec, &r, out, &e) != TREX_OK ||
+		    rename_files(*out, recorded, c->in, c->n, &e) != TREX_OK) {
+			note_refused(c->rep, path, now ? e.message : "out of memory");
+			trex_index_free(*out);
+			*out = NULL;
+			if (!now)
+				trex_index_file_close(f);
+		} else if (strict_refuses(*out, c->opts)) {
+			trex_index_free(*out);
+			*out = NULL;
+		}
+		free(now);
+	}
+	free(recorded);
+	return *out != NULL;
+}
+
+static void write_index(struct cache_load *c, struct places *pl, const struct trex_index *idx)
+{
+	struct trex_error e;
+	const char *why;
+	void *id;
+	size_t len;
+
+	if (!pl->write[0] || !trex_index_file_supported(idx, &why))
+		return;
+	if (pl->write_in_cache)
+		make_dirs(pl->dir);
+	if (!(id = identity_make(c->in, c->n, c->key, &len)))
+		return;
+	trex_error_clear(&e);
+	if (trex_index_file_write(idx, pl->write, id, len, &e) == TREX_OK) {
+		c->rep->written = true;
+		snprintf(c->rep->path, sizeof(c->rep->path), "%s", pl->write);
+	} else {
+		snprintf(c->rep->note, sizeof(c->rep->note), "cannot write index file %s: %s",
+		         pl->write, e.message);
+	}
+	free(id);
+}
+
+static bool cacheable(struct cache_load *c, struct trex_source **sources)
+{
+	if (c->n == 0 || (c->opts && c->opts->comm_override) ||
+	    !(c->in = calloc(c->n, sizeof(*c->in))))
+		return false;
+	for (size_t i = 0; i < c->n; i++)
+		if (!input_now(trex_source_path(sources[i]), &c->in[i]))
+			return false;
+	return true;
+}
+
+enum trex_status trex_cache_load(struct trex_source **sources, size_t count,
+                                 const struct trex_load_opts *opts, enum trex_cache_mode mode,
+                                 struct trex_cache_report *report, struct trex_index **out,
+                                 struct trex_error *err)
+{
+	struct trex_cache_report scratch;
+	struct cache_load c = {.n = count, .key = opts_key(opts), .opts = opts};
+	struct places *pl = malloc(sizeof(*pl));
+	enum trex_status st;
+
+	c.rep = report ? report : &scratch;
+	memset(c.rep, 0, sizeof(*c.rep));
+	trex_error_clear(err);
+	if (mode == TREX_CACHE_OFF || !pl || !cacheable(&c, sources) ||
+	    !places_of(c.in, count, pl)) {
+		inputs_free(c.in, c.n);
+		free(pl);
+		return trex_load_sources(sources, count, opts, out, err);
+	}
+	for (int i = 0; mode == TREX_CACHE_USE && i < pl->nlook; i++) {
+		if (access(pl->look[i], F_OK) != 0 || !open_fresh(&c, pl->look[i], out))
+			continue;
+		c.rep->hit = true;
+		c.rep->note[0] = '\0'; /* a place further down was fresh */
+		snprintf(c.rep->path, sizeof(c.rep->path), "%s", pl->look[i]);
+		for (size_t k = 0; k < count; k++)
+			trex_source_close(sources[k]);
+		inputs_free(c.in, c.n);
+		free(pl);
+		return TREX_OK;
+	}
+	st = trex_load_sources(sources, count, opts, out, err);
+	if (st == TREX_OK)
+		write_index(&c, pl, *out);
+	inputs_free(c.in, c.n);
+	free(pl);
+	return st;
+}
