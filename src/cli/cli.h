@@ -58,7 +58,10 @@
 	  "one's start, duration, cause and slack")                                                \
 	X(EXPORT, "export", cmd_export,                                                            \
 	  "the trace, or a time range, tracks, slices or ranks of it, as Chrome JSON, Perfetto "   \
-	  "protobuf or a CSV of slices (--to, -o OUT)")
+	  "protobuf or a CSV of slices (--to, -o OUT)")                                            \
+	X(INDEX, "index", cmd_index,                                                               \
+	  "build each trace's index file (FILE.trex), -j N files at once, so that later opens "    \
+	  "map it instead of parsing")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */

@@ -257,7 +257,10 @@ int main(int argc, char **argv)
 		puts(PACKAGE_STRING);
 		exit(fflush(stdout) == 0 ? EXIT_SUCCESS : 2);
 	}
-	if (st == TREX_OK)
+	/* index writes one index file per input: there is no one index to load */
+	if (st == TREX_OK && o.command == CLI_CMD_INDEX)
+		st = cmd_index(&o, NULL, stdout, &err);
+	else if (st == TREX_OK)
 		st = wants_ui(&o) ? run_ui(&o, &err) : run(&o, &err);
 	if (st == TREX_OK)
 		exit(EXIT_SUCCESS);

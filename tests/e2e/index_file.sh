@@ -4,7 +4,8 @@
 # Kineto (plain, gzip, 2021 dialect), unitrace, Perfetto, acelyzer,
 # multi-file and damaged traces; a changed trace or a damaged index file is
 # noticed (one line) and rebuilt; index files go beside the trace, or to
-# the cache directory when its directory is read-only.
+# the cache directory when its directory is read-only; `trex index` builds
+# them in parallel, also when xargs -P spreads the files.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 have_corpus || skip_all "corpus not found (TREX_CORPUS)"
@@ -145,5 +146,35 @@ check "a read-only directory: under XDG_CACHE_HOME/trex" \
 check "TRACE.trex given stands for the trace" cmp "$TEST_TMP/k0.out" "$TEST_TMP/k3.out"
 check "a glob leaves index files out" cmp "$TEST_TMP/k0.out" "$TEST_TMP/k4.out"
 chmod u+w "$B/ro"
+
+# ---- trex index ----------------------------------------------------------------------------------
+
+R=$TEST_TMP/ranks
+mkdir -p "$R"
+cp "$C"/kineto/param_dlrm_8rank/*.json.gz "$R"/
+rm -rf "$IDX"
+run_trex ix1 index -j 2 "$R"/*.json.gz
+check "index -j 2: one line per file, each built" \
+	sh -c 'test "$(grep -c ": built .*events.*bytes/event" "$1")" -eq 8' sh "$TEST_TMP/ix1.out"
+check "index: one index file per input" sh -c 'test "$(ls "$1" | wc -l)" -eq 8' sh "$IDX"
+run_trex ix2 index "$R"/*.json.gz
+check "index again: every file up to date" \
+	sh -c 'test "$(grep -c ": up to date, " "$1")" -eq 8' sh "$TEST_TMP/ix2.out"
+rm -rf "$IDX"
+# as a cluster launcher would spread them: two tasks, four files each
+ls "$R"/*.json.gz | xargs -P 2 -n 4 "$TREX" index -j 1 >"$TEST_TMP/xa.out" 2>&1
+check "xargs -P 2: every file indexed" \
+	sh -c 'test "$(grep -c ": built " "$1")" -eq 8 && test "$(ls "$2" | wc -l)" -eq 8' \
+	sh "$TEST_TMP/xa.out" "$IDX"
+run_trex one kernels --no-cache "$R/worker3_step_12.1694128201557.pt.trace.json.gz"
+run_trex two kernels "$R/worker3_step_12.1694128201557.pt.trace.json.gz"
+check "a rank opened alone maps its index file" cmp "$TEST_TMP/one.out" "$TEST_TMP/two.out"
+run_trex ig index "$C/chakra/custom-ring-allreduce-8npus/custom_allreduce.0.et"
+check "index: execution graphs are not indexed, and say so" \
+	grep -q "not indexed: execution graphs are not cached" "$TEST_TMP/ig.out"
+run_trex bad index "$R/worker0_step_12.1694128201545.pt.trace.json.gz" "$TEST_TMP/missing.json"
+check "index: a missing file fails, the others are built" \
+	sh -c 'test "$(cat "$1.rc")" -eq 2 && grep -q "1 of 2 files failed" "$1.err" &&
+	grep -q "missing.json" "$1.err" && grep -q "up to date\|built" "$1.out"' sh "$TEST_TMP/bad"
 
 done_testing

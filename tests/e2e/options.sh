@@ -21,6 +21,7 @@ own() {
 	metrics) echo "kernel metric summary" ;;
 	nodes) echo "top rank" ;;
 	export) echo "to range tracks filter ranks" ;;
+	index) echo "" ;;
 	esac
 }
 # --OPTION with an argument it takes.
@@ -47,7 +48,7 @@ source-path source-map kernel compare metric summary to range tracks filter rank
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \
-	nodes export; do
+	nodes export index; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')
