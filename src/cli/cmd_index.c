@@ -46,9 +46,9 @@ static void index_one(struct index_pool *pool, struct index_job *job)
 		return;
 	for (uint32_t f = 0; f < trex_index_file_count(idx); f++)
 		job->events += trex_index_file(idx, f)->events;
-	if (!job->rep.hit && !job->rep.written && !trex_index_file_supported(idx, &job->why_not) &&
-	    !job->why_not)
-		job->why_not = "not cacheable";
+	/* not written without a note: the input itself is not cacheable */
+	if (!job->rep.hit && !job->rep.written && trex_index_file_supported(idx, &job->why_not))
+		job->why_not = job->rep.note[0] ? NULL : "only regular files are indexed";
 	trex_index_free(idx);
 }
 

@@ -12,12 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#define IDENTITY_MAGIC 0x3164697865727472ull /* "trexid1" */
+#define IDENTITY_MAGIC 0x3264697865727472ull /* "trexid2" */
 #define SAMPLE_BLOCKS 16
 #define SAMPLE_SIZE 4096
+/* A trace modified this shortly before it is loaded may be modified again
+ * within one tick of the file system's clock, keeping its size and mtime
+ * (racy, as git says): its whole content is hashed too, and checked on
+ * every open. */
+#define RACY_NS (2 * 1000000000LL)
+#define FULL_HASH_BLOCK ((size_t)1 << 20)
 
 /* ---- identity ------------------------------------------------------------------------------- */
 
@@ -28,7 +35,10 @@ struct input_id {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint64_t sample_hash;
+	uint64_t full_hash; /* racy inputs only, else 0 */
+	uint32_t racy;
 	uint32_t real_len, given_len; /* without their NULs */
+	uint32_t pad;
 };
 
 struct identity_head {
@@ -72,21 +82,49 @@ static bool sample_hash(int fd, uint64_t size, uint64_t *out)
 	return true;
 }
 
+/* The hash of a whole file; false when it cannot be read. */
+static bool full_hash(const char *path, uint64_t *out)
+{
+	unsigned char *buf = malloc(FULL_HASH_BLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t h = 1;
+	ssize_t n = 0;
+
+	while (buf && fd >= 0 && (n = read(fd, buf, FULL_HASH_BLOCK)) > 0)
+		h = crc64ish(h, buf, (size_t)n);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	*out = h;
+	return buf && fd >= 0 && n == 0;
+}
+
+static bool racy(int64_t mtime_ns)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return mtime_ns + RACY_NS >= (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 /* false when path is not a regular file that can be read. */
 static bool input_now(const char *path, struct input_now *in)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	bool ok;
 
 	memset(in, 0, sizeof(*in));
-	if (fd < 0)
+	/* a FIFO read at load time would block a second open */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return false;
 	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (in->real = realpath(path, NULL));
 	if (ok) {
 		in->id.size = (uint64_t)st.st_size;
 		in->id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		ok = sample_hash(fd, in->id.size, &in->id.sample_hash);
+		in->id.racy = racy(in->id.mtime_ns);
 		in->id.real_len = (uint32_t)strlen(in->real);
 		in->id.given_len = (uint32_t)strlen(path);
 		in->given = path;
@@ -135,7 +173,13 @@ static void *identity_make(const struct input_now *in, size_t n, uint64_t key, s
 	memcpy(p, &head, sizeof(head));
 	total = sizeof(head);
 	for (size_t i = 0; i < n; i++) {
-		memcpy(p + total, &in[i].id, sizeof(in[i].id));
+		struct input_id id = in[i].id;
+
+		if (id.racy && !full_hash(in[i].real, &id.full_hash)) {
+			free(p);
+			return NULL;
+		}
+		memcpy(p + total, &id, sizeof(id));
 		total += sizeof(in[i].id);
 		memcpy(p + total, in[i].real, in[i].id.real_len);
 		total += pad8(in[i].id.real_len + 1);
@@ -166,6 +210,7 @@ static bool identity_matches(const unsigned char *p, size_t len, const struct in
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct input_id id;
+		uint64_t whole;
 
 		if (len - at < sizeof(id))
 			return false;
@@ -178,7 +223,8 @@ static bool identity_matches(const unsigned char *p, size_t len, const struct in
 		recorded[i] = (const char *)p + at + pad8(id.real_len + 1);
 		at += pad8(id.real_len + 1) + pad8(id.given_len + 1);
 		if (id.size != in[i].id.size || id.mtime_ns != in[i].id.mtime_ns ||
-		    id.sample_hash != in[i].id.sample_hash) {
+		    id.sample_hash != in[i].id.sample_hash ||
+		    (id.racy && (!full_hash(in[i].real, &whole) || whole != id.full_hash))) {
 			*why = "stale (the trace changed)";
 			return false;
 		}

@@ -172,6 +172,12 @@ check "a rank opened alone maps its index file" cmp "$TEST_TMP/one.out" "$TEST_T
 run_trex ig index "$C/chakra/custom-ring-allreduce-8npus/custom_allreduce.0.et"
 check "index: execution graphs are not indexed, and say so" \
 	grep -q "not indexed: execution graphs are not cached" "$TEST_TMP/ig.out"
+mkfifo "$TEST_TMP/pipe.json"
+cat "$D/flows.json" >"$TEST_TMP/pipe.json" &
+run_trex fifo index "$TEST_TMP/pipe.json"
+wait
+check "index: a pipe is read but not indexed, and says so" \
+	grep -q "pipe.json: not indexed: only regular files are indexed" "$TEST_TMP/fifo.out"
 run_trex bad index "$R/worker0_step_12.1694128201545.pt.trace.json.gz" "$TEST_TMP/missing.json"
 check "index: a missing file fails, the others are built" \
 	sh -c 'test "$(cat "$1.rc")" -eq 2 && grep -q "1 of 2 files failed" "$1.err" &&

@@ -529,6 +529,47 @@ Test(index_file, cache_hits_when_fresh_and_rebuilds_when_stale)
 	free(changed);
 }
 
+/* A change between the sampled blocks, same size, same mtime: a trace
+ * written just before its load (racy) has its whole content checked. */
+Test(index_file, racy_trace_is_checked_whole)
+{
+	char *trace = in_tmp("racy.json");
+	struct timespec times[2] = {{0, UTIME_OMIT}, {0, 0}};
+	struct trex_cache_report rep;
+	size_t cap = 200000, n = 0;
+	char *json = malloc(cap), *at;
+	struct trex_index *idx;
+	struct stat st;
+
+	cr_assert(json);
+	n += (size_t)snprintf(json, cap, "{\"traceEvents\":[\n");
+	for (int i = 0; n + 200 < cap; i++)
+		n += (size_t)snprintf(json + n, cap - n,
+		                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%06d\","
+		                      "\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1},\n",
+		                      i, i * 2);
+	n += (size_t)snprintf(json + n, cap - n,
+	                      "{\"ph\":\"i\",\"name\":\"end\",\"pid\":0,"
+	                      "\"tid\":7,\"ts\":0,\"s\":\"t\"}]}\n");
+	write_file(trace, json, n);
+	trex_index_free(load_path(trace, TREX_CACHE_USE, &rep));
+	cr_assert(rep.written);
+	/* 18 blocks of 4 KiB are sampled: 5000..11000 lies between the first two */
+	at = strstr(json + 5000, "\"k0");
+	cr_assert(at && at - json < 11000 - 8);
+	at[2] = '9';
+	cr_assert(stat(trace, &st) == 0);
+	write_file(trace, json, n);
+	times[1] = st.st_mtim;
+	cr_assert(utimensat(AT_FDCWD, trace, times, 0) == 0);
+	idx = load_path(trace, TREX_CACHE_USE, &rep);
+	cr_assert(!rep.hit && rep.written, "%s", rep.note);
+	cr_assert(strstr(rep.note, "stale"), "%s", rep.note);
+	cr_assert_neq(trex_strtab_find(trex_index_strings(idx), at + 1, 7), TREX_STR_ERROR);
+	trex_index_free(idx);
+	free(json);
+}
+
 Test(index_file, corrupt_index_file_is_rebuilt_with_a_note)
 {
 	char *trace = in_tmp("t.json");

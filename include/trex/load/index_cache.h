@@ -13,7 +13,8 @@
  *    the inputs' real paths.
  * An index file is used only when every input is as it was: same real
  * path, size, modification time and hash of sampled blocks (16 blocks
- * of 4 KiB spread over the file, and its first and last), and the load
+ * of 4 KiB spread over the file, and its first and last; the whole file
+ * for one modified less than 2 s before the load: racy), and the load
  * options that shape the index (input format, execution-graph and
  * ASTRA-sim options) are the same. A stale, damaged or foreign index file
  * is replaced by a parse, with a one-line note. Not cached: memory and
