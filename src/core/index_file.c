@@ -540,3 +540,21 @@ uint64_t trex_index_file_bytes(const struct trex_index *idx)
 {
 	return idx->mapped ? idx->mapped->len : 0;
 }
+
+void trex_index_file_reseal(unsigned char *data, size_t len)
+{
+	struct file_header h;
+	struct section sec[SEC_COUNT];
+
+	if (len < sizeof(h) + sizeof(sec))
+		return;
+	memcpy(&h, data, sizeof(h));
+	memcpy(sec, data + sizeof(h), sizeof(sec));
+	for (int i = 0; i < SEC_COUNT; i++)
+		if (sec[i].offset <= len && sec[i].length <= len - sec[i].offset)
+			sec[i].checksum =
+			    trex_index_file_checksum(data + sec[i].offset, sec[i].length);
+	h.checksum = header_checksum(&h, sec);
+	memcpy(data, &h, sizeof(h));
+	memcpy(data + sizeof(h), sec, sizeof(sec));
+}

@@ -57,6 +57,12 @@ static bool lanes_ok(const struct opener *o)
 {
 	const struct trex_index *idx = o->idx;
 
+	/* every lane, also one no track names: slices_ok walks them all */
+	for (uint32_t l = 0; l < idx->nlanes; l++)
+		if (idx->lanes[l].track >= idx->ntracks ||
+		    !range_ok(idx->lanes[l].first, idx->lanes[l].count, idx->slices.count))
+			return false;
+
 	for (uint32_t t = 0; t < idx->ntracks; t++) {
 		const struct trex_track *tr = &idx->tracks[t];
 

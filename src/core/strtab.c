@@ -378,7 +378,8 @@ static bool raw_valid(const struct trex_strtab_raw *raw)
 	    raw->offs[0] != 0 || raw->offs[1] != 1 || raw->offs[raw->count] != raw->arena_len)
 		return false;
 	for (uint32_t i = 0; i < raw->count; i++)
-		if (raw->offs[i + 1] <= raw->offs[i] || raw->arena[raw->offs[i + 1] - 1] != '\0')
+		if (raw->offs[i + 1] <= raw->offs[i] || raw->offs[i + 1] > raw->arena_len ||
+		    raw->arena[raw->offs[i + 1] - 1] != '\0')
 			return false;
 	for (uint32_t i = 0; i < raw->nslots; i++) {
 		if (slots[i].id1 > raw->count)

@@ -57,19 +57,32 @@ static trex_args_ref pl_store_args(struct pl_codec *c, const struct trex_pf_arg 
 	return (trex_args_ref)at + 1;
 }
 
+static enum trex_status pl_damaged(const struct pl_codec *c, trex_args_ref ref,
+                                   struct trex_error *err)
+{
+	return trex_error_set(err, TREX_FORMAT, trex_source_path(c->src), -1,
+	                      "damaged annotations under reference %" PRIu64, ref);
+}
+
 /* The record of ref: its count and where its entries start and end. */
 static enum trex_status pl_record(const struct pl_codec *c, trex_args_ref ref, uint32_t *n,
                                   const char **start, const char **end, struct trex_error *err)
 {
-	if (ref == TREX_ARGS_NONE || ref - 1 + sizeof(*n) > c->store.len)
+	if (ref == TREX_ARGS_NONE || ref > c->store.len || ref - 1 + sizeof(*n) > c->store.len)
 		return trex_error_set(err, TREX_FORMAT, trex_source_path(c->src), -1,
 		                      "no annotations stored under reference %" PRIu64, ref);
 	memcpy(n, c->store.buf + ref - 1, sizeof(*n));
 	*start = c->store.buf + ref - 1 + sizeof(*n);
-	const char *p = *start;
+	const char *p = *start, *limit = c->store.buf + c->store.len;
+	/* the store ends in a NUL (a record's last value; pl_reopen checks it
+	 * for one from an index file), but no record may run past it */
 	for (uint32_t i = 0; i < *n; i++) {
+		if (limit - p < 3)
+			return pl_damaged(c, ref, err);
 		p++;
 		p += strlen(p) + 1;
+		if (p >= limit)
+			return pl_damaged(c, ref, err);
 		p += strlen(p) + 1;
 	}
 	*end = p;

@@ -12,6 +12,9 @@ have_corpus || skip_all "corpus not found (TREX_CORPUS)"
 
 C=$TREX_CORPUS
 D=$TREX_SRCDIR/tests/data
+# a directory of its own, whatever TREX_TEST_INDEX_DIR says: files are counted
+TREX_INDEX_DIR=$TEST_TMP/index
+export TREX_INDEX_DIR
 IDX=$TREX_INDEX_DIR
 
 # same_from_index NAME FILE...: for info, kernels and categories, the parse

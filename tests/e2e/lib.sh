@@ -15,7 +15,9 @@ trap 'exit 130' INT TERM
 # Index files (TRACE.trex) go to the scratch directory, never beside the
 # traces in the source tree or the corpus: every test runs through the
 # cache, writing on a file's first load and mapping it on the next.
-TREX_INDEX_DIR=$TEST_TMP/index
+# TREX_TEST_INDEX_DIR keeps them across scripts and runs instead: a second
+# run of the suite then loads every trace from its index file.
+TREX_INDEX_DIR=${TREX_TEST_INDEX_DIR:-$TEST_TMP/index}
 export TREX_INDEX_DIR
 
 : "${PYTHON3:=python3}"

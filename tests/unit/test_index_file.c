@@ -18,6 +18,7 @@
 #include "trex/load/index_cache.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
+#include "../../src/core/index_file_internal.h"
 
 /* Every kind of record: nesting, B/E, runtime -> kernel by correlation,
  * op links by External id, a flow, counters, instants, async slices,
@@ -436,6 +437,72 @@ static void expect_refusal(const char *bytes, size_t len, const char *what)
 	cr_assert(strstr(err.message, what), "'%s' lacks '%s'", err.message, what);
 }
 
+/* A forged file (checksums recomputed after the edit) reaches the id and
+ * range checks: each edit below read out of bounds before they covered it
+ * (both found by tests/fuzz/fuzz_index_file.c). */
+static void forge_and_expect_refusal(const char *file, void (*edit)(unsigned char *, size_t))
+{
+	struct trex_index_file *f;
+	struct trex_index *back;
+	struct trex_error err;
+	size_t len;
+	unsigned char *bytes = (unsigned char *)read_all(file, &len);
+
+	trex_index_file_reseal(bytes, len); /* untouched: loads */
+	cr_assert_eq(trex_index_file_map_memory("x.trex", bytes, len, &f, &err), TREX_OK);
+	cr_assert_eq(trex_index_file_load(f, NULL, NULL, &back, &err), TREX_OK, "%s", err.message);
+	trex_index_free(back);
+	edit(bytes, len);
+	trex_index_file_reseal(bytes, len);
+	cr_assert_eq(trex_index_file_map_memory("x.trex", bytes, len, &f, &err), TREX_OK);
+	cr_assert_eq(trex_index_file_load(f, NULL, NULL, &back, &err), TREX_FORMAT);
+	cr_assert(strstr(err.message, "damaged index file"), "%s", err.message);
+	free(bytes);
+}
+
+static void *section_of(unsigned char *bytes, int id)
+{
+	struct section s;
+
+	memcpy(&s, bytes + sizeof(struct file_header) + id * sizeof(s), sizeof(s));
+	return bytes + s.offset;
+}
+
+/* The first track names no lane, and its first lane starts two blocks
+ * of slices past the last one. */
+static void unnamed_lane_out_of_range(unsigned char *bytes, size_t len)
+{
+	struct trex_track *tr = section_of(bytes, SEC_TRACKS);
+	struct trex_lane *lane = (struct trex_lane *)section_of(bytes, SEC_LANES) + tr->first_lane;
+
+	(void)len;
+	cr_assert_gt(tr->lane_count, 0);
+	tr->lane_count = 0;
+	lane->first = 1u << 16;
+	lane->count = 1;
+}
+
+/* A string offset past the arena, the next one back inside it. */
+static void string_offset_past_the_arena(unsigned char *bytes, size_t len)
+{
+	uint32_t *offs = section_of(bytes, SEC_STR_OFFS);
+
+	offs[2] = (uint32_t)len * 4;
+}
+
+Test(index_file, forged_ids_are_refused)
+{
+	char *trace = in_tmp("t.json"), *file = in_tmp("t.trex");
+	struct trex_index *idx;
+
+	write_file(trace, trace_json, sizeof(trace_json) - 1);
+	idx = load_path(trace, TREX_CACHE_OFF, NULL);
+	trex_index_free(round_trip(idx, file));
+	forge_and_expect_refusal(file, unnamed_lane_out_of_range);
+	forge_and_expect_refusal(file, string_offset_past_the_arena);
+	trex_index_free(idx);
+}
+
 Test(index_file, foreign_files_say_why)
 {
 	char *trace = in_tmp("t.json"), *file = in_tmp("t.trex");
@@ -613,6 +680,34 @@ Test(index_file, a_hit_shows_the_path_as_given_now)
 	same_events(a, b);
 	trex_index_free(a);
 	trex_index_free(b);
+}
+
+/* Perfetto's args store reopened from an index file is read within its
+ * bounds: a record that claims more entries than the store holds is
+ * damage, not a read past its end (ASan saw one before). */
+Test(index_file, perfetto_store_from_a_file_is_read_within_bounds)
+{
+	const struct trex_format *fmt = trex_format_named("perfetto");
+	static const unsigned char rec[] = {5, 0, 0, 0, 0, 'k', 0, 'v', 0};
+	unsigned char *store = malloc(sizeof(rec)); /* exactly: ASan sees a byte beyond */
+	char *path = in_tmp("p.pftrace");
+	struct trex_args a;
+	struct trex_error err;
+	void *ctx = NULL;
+
+	cr_assert(fmt && store);
+	memcpy(store, rec, sizeof(rec));
+	write_file(path, "x", 1);
+	cr_assert_eq(fmt->codec->reopen(path, store, sizeof(rec), &ctx, &err), TREX_OK);
+	cr_assert_eq(fmt->codec->decode(ctx, 1, &a, NULL, &err), TREX_FORMAT);
+	cr_assert(strstr(err.message, "damaged annotations"), "%s", err.message);
+	cr_assert_eq(fmt->codec->decode(ctx, 1000, &a, NULL, &err), TREX_FORMAT);
+	store[0] = 1; /* one entry: read whole */
+	cr_assert_eq(fmt->codec->decode(ctx, 1, &a, NULL, &err), TREX_OK, "%s", err.message);
+	cr_assert(a.n == 1 && strcmp(a.v[0].key, "k") == 0 && strcmp(a.v[0].value, "v") == 0);
+	trex_args_free(&a);
+	fmt->codec->close(ctx);
+	free(store);
 }
 
 Test(index_file, memory_sources_are_not_cached)

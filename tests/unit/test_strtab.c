@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trex/core/strtab.h"
+#include "../../src/core/builder_internal.h"
 
 static uint32_t intern(struct trex_strtab *t, const char *s)
 {
@@ -156,4 +157,31 @@ Test(strtab, binary_bytes_and_utf8)
 Test(strtab, free_null_is_a_no_op)
 {
 	trex_strtab_free(NULL);
+}
+
+/* An index file's table is borrowed as it lies (index_file.c) and checked
+ * first: offsets that run past the arena and back are refused without a
+ * read outside it (found by fuzz_index_file: the read came before the
+ * check that offsets ascend). */
+Test(strtab, borrowed_storage_is_checked_before_it_is_read)
+{
+	char *arena = malloc(6); /* exactly "", "ab", "c": ASan sees any byte beyond */
+	uint32_t good[] = {0, 1, 4, 6}, bad[] = {0, 1, 100, 6};
+	uint64_t slots[4] = {0};
+	struct trex_strtab_raw raw = {arena, 6, good, 3, slots, 4};
+	struct trex_strtab *t;
+
+	cr_assert(arena);
+	memcpy(arena, "\0ab\0c", 6);
+	t = trex_strtab_borrow(&raw);
+	cr_assert_not_null(t);
+	cr_assert_str_eq(trex_strtab_get(t, 1, NULL), "ab");
+	/* a new string copies the table first; the borrowed bytes stay as they are */
+	cr_assert_eq(trex_strtab_intern(t, "zz", 2), 3);
+	cr_assert_str_eq(trex_strtab_get(t, 2, NULL), "c");
+	cr_assert_eq(memcmp(arena, "\0ab\0c", 6), 0);
+	trex_strtab_free(t);
+	raw.offs = bad;
+	cr_assert_null(trex_strtab_borrow(&raw));
+	free(arena);
 }
