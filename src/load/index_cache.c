@@ -263,9 +263,11 @@ static bool cache_dir(char *buf, size_t size, bool *shared)
 }
 
 /* NAME.HASH.trex in dir: the base name of the single input, or "set" and
- * the number of inputs. */
-static bool cache_name(const char *dir, const struct input_now *in, size_t n, char *buf,
-                       size_t size)
+ * the number of inputs; HASH of their real paths and, for loads with
+ * options other than the defaults, of those (key): a load with
+ * --input-format and one without each keep their own index file. */
+static bool cache_name(const char *dir, const struct input_now *in, size_t n, uint64_t key,
+                       char *buf, size_t size)
 {
 	uint64_t h = n;
 	const char *base = strrchr(in[0].real, '/');
@@ -273,6 +275,8 @@ static bool cache_name(const char *dir, const struct input_now *in, size_t n, ch
 
 	for (size_t i = 0; i < n; i++)
 		h = crc64ish(h, in[i].real, in[i].id.real_len + 1);
+	if (key != opts_key(NULL))
+		h = crc64ish(h, &key, sizeof(key));
 	if (n == 1)
 		len = snprintf(buf, size, "%s/%s.%016" PRIx64 ".trex", dir,
 		               base ? base + 1 : in[0].real, h);
@@ -307,22 +311,24 @@ static bool dir_writable(const char *dir)
 	       access(dir, W_OK) == 0;
 }
 
-static bool places_of(const struct input_now *in, size_t n, struct places *pl)
+/* Beside the trace only for one file loaded with the default options. */
+static bool places_of(const struct input_now *in, size_t n, uint64_t key, struct places *pl)
 {
 	char traces[PATH_MAX];
 	bool shared, have_cache = cache_dir(pl->dir, sizeof(pl->dir), &shared);
-	bool writable = !shared && n == 1 && dir_of(in[0].given, traces, sizeof(traces)) &&
-	                dir_writable(traces);
+	bool alone = !shared && n == 1 && key == opts_key(NULL);
+	bool writable =
+	    alone && dir_of(in[0].given, traces, sizeof(traces)) && dir_writable(traces);
 
 	pl->nlook = 0;
-	if (!shared && n == 1 && beside(&in[0], pl->look[0], sizeof(pl->look[0])))
+	if (alone && beside(&in[0], pl->look[0], sizeof(pl->look[0])))
 		pl->nlook++;
-	if (have_cache && cache_name(pl->dir, in, n, pl->look[pl->nlook], sizeof(pl->look[0])))
+	if (have_cache && cache_name(pl->dir, in, n, key, pl->look[pl->nlook], sizeof(pl->look[0])))
 		pl->nlook++;
 	pl->write_in_cache = !writable;
 	if (writable && pl->nlook)
 		memcpy(pl->write, pl->look[0], sizeof(pl->write));
-	else if (have_cache && cache_name(pl->dir, in, n, pl->write, sizeof(pl->write)))
+	else if (have_cache && cache_name(pl->dir, in, n, key, pl->write, sizeof(pl->write)))
 		;
 	else
 		pl->write[0] = '\0';
@@ -350,7 +356,7 @@ bool trex_cache_path(const char *const *paths, size_t count, char *buf, size_t s
 
 	for (size_t i = 0; ok && i < count; i++)
 		ok = input_now(paths[i], &in[i]);
-	ok = ok && places_of(in, count, pl);
+	ok = ok && places_of(in, count, opts_key(NULL), pl);
 	if (ok) {
 		const char *p = pl->write[0] ? pl->write : pl->look[0];
 
@@ -537,7 +543,7 @@ enum trex_status trex_cache_load(struct trex_source **sources, size_t count,
 	memset(c.rep, 0, sizeof(*c.rep));
 	trex_error_clear(err);
 	if (mode == TREX_CACHE_OFF || !pl || !cacheable(&c, sources) ||
-	    !places_of(c.in, count, pl)) {
+	    !places_of(c.in, count, c.key, pl)) {
 		inputs_free(c.in, c.n);
 		free(pl);
 		return trex_load_sources(sources, count, opts, out, err);

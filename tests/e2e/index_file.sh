@@ -118,6 +118,17 @@ refused "index file version 7, this trex reads 1" "a newer index file"
 echo 'not an index' >"$T"
 refused "not a trex index file" "a foreign file"
 
+# a load with other options keeps its own index file: no rebuild back and forth
+before=$(ls "$IDX" | wc -l)
+run_trex o1 kernels --input-format chrome-json "$W/t.json"
+run_trex o2 kernels "$W/t.json"
+run_trex o3 kernels --input-format chrome-json "$W/t.json"
+run_trex o4 kernels "$W/t.json"
+check "--input-format keeps an index file of its own" \
+	sh -c 'test ! -s "$1/o2.err" && test ! -s "$1/o3.err" && test ! -s "$1/o4.err" &&
+	cmp "$1/o1.out" "$1/o4.out" && test "$(ls "$2" | wc -l)" -eq "$3"' \
+	sh "$TEST_TMP" "$IDX" $((before + 1))
+
 rm -rf "$IDX"
 run_trex nc kernels --no-cache "$W/t.json"
 check "--no-cache writes no index file" test ! -e "$IDX"

@@ -16,7 +16,9 @@
  * of 4 KiB spread over the file, and its first and last; the whole file
  * for one modified less than 2 s before the load: racy), and the load
  * options that shape the index (input format, execution-graph and
- * ASTRA-sim options) are the same. A stale, damaged or foreign index file
+ * ASTRA-sim options) are the same; a load with other options than the
+ * defaults keeps its own index file in the cache directory (the options
+ * hashed into HASH). A stale, damaged or foreign index file
  * is replaced by a parse, with a one-line note. Not cached: memory and
  * pipe inputs, execution graphs (Chakra ET, PyTorch host ET, ASTRA-sim
  * workloads; their schedule depends on options), loads with a category
