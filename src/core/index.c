@@ -322,24 +322,24 @@ static uint32_t link_key(const struct trex_slice *s, bool launch)
 	return launch ? s->launch_link : s->op_link;
 }
 
-/* Other slices of the same file sharing slice's launch link (launch) or
- * op link (!launch). */
-static size_t linked(const struct trex_index *idx, uint32_t slice, bool launch, uint32_t *out,
-                     size_t max)
+/* The slices of slice's file sharing its launch link (launch) or op link
+ * (!launch), slice included: ids[lo..hi) of *ids, in id order. Returns
+ * false when slice has no such link. */
+static bool link_run(const struct trex_index *idx, uint32_t slice, bool launch,
+                     const uint32_t **ids_out, size_t *lo_out, size_t *hi_out)
 {
 	const struct trex_slice *s = trex_index_slice(idx, slice);
 	const struct trex_file_links *fl;
 	const uint32_t *ids;
-	size_t lo, hi, n = 0;
+	size_t lo = 0, hi, end;
 	uint32_t key;
 
 	if (!s || !(s->flags & (launch ? TREX_SLICE_HAS_LAUNCH_LINK : TREX_SLICE_HAS_OP_LINK)))
-		return 0;
+		return false;
 	fl = &idx->links[slice_file(idx, s)];
 	ids = launch ? idx->launch_ids + fl->launch_first : idx->op_ids + fl->op_first;
-	hi = launch ? fl->launch_count : fl->op_count;
+	hi = end = launch ? fl->launch_count : fl->op_count;
 	key = link_key(s, launch);
-	lo = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -348,8 +348,25 @@ static size_t linked(const struct trex_index *idx, uint32_t slice, bool launch, 
 		else
 			hi = mid;
 	}
-	hi = launch ? fl->launch_count : fl->op_count;
-	for (; lo < hi && link_key(trex_idx_slice(idx, ids[lo]), launch) == key; lo++) {
+	for (hi = lo; hi < end && link_key(trex_idx_slice(idx, ids[hi]), launch) == key; hi++)
+		;
+	*ids_out = ids;
+	*lo_out = lo;
+	*hi_out = hi;
+	return true;
+}
+
+/* Other slices of the same file sharing slice's launch link (launch) or
+ * op link (!launch). */
+static size_t linked(const struct trex_index *idx, uint32_t slice, bool launch, uint32_t *out,
+                     size_t max)
+{
+	const uint32_t *ids;
+	size_t lo, hi, n = 0;
+
+	if (!link_run(idx, slice, launch, &ids, &lo, &hi))
+		return 0;
+	for (; lo < hi; lo++) {
 		if (ids[lo] == slice)
 			continue;
 		if (n < max)
@@ -419,14 +436,16 @@ size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice, uint32_
 
 uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice)
 {
-	uint32_t links[16];
-	size_t n = trex_index_same_launch_link(idx, slice, links, 16);
+	const uint32_t *ids;
+	size_t lo, hi;
 
-	for (size_t i = 0; i < n && i < 16; i++) {
-		const struct trex_slice *s = trex_index_slice(idx, links[i]);
-
-		if (s && s->kind == TREX_KIND_RUNTIME)
-			return links[i];
+	if (!link_run(idx, slice, true, &ids, &lo, &hi))
+		return TREX_NONE;
+	/* every slice of the run: a graph launch shares its link with all its
+	 * kernels, which may come before it in id order */
+	for (; lo < hi; lo++) {
+		if (ids[lo] != slice && trex_idx_slice(idx, ids[lo])->kind == TREX_KIND_RUNTIME)
+			return ids[lo];
 	}
 	return TREX_NONE;
 }

@@ -1374,6 +1374,36 @@ Test(index, correlation_and_external_id_lookups)
 	trex_index_free(idx);
 }
 
+/* A CUDA graph launch shares its link with all its kernels; with more of
+ * them than a fixed buffer and the kernels' track first in id order, the
+ * launch was once not found. */
+Test(index, launch_of_graph_launch_with_many_kernels)
+{
+	struct tev evs[21];
+	struct trace_spec spec[1] = {{evs, 21, 0}};
+	struct trex_index *idx;
+	struct trex_error err;
+	char names[20][8];
+	uint32_t launch;
+
+	for (int i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof names[i], "k%d", i);
+		evs[i] = LX("0", "7", "kernel", names[i], 30 + 10 * i, 7, 0);
+	}
+	evs[20] = LX("1", "1", "cuda_runtime", "cudaGraphLaunch", 10, 7, 0);
+	cr_assert_eq(build_spec(spec, 1, 1, 1, &idx, &err), TREX_OK);
+	launch = slice_id(idx, "cudaGraphLaunch");
+	cr_assert_eq(trex_index_slice(idx, launch)->kind, TREX_KIND_RUNTIME);
+	for (int i = 0; i < 20; i++) {
+		uint32_t k = slice_id(idx, names[i]);
+
+		cr_assert_lt(k, launch, "the kernels come first in id order");
+		cr_assert_eq(trex_index_launch_of(idx, k), launch, "%s", names[i]);
+	}
+	cr_assert_eq(trex_index_launch_of(idx, launch), TREX_NONE);
+	trex_index_free(idx);
+}
+
 /* ---- processes and tracks: order, kinds, names
  * ------------------------------------------------------ */
 
