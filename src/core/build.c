@@ -288,28 +288,36 @@ static enum trex_status classify(struct bld *c)
 {
 	const struct trex_build_classifier *cl = c->in->classifier;
 	struct trex_vec *v = &c->idx->slices;
-	uint8_t *kind, *comm;
+	size_t n = v->count;
+	uint8_t *kind, *given, *comm;
 	enum trex_status st;
 
-	if (!cl || !cl->classify || v->count == 0)
+	if (!cl || !cl->classify || n == 0)
 		return TREX_OK;
-	kind = malloc(v->count);
-	comm = malloc(v->count);
-	if (!kind || !comm) {
+	kind = malloc(n);
+	given = malloc(n);
+	comm = malloc(n);
+	if (!kind || !given || !comm) {
 		free(kind);
+		free(given);
 		free(comm);
 		return bld_nomem(c);
 	}
-	for (size_t i = 0; i < v->count; i++) {
+	for (size_t i = 0; i < n; i++)
 		kind[i] = SL(v, i)->kind;
-		comm[i] = TREX_COMM_NONE;
-	}
+	memcpy(given, kind, n);
+	memset(comm, TREX_COMM_NONE, n);
 	st = cl->classify(cl->user, c->idx, kind, comm, c->err);
-	for (size_t i = 0; st == TREX_OK && i < v->count; i++) {
-		SL(v, i)->kind = kind[i];
-		SL(v, i)->comm = comm[i];
+	/* only the slices the classifier changed (a few): writing every slice
+	 * would cost another pass over them all */
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		if (comm[i] != TREX_COMM_NONE || kind[i] != given[i]) {
+			SL(v, i)->kind = kind[i];
+			SL(v, i)->comm = comm[i];
+		}
 	}
 	free(kind);
+	free(given);
 	free(comm);
 	return st;
 }

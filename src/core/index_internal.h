@@ -34,8 +34,14 @@ struct trex_index {
 	struct trex_vec flows;    /* struct trex_flow, in file order of each hop's end */
 	struct trex_counter_sample *samples;
 	/* Slice ids with HAS_LAUNCH_LINK (HAS_OP_LINK), per file ordered by
-	 * (launch_link, id) ((op_link, id)); ranges in links. */
+	 * (launch_link, id) ((op_link, id)); ranges in links. The keys beside
+	 * them hold each one's link, so that a lookup searches a compact array
+	 * rather than reading a slice at every probe: op_keys the op link,
+	 * launch_keys the launch link << 1 | 1 for a runtime call (kinds are
+	 * the loader's: classifiers never make or unmake runtime calls). */
 	uint32_t *launch_ids, *op_ids;
+	uint64_t *launch_keys;
+	uint32_t *op_keys;
 	/* Flow ids ordered by (from_slice, id) and by (to_slice, id): the
 	 * leaving and entering sides of flows_of. */
 	uint32_t *flows_out, *flows_in;
