@@ -42,7 +42,7 @@ static const char *state_lacks(const struct export_view_state *st, enum export_s
 	if (k == EXPORT_SCOPE_ALL)
 		return NULL;
 	if (!st->timeline)
-		return "the timeline (1) has ranges, tracks, filters and selections";
+		return "only in the timeline (1)";
 	if (k == EXPORT_SCOPE_RANGE && !st->has_range)
 		return "no range is marked";
 	if (k == EXPORT_SCOPE_VISIBLE && st->shown_count == 0)
