@@ -188,6 +188,14 @@ check_dump "a csv name with chrome chosen: refused, saying which to choose" \
 xdump xterm-256color 80 24 'X <Down> <Down> <Tab> <Tab> <C-u> o u t . c s v <Enter>' --demo
 check_dump "... and with csv chosen, written" last_says '^ wrote out.csv \(csv, all\)'
 
+fresh
+xdump xterm-256color 80 24 'X <Tab> <Tab> <C-u> a . j s o n <Enter> X <Tab> <Tab> <Up> <Enter>' --demo
+check_dump "the path's history: Up recalls the last name (which exists now)" \
+	shows 'a.json exists; replace it? (y/n)'
+xdump xterm-256color 80 24 'X <Tab> <Tab> <C-a> <C-k> ~ / h . j s o n <Enter>' --demo
+check "a leading ~/ is the home directory" test -f "$SCREEN_HOME/h.json"
+rm -f "$SCREEN_HOME/h.json"
+
 # ---- outside the timeline, other terminals, small screens --------------------------------------
 
 fresh
