@@ -12,7 +12,7 @@
 
 static bool scoped(const struct trex_export_scope *s)
 {
-	return s->has_range || s->tracks || s->names || s->nranks;
+	return s->has_range || s->tracks || s->names || s->nranks || s->track_set;
 }
 
 /* What the writer approximated, for the command to say. */

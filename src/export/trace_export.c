@@ -96,6 +96,8 @@ bool trex_export_track_in(const struct trex_index *idx, const struct trex_export
 {
 	const struct trex_track *t = trex_index_track(idx, track);
 
+	if (s->track_set && !s->track_set[track])
+		return false;
 	if (!rank_in(s, trex_index_process(idx, t->process)->rank))
 		return false;
 	if (!s->tracks)

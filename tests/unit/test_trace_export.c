@@ -236,3 +236,34 @@ Test(trace_export, perfetto_of_nothing_is_a_trace)
 	free(out);
 	trex_index_free(idx);
 }
+
+Test(trace_export, track_set_keeps_only_its_tracks)
+{
+	struct trex_index *idx = small_index();
+	uint8_t set[8] = {0};
+	struct trex_export_scope s = {.track_set = set};
+	size_t len;
+	char *out;
+	uint32_t stream = TREX_NONE;
+
+	cr_assert_leq(trex_index_track_count(idx), sizeof(set));
+	for (uint32_t i = 0; i < trex_index_track_count(idx); i++) {
+		const struct trex_track *t = trex_index_track(idx, i);
+
+		if (strcmp(trex_index_str(idx, t->tid), "stream 7") == 0)
+			stream = i;
+	}
+	cr_assert_neq(stream, TREX_NONE);
+	set[stream] = 1;
+	cr_assert(trex_export_track_in(idx, &s, stream));
+	cr_assert_not(trex_export_track_in(idx, &s, stream == 0 ? 1 : 0));
+	out = exported("csv", idx, &s, &len);
+	cr_assert(strstr(out, ",gemm,"), "%s", out);
+	cr_assert_null(strstr(out, "cudaLaunchKernel"), "another track: %s", out);
+	free(out);
+	cr_assert_eq(trex_chakra_export(idx, "/tmp/trex-export-test-never",
+	                                &(struct trex_export_opts){.scope = s}, NULL,
+	                                &(struct trex_error){0}),
+	             TREX_USAGE, "chakra refuses a track set");
+	trex_index_free(idx);
+}

@@ -34,7 +34,9 @@ struct trex_rank_range {
  *    samples inside it, and each counter's value at start;
  *  - tracks: tracks whose name (else tid text) matches;
  *  - names: slices, instants and counter series whose names match;
- *  - ranks: tracks of processes whose rank is in one of the ranges.
+ *  - ranks: tracks of processes whose rank is in one of the ranges;
+ *  - track_set: tracks whose entry (indexed by track id) is nonzero, for a
+ *    set no pattern names (the tracks a screen shows).
  * A flow is kept when both its ends are. */
 struct trex_export_scope {
 	bool has_range;
@@ -43,6 +45,7 @@ struct trex_export_scope {
 	const struct trex_regex *names;
 	const struct trex_rank_range *ranks;
 	size_t nranks;
+	const uint8_t *track_set; /* NULL: every track */
 };
 
 /* How far an export got: output bytes (before gzip) and events written. */

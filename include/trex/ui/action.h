@@ -100,6 +100,8 @@
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
 	X(MISC, EXPORT_TABLE, "export-table", "Export the table or its marked rows (CSV, JSON)")   \
+	X(MISC, EXPORT_TRACE, "export-trace",                                                      \
+	  "Export the trace or a part of it (Chrome, Perfetto, Chakra)")                           \
 	X(MISC, REDRAW, "redraw", "Redraw the screen")                                             \
 	X(MISC, SUSPEND, "suspend", "Suspend trex (fg resumes)")                                   \
 	X(MISC, QUIT, "quit", "Quit trex")
