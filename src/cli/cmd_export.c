@@ -245,7 +245,7 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 	struct scope_regexes re = {NULL, NULL};
 	struct trex_export_opts eo = {.force = o->force};
 	struct export_progress pr = {.show = !o->quiet && isatty(STDERR_FILENO)};
-	struct trex_export_progress done = {0, 0, ""};
+	struct trex_export_progress done = {0, 0, "", ""};
 	struct sigaction old;
 	enum trex_status st = pick_exporter(o, &ex, err);
 
@@ -274,6 +274,11 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 		        done.events, trex_plural(done.events, "node", "nodes"));
 	if (st == TREX_OK && done.note[0])
 		fprintf(stderr, "trex: %s: %s\n", o->output, done.note);
+	for (const char *l = done.also; st == TREX_OK && !o->quiet && *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(stderr, "trex: %.*s\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
 	trex_regex_free(re.tracks);
 	trex_regex_free(re.names);
 	return st;

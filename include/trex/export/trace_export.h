@@ -50,6 +50,9 @@ struct trex_export_progress {
 	uint64_t bytes;
 	uint64_t events;
 	char note[240]; /* at the end: what the output approximates, "" if nothing */
+	/* at the end: lines about files written beside OUT and how to use
+	 * them ('\n' between lines), "" if none */
+	char also[1024];
 };
 
 /* Called every few MiB of output and once at the end; returning true
