@@ -124,7 +124,7 @@ static enum trex_status chakra_export(const struct trex_index *idx, const char *
                                       struct trex_export_progress *done,
                                       enum trex_chakra_out_format format, struct trex_error *err)
 {
-	struct trex_chakra_write_opts wo = {path, format, opts->force, NULL};
+	struct trex_chakra_write_opts wo = {path, format, opts->force, NULL, NULL};
 	struct trex_chakra_write_result res;
 	struct trex_export_progress p = {0, 0, "", ""};
 	enum trex_status st;
@@ -139,10 +139,20 @@ static enum trex_status chakra_export(const struct trex_index *idx, const char *
 		    err, TREX_USAGE, NULL, -1,
 		    "chakra: --range, --tracks, --filter and --ranks do not apply: "
 		    "an execution trace is written whole, every rank");
+	if (opts->nsteps && trex_index_graph(idx))
+		return trex_error_set(err, TREX_USAGE, NULL, -1,
+		                      "chakra: --steps keeps ProfilerSteps of GPU traces; an "
+		                      "execution graph is written whole");
 	if (opts->progress && opts->progress(opts->progress_user, &p))
 		return trex_error_set(err, TREX_CANCELLED, path, -1, "export cancelled");
+	struct trex_export_steps *steps = NULL;
+	st = opts->nsteps ? trex_export_steps_find(idx, opts->steps, opts->nsteps, &steps, err)
+	                  : TREX_OK;
+	wo.steps = steps;
 	memset(&res, 0, sizeof(res));
-	st = trex_chakra_write(idx, &wo, &res, err);
+	if (st == TREX_OK)
+		st = trex_chakra_write(idx, &wo, &res, err);
+	trex_export_steps_free(steps);
 	if (st != TREX_OK)
 		return st;
 	p.events = res.nodes;

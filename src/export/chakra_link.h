@@ -86,8 +86,9 @@ struct cw_sync_deps {
  *    launched on S before it; a device (context) sync: on the last work
  *    launched on every stream of the device before it.
  * "Launched before/after" is by correlation id (the order of the launch
- * calls); work without one takes no part. Only edges from a lower node id
- * to a higher one are kept, so the graph stays acyclic. */
+ * calls); work without one takes no part, and so do syncs launched before
+ * the first work or after the last. Only edges from a lower node id to a
+ * higher one are kept, so the graph stays acyclic. */
 enum trex_status cw_sync_deps_build(const struct trex_index *idx, uint32_t file,
                                     const struct cw_work *work, size_t n, struct cw_sync_deps *d,
                                     struct trex_error *err);

@@ -36,6 +36,7 @@ struct cws {
 	size_t nstreams;
 	struct cws_edge *edges;
 	size_t nedges, cap;
+	int64_t first_corr, last_corr; /* of the work: syncs outside take no part */
 	bool oom;
 };
 
@@ -209,7 +210,11 @@ static enum trex_status cws_slice(struct cws *c, uint32_t file, uint32_t slice, 
 		y.wait_stream = cws_num(&a, "wait_on_stream", -1);
 		y.record_corr = cws_num(&a, "wait_on_cuda_event_record_corr_id", -1);
 	}
-	added = y.corr >= 0 && cws_apply(c, &y, target, &wait);
+	if (y.corr < c->first_corr || y.corr > c->last_corr) {
+		trex_args_free(&a);
+		return TREX_OK; /* before or after all the work written: nothing to order */
+	}
+	added = cws_apply(c, &y, target, &wait);
 	if (added)
 		*(wait ? &d->waits : &d->syncs) += 1;
 	else
@@ -265,7 +270,11 @@ static bool cws_index(struct cws *c, const struct cw_work *work, size_t n)
 			c->ord[m++] = (struct cws_ord){work[i].track, (uint32_t)i, s->launch_link};
 	}
 	qsort(c->ord, m, sizeof(*c->ord), cws_ord_cmp);
+	c->first_corr = INT64_MAX;
+	c->last_corr = -1;
 	for (size_t i = 0; i < m; i++) {
+		c->first_corr = c->ord[i].corr < c->first_corr ? c->ord[i].corr : c->first_corr;
+		c->last_corr = c->ord[i].corr > c->last_corr ? c->ord[i].corr : c->last_corr;
 		if (i == 0 || c->ord[i].track != c->ord[i - 1].track) {
 			const struct trex_track *tr = trex_index_track(c->idx, c->ord[i].track);
 			c->streams[c->nstreams++] =

@@ -594,7 +594,16 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 }
 
 /* The device work of file, in start order (*n of it; malloc'd). */
-static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file, size_t *n)
+/* Whether slice is device work the set keeps (of the chosen steps, if any). */
+static bool cw_kept(const struct trex_index *idx, const struct trex_export_steps *steps,
+                    uint32_t slice)
+{
+	return trex_kind_is_device_work((enum trex_kind)trex_index_slice(idx, slice)->kind) &&
+	       (!steps || trex_export_steps_keep(steps, idx, slice));
+}
+
+static struct cw_work *cw_file_work(const struct trex_index *idx,
+                                    const struct trex_export_steps *steps, uint32_t file, size_t *n)
 {
 	struct cw_work *v = NULL;
 	size_t cap = 0;
@@ -606,7 +615,7 @@ static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file,
 			continue;
 		for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count; i++) {
 			const struct trex_slice *s = trex_index_slice(idx, i);
-			if (!trex_kind_is_device_work((enum trex_kind)s->kind))
+			if (!cw_kept(idx, steps, i))
 				continue;
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 1024;
@@ -652,15 +661,15 @@ static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw
 }
 
 /* Whether file has device work (is a rank of the set). */
-static bool cw_file_has_work(const struct trex_index *idx, uint32_t file)
+static bool cw_file_has_work(const struct trex_index *idx, const struct trex_export_steps *steps,
+                             uint32_t file)
 {
 	for (uint32_t t = 0; t < trex_index_track_count(idx); t++) {
 		const struct trex_track *tr = trex_index_track(idx, t);
 		if (trex_index_track_file(idx, t) != file)
 			continue;
 		for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count; i++)
-			if (trex_kind_is_device_work(
-			        (enum trex_kind)trex_index_slice(idx, i)->kind))
+			if (cw_kept(idx, steps, i))
 				return true;
 	}
 	return false;
@@ -675,7 +684,7 @@ static enum trex_status cw_groups_begin(struct cw *w, struct trex_error *err)
 	if (!files)
 		return cw_nomem(err);
 	for (uint32_t f = 0; f < nfiles; f++)
-		if (cw_file_has_work(w->idx, f))
+		if (cw_file_has_work(w->idx, w->o->steps, f))
 			files[n++] = f;
 	enum trex_status st = cw_groups_init(&w->groups, w->idx, files, n, err);
 	free(files);
@@ -725,7 +734,7 @@ static enum trex_status cw_gpu(struct cw *w, struct trex_error *err)
 		st = cw_groups_begin(w, err);
 	for (uint32_t f = 0; st == TREX_OK && f < trex_index_file_count(w->idx); f++) {
 		size_t n;
-		struct cw_work *work = cw_file_work(w->idx, f, &n);
+		struct cw_work *work = cw_file_work(w->idx, w->o->steps, f, &n);
 		if (n == SIZE_MAX)
 			st = cw_nomem(err);
 		else if (n)

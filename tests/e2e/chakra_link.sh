@@ -10,6 +10,8 @@
 #    traces (tests/data/chakra_sync, deps worked out by hand in its README)
 #    and the generated multi-rank set (tests/gen_nccl_kineto.py prints the
 #    dependencies its own model implies);
+#  - --steps: the work launched in the chosen ProfilerSteps (counted from the
+#    JSON by Python), unknown steps refused, other formats' time range;
 #  - the generated 2-rank and 4-rank sets with NCCL collectives on every rank
 #    PASS check_et.sh (4 ranks: with the comm-group file).
 . "${TREX_SRCDIR:?run through make check}/tests/e2e/lib.sh"
@@ -146,6 +148,83 @@ cp "$TEST_TMP/s4.comm_groups.json" "$TEST_TMP/s2.comm_groups.json"
 run_trex f2 export --force --to chakra -o "$TEST_TMP/s2" "$TEST_TMP"/g2/*.json
 check "--force: a stale comm-group file beside the set is removed" \
 	test ! -e "$TEST_TMP/s2.comm_groups.json"
+
+# ---- --steps ----------------------------------------------------------------------------------
+# steps_expected STEPS FILE...: per file, the device work launched (runtime call start, by
+# correlation) inside a chosen ProfilerStep#N, counted from the JSON independently.
+steps_expected() {
+	"$PYTHON3" -c '
+import gzip, json, sys
+from decimal import Decimal
+want = {int(x) for x in sys.argv[1].split(",")}
+for path in sys.argv[2:]:
+    op = gzip.open if path.endswith(".gz") else open
+    ev = json.load(op(path, "rt"), parse_float=Decimal)["traceEvents"]
+    ns = lambda v: int(Decimal(v) * 1000)
+    spans = [(ns(e["ts"]), ns(e["ts"]) + ns(e.get("dur", 0))) for e in ev
+             if e.get("ph") == "X" and e.get("cat") in ("user_annotation", "cpu_op")
+             and e["name"].startswith("ProfilerStep#") and int(e["name"][13:]) in want]
+    launch = {e["args"]["correlation"]: ns(e["ts"]) for e in ev
+              if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    n = 0
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            t = launch.get(e["args"].get("correlation"))
+            n += t is not None and any(a <= t <= b for a, b in spans)
+    print(n)' "$@"
+}
+# nodes_per_rank DOC: nodes of each rank of a chakra-json document, one line each.
+nodes_per_rank() {
+	"$PYTHON3" -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["ranks"]: print(len(r["nodes"]))' "$1"
+}
+run_trex s11 export --to chakra-json --steps 11 -o "$TEST_TMP/s11.json" "$TEST_TMP"/g4/*.json
+nodes_per_rank "$TEST_TMP/s11.json" >"$TEST_TMP/s11.got"
+steps_expected 11 "$TEST_TMP"/g4/*.json >"$TEST_TMP/s11.want"
+check "--steps 11: the work launched in step 11 of each rank" \
+	diff "$TEST_TMP/s11.got" "$TEST_TMP/s11.want"
+run_trex s1012 export --to chakra-json --steps 10,12 -o "$TEST_TMP/s1012.json" "$TEST_TMP"/g4/*.json
+nodes_per_rank "$TEST_TMP/s1012.json" >"$TEST_TMP/s1012.got"
+steps_expected 10,12 "$TEST_TMP"/g4/*.json >"$TEST_TMP/s1012.want"
+check "--steps 10,12: two steps apart" diff "$TEST_TMP/s1012.got" "$TEST_TMP/s1012.want"
+run_trex s11et export --to chakra --steps 11 -o "$TEST_TMP/s11" "$TEST_TMP"/g4/*.json
+check_et "--steps 11 of the 4-rank set: ASTRA-sim" "$TEST_TMP/s11" 4 Switch unaware \
+	"--comm-group-configuration=$TEST_TMP/s11.comm_groups.json"
+run_trex s13 export --to chakra --steps 13 -o "$TEST_TMP/s13" "$TEST_TMP"/g4/*.json
+check "--steps 13: an error naming the steps the trace has" sh -c \
+	"[ $(rc_of s13) -eq 1 ] && grep -q -x 'trex: --steps: the trace has no step 13; its steps are 10-12' '$TEST_TMP/s13.err' && [ ! -e '$TEST_TMP/s13.0.et' ]"
+expect_usage "--steps takes numbers" export --to chakra --steps 1x -o "$TEST_TMP/x" \
+	"$TEST_TMP/g4/rank-0.pt.trace.json"
+# other formats: the time range the steps cover
+run_trex c11 export --to csv --steps 11 -o "$TEST_TMP/c11.csv" "$TEST_TMP/g4/rank-0.pt.trace.json"
+check "--steps 11 to csv: the step's time range (its kernels, none of steps 10 and 12)" \
+	"$PYTHON3" -c '
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 8]
+names = [r[8] for r in rows]
+assert names.count("ProfilerStep#11") == 1, names
+assert "ProfilerStep#10" not in names and "ProfilerStep#12" not in names, names
+assert sum(r[6] == "kernel" for r in rows) == int(sys.argv[2]), rows' \
+	"$TEST_TMP/c11.csv" "$(sed -n 1p "$TEST_TMP/s11.want")"
+run_trex c1012 export --to csv --steps 10,12 -o "$TEST_TMP/c.csv" "$TEST_TMP/g4/rank-0.pt.trace.json"
+check "--steps 10,12 to csv: refused, one range cannot skip step 11" sh -c \
+	"[ $(rc_of c1012) -eq 1 ] && grep -q 'cannot leave out step 11' '$TEST_TMP/c1012.err'"
+expect_usage "--steps with --range" export --to csv --steps 11 --range 0:1ms -o "$TEST_TMP/c.csv" \
+	"$TEST_TMP/g4/rank-0.pt.trace.json"
+if have_corpus; then
+	NCCL=$TREX_CORPUS/kineto/hta_nccl_data/nccl_data.json.gz
+	run_trex n5 export --to chakra-json --steps 5 -o "$TEST_TMP/n5.json" "$NCCL"
+	nodes_per_rank "$TEST_TMP/n5.json" >"$TEST_TMP/n5.got"
+	steps_expected 5 "$NCCL" >"$TEST_TMP/n5.want"
+	check "hta_nccl_data --steps 5: the work launched in ProfilerStep#5 ($(cat "$TEST_TMP/n5.want"))" \
+		diff "$TEST_TMP/n5.got" "$TEST_TMP/n5.want"
+	DLRM=$TREX_CORPUS/kineto/param_dlrm_8rank
+	run_trex d10 export --to chakra --steps 10 -o "$TEST_TMP/d10" "$DLRM"/*.json.gz
+	check_et "param_dlrm_8rank --steps 10: ASTRA-sim" "$TEST_TMP/d10" 8
+else
+	skip "--steps on the corpus" "no corpus"
+fi
 
 # ---- the corpus: groups that are the whole set -------------------------------------------------
 if have_corpus; then

@@ -33,6 +33,7 @@
 
 #include "trex/core/index.h"
 #include "trex/core/status.h"
+#include "trex/export/export_steps.h"
 #include "trex/export/pb_wire.h"
 
 /* What the comm-group file of an ET set is called: {prefix} and this. */
@@ -48,6 +49,9 @@ struct trex_chakra_write_opts {
 	enum trex_chakra_out_format format;
 	bool force;                    /* replace existing files */
 	volatile sig_atomic_t *cancel; /* non-zero: stop, write nothing; may be NULL */
+	/* GPU traces: only the device work launched in these steps
+	 * (export_steps.h); NULL: all of it */
+	const struct trex_export_steps *steps;
 };
 
 /* Chakra NodeType numbers (the schema's, not enum trex_node_type). */

@@ -64,6 +64,11 @@ struct trex_export_opts {
 	bool force;                        /* replace existing output */
 	trex_export_progress_fn *progress; /* NULL: none */
 	void *progress_user;
+	/* --steps: ProfilerStep numbers lo..hi (export_steps.h); the chakra
+	 * exporters keep the work launched in them, the CLI turns them into
+	 * scope.range for the others */
+	const struct trex_rank_range *steps;
+	size_t nsteps;
 };
 
 /* X(ID, "name", "extensions", function, "summary"): the exporters. The
