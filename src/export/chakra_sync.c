@@ -180,11 +180,14 @@ static const char *cws_str(const struct trex_args *a, const char *key)
 	return "";
 }
 
-/* Whether a runtime call is a device-wide synchronization. */
-static bool cws_device_sync_call(const char *name)
+/* The string ids of the runtime calls that synchronize a whole device
+ * (TREX_STR_ERROR where the trace never names one). */
+static void cws_device_sync_names(const struct trex_index *idx, uint32_t ids[3])
 {
-	return strcmp(name, "cudaDeviceSynchronize") == 0 ||
-	       strcmp(name, "hipDeviceSynchronize") == 0 || strcmp(name, "cudaCtxSynchronize") == 0;
+	static const char *const names[3] = {"cudaDeviceSynchronize", "hipDeviceSynchronize",
+	                                     "cudaCtxSynchronize"};
+	for (int i = 0; i < 3; i++)
+		ids[i] = trex_strtab_find(trex_index_strings(idx), names[i], strlen(names[i]));
 }
 
 static enum trex_status cws_slice(struct cws *c, uint32_t file, uint32_t slice, bool from_runtime,
@@ -223,34 +226,65 @@ static enum trex_status cws_slice(struct cws *c, uint32_t file, uint32_t slice, 
 	return TREX_OK;
 }
 
-/* Every synchronization of file: its cuda_sync slices, else its
- * device-wide synchronization calls. */
-static enum trex_status cws_scan(struct cws *c, uint32_t file, struct cw_sync_deps *d,
+/* The synchronizations of file: its cuda_sync slices, else its
+ * device-wide synchronization calls (*n of them, malloc'd; NULL on no
+ * memory). */
+static uint32_t *cws_find(const struct trex_index *idx, uint32_t file, size_t *n,
+                          bool *from_runtime)
+{
+	uint32_t *v = NULL, names[3];
+	size_t cap = 0;
+
+	*n = 0;
+	cws_device_sync_names(idx, names);
+	bool named =
+	    names[0] != TREX_STR_ERROR || names[1] != TREX_STR_ERROR || names[2] != TREX_STR_ERROR;
+	for (int pass = 0; pass < 1 + named && *n == 0; pass++) {
+		*from_runtime = pass == 1;
+		for (uint32_t t = 0; t < trex_index_track_count(idx); t++) {
+			const struct trex_track *tr = trex_index_track(idx, t);
+			/* cuda_sync slices lie on device queues, runtime calls on threads */
+			if (trex_index_track_file(idx, t) != file ||
+			    (tr->kind == TREX_TRACK_GPU) != (pass == 0))
+				continue;
+			for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count;
+			     i++) {
+				const struct trex_slice *s = trex_index_slice(idx, i);
+				bool hit = pass == 0
+				               ? s->kind == TREX_KIND_GPU_SYNC
+				               : s->kind == TREX_KIND_RUNTIME &&
+				                     (s->name == names[0] || s->name == names[1] ||
+				                      s->name == names[2]);
+				if (!hit)
+					continue;
+				if (*n == cap) {
+					cap = cap ? 2 * cap : 64;
+					uint32_t *p = realloc(v, cap * sizeof(*v));
+					if (!p) {
+						free(v);
+						*n = 0;
+						return NULL;
+					}
+					v = p;
+				}
+				v[(*n)++] = i;
+			}
+		}
+	}
+	return v ? v : malloc(1);
+}
+
+/* Every synchronization of file as dependencies. */
+static enum trex_status cws_scan(struct cws *c, const uint32_t *syncs, size_t nsyncs,
+                                 bool from_runtime, uint32_t file, struct cw_sync_deps *d,
                                  struct trex_error *err)
 {
 	uint32_t *target = malloc((c->nstreams ? c->nstreams : 1) * sizeof(*target));
 	enum trex_status st =
 	    target ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	bool any_sync = false;
 
-	for (int pass = 0; st == TREX_OK && pass < 2 && !(pass == 1 && any_sync); pass++) {
-		for (uint32_t t = 0; st == TREX_OK && t < trex_index_track_count(c->idx); t++) {
-			const struct trex_track *tr = trex_index_track(c->idx, t);
-			if (trex_index_track_file(c->idx, t) != file)
-				continue;
-			for (uint32_t i = tr->first_slice;
-			     st == TREX_OK && i < tr->first_slice + tr->slice_count; i++) {
-				const struct trex_slice *s = trex_index_slice(c->idx, i);
-				bool sync = s->kind == TREX_KIND_GPU_SYNC;
-				any_sync |= sync;
-				if (pass == 0 && sync)
-					st = cws_slice(c, file, i, false, target, d, err);
-				else if (pass == 1 && s->kind == TREX_KIND_RUNTIME &&
-				         cws_device_sync_call(trex_index_str(c->idx, s->name)))
-					st = cws_slice(c, file, i, true, target, d, err);
-			}
-		}
-	}
+	for (size_t i = 0; st == TREX_OK && i < nsyncs; i++)
+		st = cws_slice(c, file, syncs[i], from_runtime, target, d, err);
 	free(target);
 	return st;
 }
@@ -315,11 +349,22 @@ enum trex_status cw_sync_deps_build(const struct trex_index *idx, uint32_t file,
 	struct cws c = {.idx = idx};
 	enum trex_status st = TREX_OK;
 
+	size_t nsyncs;
+	bool from_runtime;
+	uint32_t *syncs = cws_find(idx, file, &nsyncs, &from_runtime);
+
 	memset(d, 0, sizeof(*d));
+	if (!syncs)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	if (nsyncs == 0) {
+		free(syncs);
+		return TREX_OK; /* nothing beyond stream order: d->first stays NULL */
+	}
 	if (!cws_index(&c, work, n))
 		c.oom = true;
 	if (!c.oom)
-		st = cws_scan(&c, file, d, err);
+		st = cws_scan(&c, syncs, nsyncs, from_runtime, file, d, err);
+	free(syncs);
 	if (st == TREX_OK && !c.oom && !cws_compress(&c, n, d))
 		c.oom = true;
 	free(c.ord);

@@ -18,6 +18,7 @@
 
 #define CW_VERSION "0.0.4" /* what ASTRA-sim's own example traces say */
 #define CW_GROUPS_SUFFIX TREX_CHAKRA_GROUPS_SUFFIX
+#define CW_OBUF ((size_t)1 << 20) /* ET records go out in writes this large */
 
 struct cw {
 	const struct trex_index *idx;
@@ -39,6 +40,8 @@ struct cw {
 	uint64_t *deps;           /* GPU traces: one node's dependencies */
 	size_t deps_cap;
 	char *stale_groups; /* a comm-group file to remove once the set is in place */
+	char *obuf;         /* ET: records waiting to be written in one large write */
+	size_t olen;
 };
 
 static enum trex_status cw_nomem(struct trex_error *err)
@@ -94,10 +97,29 @@ static enum trex_status cw_commit_all(struct cw *w, struct trex_error *err)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
+/* Writes the records gathered in w->obuf. */
+static enum trex_status cw_flush(struct cw *w, struct trex_error *err)
+{
+	size_t n = w->olen;
+
+	w->olen = 0;
+	return n && fwrite(w->obuf, 1, n, w->out) != n ? cw_io(w, err) : TREX_OK;
+}
+
 static enum trex_status cw_put(struct cw *w, const struct trex_pb_buf *b, struct trex_error *err)
 {
 	if (b->oom)
 		return cw_nomem(err);
+	if (w->o->format == TREX_CHAKRA_OUT_ET && (w->obuf || (w->obuf = malloc(CW_OBUF)))) {
+		/* a few large writes instead of one per stdio buffer (4 KiB) */
+		if (w->olen + b->len > CW_OBUF && cw_flush(w, err) != TREX_OK)
+			return TREX_IO;
+		if (b->len <= CW_OBUF) {
+			memcpy(w->obuf + w->olen, b->p, b->len);
+			w->olen += b->len;
+			return TREX_OK;
+		}
+	}
 	if (b->len && fwrite(b->p, 1, b->len, w->out) != b->len)
 		return cw_io(w, err);
 	return TREX_OK;
@@ -183,6 +205,8 @@ static void cw_check_order(struct cw *w)
 
 static enum trex_status cw_rank_end(struct cw *w, struct trex_error *err)
 {
+	if (cw_flush(w, err) != TREX_OK)
+		return TREX_IO;
 	if (w->o->format == TREX_CHAKRA_OUT_JSON && fputs("]}", w->out) < 0)
 		return cw_io(w, err);
 	cw_check_order(w);
@@ -449,6 +473,7 @@ struct cw_comm {
 	int type;             /* CollectiveCommType, -1 unknown */
 	uint64_t size;        /* bytes, 0 unknown */
 	struct cw_pg_args pg; /* its process group, as the args say */
+	bool said;            /* args with Kineto's NCCL set (Collective name) were read */
 };
 
 /* The process-group args of a collective, the first ones found. */
@@ -483,6 +508,7 @@ static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t
 		return st;
 	const char *coll = cw_arg(&a, "Collective name");
 	int t = coll ? trex_chakra_comm_type_of(coll) : -1;
+	c->said |= coll != NULL;
 	if (t >= 0)
 		c->type = t; /* the library's own word beats a name's guess */
 	if (!c->size)
@@ -501,8 +527,8 @@ static enum trex_status cw_comm_of(const struct trex_index *idx, uint32_t file, 
 	    cw_comm_from_args(idx, file, trex_index_slice(idx, slice), false, c, err);
 	for (uint32_t up = trex_index_launch_of(idx, slice); st == TREX_OK && up != TREX_NONE;
 	     up = trex_index_parent(idx, up)) {
-		if (c->type >= 0 && c->size && (c->pg.name || c->pg.ranks))
-			break;
+		if (c->type >= 0 && c->size && (c->pg.name || c->pg.ranks || c->said))
+			break; /* the process group is said where the collective is */
 		st = cw_comm_from_args(idx, file, trex_index_slice(idx, up), true, c, err);
 	}
 	return st;
@@ -537,7 +563,7 @@ static enum trex_status cw_gpu_comm(struct cw *w, uint32_t file, const struct cw
                                     struct trex_chakra_node_out *n, struct trex_chakra_attr_out *a,
                                     int *type, struct trex_error *err)
 {
-	struct cw_comm c = {-1, 0, {NULL, NULL, NULL}};
+	struct cw_comm c = {-1, 0, {NULL, NULL, NULL}, false};
 	const char *pg = NULL;
 	enum trex_status st = cw_comm_of(w->idx, file, work->slice, &c, err);
 
@@ -767,6 +793,7 @@ static void cw_free(struct cw *w)
 	free(w->order);
 	free(w->deps);
 	free(w->stale_groups);
+	free(w->obuf);
 	cw_groups_free(&w->groups);
 }
 
