@@ -219,6 +219,8 @@ if have_corpus; then
 	steps_expected 5 "$NCCL" >"$TEST_TMP/n5.want"
 	check "hta_nccl_data --steps 5: the work launched in ProfilerStep#5 ($(cat "$TEST_TMP/n5.want"))" \
 		diff "$TEST_TMP/n5.got" "$TEST_TMP/n5.want"
+	expect_usage "--steps of an execution graph (a Chakra set has no steps)" export --to chakra \
+		--steps 1 -o "$TEST_TMP/g" "$TREX_CORPUS/chakra/microbench-allreduce-8npus/all_reduce"
 	DLRM=$TREX_CORPUS/kineto/param_dlrm_8rank
 	run_trex d10 export --to chakra --steps 10 -o "$TEST_TMP/d10" "$DLRM"/*.json.gz
 	check_et "param_dlrm_8rank --steps 10: ASTRA-sim" "$TEST_TMP/d10" 8
