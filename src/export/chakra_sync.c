@@ -328,7 +328,8 @@ static bool cws_compress(struct cws *c, size_t n, struct cw_sync_deps *d)
 	d->dep = malloc((c->nedges ? c->nedges : 1) * sizeof(*d->dep));
 	if (!d->first || !d->dep)
 		return false;
-	qsort(c->edges, c->nedges, sizeof(*c->edges), cws_edge_cmp);
+	if (c->nedges) /* qsort wants a pointer even for nothing */
+		qsort(c->edges, c->nedges, sizeof(*c->edges), cws_edge_cmp);
 	for (size_t i = 0; i < c->nedges; i++) {
 		if (i && c->edges[i].to == c->edges[i - 1].to &&
 		    c->edges[i].from == c->edges[i - 1].from)

@@ -115,7 +115,8 @@ static enum trex_status cw_put(struct cw *w, const struct trex_pb_buf *b, struct
 		if (w->olen + b->len > CW_OBUF && cw_flush(w, err) != TREX_OK)
 			return TREX_IO;
 		if (b->len <= CW_OBUF) {
-			memcpy(w->obuf + w->olen, b->p, b->len);
+			if (b->len)
+				memcpy(w->obuf + w->olen, b->p, b->len);
 			w->olen += b->len;
 			return TREX_OK;
 		}

@@ -150,7 +150,8 @@ static enum trex_status steps_check(struct trex_export_steps *s, const struct tr
 	char have[160];
 	size_t k = 0;
 
-	qsort(s->all, s->nall, sizeof(*s->all), cmp_i64);
+	if (s->nall) /* qsort wants a pointer even for nothing */
+		qsort(s->all, s->nall, sizeof(*s->all), cmp_i64);
 	for (size_t i = 0; i < s->nall; i++)
 		if (k == 0 || s->all[i] != s->all[k - 1])
 			s->all[k++] = s->all[i];
@@ -173,7 +174,8 @@ static bool steps_index(struct trex_export_steps *s, uint32_t files)
 	s->first = calloc((size_t)files + 1, sizeof(*s->first));
 	if (!s->first)
 		return false;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_span);
 	for (size_t i = 0; i < s->n; i++)
 		s->first[s->v[i].file + 1]++;
 	for (uint32_t f = 0; f < files; f++)
