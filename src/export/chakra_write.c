@@ -620,7 +620,6 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 	return cw_node(w, &n, n.type == TREX_CHAKRA_COMM_COLL_NODE ? type : -1, err);
 }
 
-/* The device work of file, in start order (*n of it; malloc'd). */
 /* Whether slice is device work the set keeps (of the chosen steps, if any). */
 static bool cw_kept(const struct trex_index *idx, const struct trex_export_steps *steps,
                     uint32_t slice)
@@ -629,6 +628,7 @@ static bool cw_kept(const struct trex_index *idx, const struct trex_export_steps
 	       (!steps || trex_export_steps_keep(steps, idx, slice));
 }
 
+/* The device work of file, in start order (*n of it; malloc'd). */
 static struct cw_work *cw_file_work(const struct trex_index *idx,
                                     const struct trex_export_steps *steps, uint32_t file, size_t *n)
 {
