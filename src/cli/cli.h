@@ -134,6 +134,9 @@ enum cli_command {
 	X(FILTER, "filter", 0, "REGEX", CLI_IN(EXPORT),                                            \
 	  "export: only the slices, instants and counters whose names match REGEX")                \
 	X(RANKS, "ranks", 0, "LIST", CLI_IN(EXPORT), "export: only these ranks (0,2-3)")           \
+	X(STEPS, "steps", 0, "LIST", CLI_IN(EXPORT),                                               \
+	  "export: only ProfilerSteps LIST (12, 10-12, 10,12): chakra keeps the GPU work "         \
+	  "launched in them, other formats their time range (one run of steps)")                   \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -216,6 +219,8 @@ struct cli_opts {
 	const char *export_to, *range, *tracks, *filter;
 	struct trex_rank_range ranks[CLI_LIST_MAX];
 	size_t nranks;
+	struct trex_rank_range steps[CLI_LIST_MAX]; /* export --steps */
+	size_t nsteps;
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */

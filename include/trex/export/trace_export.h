@@ -53,6 +53,9 @@ struct trex_export_progress {
 	uint64_t bytes;
 	uint64_t events;
 	char note[240]; /* at the end: what the output approximates, "" if nothing */
+	/* at the end: lines about files written beside OUT and how to use
+	 * them ('\n' between lines), "" if none */
+	char also[1024];
 };
 
 /* Called every few MiB of output and once at the end; returning true
@@ -64,6 +67,11 @@ struct trex_export_opts {
 	bool force;                        /* replace existing output */
 	trex_export_progress_fn *progress; /* NULL: none */
 	void *progress_user;
+	/* --steps: ProfilerStep numbers lo..hi (export_steps.h); the chakra
+	 * exporters keep the work launched in them, the CLI turns them into
+	 * scope.range for the others */
+	const struct trex_rank_range *steps;
+	size_t nsteps;
 };
 
 /* X(ID, "name", "extensions", function, "summary"): the exporters. The
