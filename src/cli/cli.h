@@ -134,6 +134,10 @@ enum cli_command {
 	X(FILTER, "filter", 0, "REGEX", CLI_IN(EXPORT),                                            \
 	  "export: only the slices, instants and counters whose names match REGEX")                \
 	X(RANKS, "ranks", 0, "LIST", CLI_IN(EXPORT), "export: only these ranks (0,2-3)")           \
+	X(HOST_ET, "host-et", 0, "FILE[,FILE]", CLI_IN(EXPORT),                                    \
+	  "export --to chakra|chakra-json: the PyTorch host execution traces of the run, one per " \
+	  "trace file in rank order (or a pattern with {rank}): host ops as CPU nodes, kernels "   \
+	  "after their launching op")                                                              \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -216,6 +220,7 @@ struct cli_opts {
 	const char *export_to, *range, *tracks, *filter;
 	struct trex_rank_range ranks[CLI_LIST_MAX];
 	size_t nranks;
+	const char *host_et;      /* export: --host-et (chakra_host_link.h), NULL */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */

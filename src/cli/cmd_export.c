@@ -111,6 +111,9 @@ enum trex_status cli_apply_export_value(struct cli_opts *o, enum cli_option id, 
 		return cli_check_pattern("--filter", arg, err);
 	case CLI_OPT_RANKS:
 		return parse_ranks(o, arg, err);
+	case CLI_OPT_HOST_ET:
+		o->host_et = arg;
+		return *arg ? TREX_OK : usage(err, "--host-et: expected host trace files");
 	default:
 		*handled = false;
 		return TREX_OK;
@@ -134,6 +137,9 @@ static enum trex_status pick_exporter(const struct cli_opts *o,
 		             "csv, chakra or chakra-json (or name it .json, .json.gz, .pftrace, "
 		             ".csv)",
 		             o->output);
+	if (o->host_et && strncmp((*out)->name, "chakra", 6) != 0)
+		return usage(err, "--host-et applies to --to chakra and chakra-json, not %s",
+		             (*out)->name);
 	return TREX_OK;
 }
 
@@ -252,6 +258,7 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 	(void)out;
 	if (st == TREX_OK)
 		st = make_scope(o, m->idx, &eo.scope, &re, err);
+	eo.host_et = o->host_et;
 	if (st == TREX_OK) {
 		eo.progress = on_export_progress;
 		eo.progress_user = &pr;

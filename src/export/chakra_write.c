@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "trex/export/atomic_file.h"
+#include "trex/export/chakra_host_link.h"
 #include "trex/load/chakra_records.h"
 
 #define CW_VERSION "0.0.4" /* what ASTRA-sim's own example traces say */
@@ -523,6 +524,8 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 		}
 	}
 	last_on_track[work->track] = id;
+	if (!trex_chakra_host_link_gpu_node(w->o->host_link, file, work->slice, &n))
+		return cw_nomem(err);
 	return cw_node(w, &n, n.type == TREX_CHAKRA_COMM_COLL_NODE ? c.type : -1, err);
 }
 
@@ -559,6 +562,13 @@ static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file,
 	return v;
 }
 
+/* A host op of --host-et (chakra_host_link.h) as a CPU node. */
+static enum trex_status cw_host_node(void *w, const struct trex_chakra_node_out *n,
+                                     struct trex_error *err)
+{
+	return cw_node(w, n, -1, err);
+}
+
 static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw_work *work,
                                     size_t n, uint64_t *last_on_track, struct trex_error *err)
 {
@@ -568,6 +578,8 @@ static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw
 	trex_chakra_encode_metadata(&meta, CW_VERSION);
 	st = meta.oom ? cw_nomem(err) : cw_rank_begin(w, w->res->ranks, meta.p, meta.len, err);
 	trex_pb_buf_free(&meta);
+	if (st == TREX_OK)
+		st = trex_chakra_host_link_cpu_nodes(w->o->host_link, file, cw_host_node, w, err);
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		if (w->o->cancel && *w->o->cancel)
 			return trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
@@ -590,7 +602,7 @@ static enum trex_status cw_gpu(struct cw *w, struct trex_error *err)
 		struct cw_work *work = cw_file_work(w->idx, f, &n);
 		if (n == SIZE_MAX)
 			st = cw_nomem(err);
-		else if (n)
+		else if (n || trex_chakra_host_link_has_file(w->o->host_link, f))
 			st = cw_gpu_rank(w, f, work, n, last, err);
 		free(work);
 	}

@@ -61,6 +61,7 @@ struct trex_export_opts {
 	bool force;                        /* replace existing output */
 	trex_export_progress_fn *progress; /* NULL: none */
 	void *progress_user;
+	const char *host_et; /* chakra, chakra-json: --host-et (chakra_host_link.h), or NULL */
 };
 
 /* X(ID, "name", "extensions", function, "summary"): the exporters. The
