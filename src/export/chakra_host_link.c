@@ -532,11 +532,15 @@ enum trex_status trex_chakra_host_link_cpu_nodes(struct trex_chakra_host_link *l
 static size_t hl_by_op_link(const struct trex_chakra_host_link *l, const struct hl_file *f,
                             uint32_t slice)
 {
-	uint32_t same[64];
-	size_t n = trex_index_same_op_link(l->idx, slice, same, 64), best = SIZE_MAX;
+	uint32_t few[64], *same = few;
+	size_t n = trex_index_same_op_link(l->idx, slice, few, 64), best = SIZE_MAX;
 	int depth = -1;
 
-	for (size_t i = 0; i < n && i < 64; i++) {
+	if (n > 64 && (same = malloc(n * sizeof(*same))))
+		n = trex_index_same_op_link(l->idx, slice, same, n);
+	else if (n > 64)
+		same = few, n = 64; /* out of memory: the first ones only */
+	for (size_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(l->idx, same[i]);
 		size_t op = hl_is_cpu_op(s) ? hl_op_of_slice(f, same[i]) : SIZE_MAX;
 		if (op != SIZE_MAX && (int)s->depth > depth) {
@@ -544,6 +548,8 @@ static size_t hl_by_op_link(const struct trex_chakra_host_link *l, const struct 
 			depth = s->depth;
 		}
 	}
+	if (same != few)
+		free(same);
 	return best;
 }
 
