@@ -53,6 +53,12 @@ static size_t host_link_note(const struct trex_chakra_host_link *l, char *buf, s
 		n += snprintf(buf + n, size - (size_t)n,
 		              "%" PRIu64 " host ET device or duplicate nodes left out; ",
 		              s->host_skipped);
+	if (n >= 0 && (size_t)n < size && s->damaged_host_ets)
+		n += snprintf(buf + n, size - (size_t)n,
+		              "%" PRIu64 " host ET%s damaged: `trex integrity` on %s says what was "
+		              "lost; ",
+		              s->damaged_host_ets, s->damaged_host_ets == 1 ? "" : "s",
+		              s->damaged_host_ets == 1 ? "it" : "them");
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 

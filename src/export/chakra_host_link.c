@@ -370,8 +370,11 @@ static enum trex_status hl_file_open(struct trex_chakra_host_link *l, uint32_t f
 	const char *path = f->path;
 	enum trex_status st = trex_load_paths(&path, 1, &o, &f->host, err);
 
-	if (st == TREX_OK)
+	if (st == TREX_OK) {
+		const struct trex_file *tf = trex_index_file(f->host, 0);
+		l->st.damaged_host_ets += tf->first_problem.status != TREX_OK || tf->truncated;
 		st = hl_host_ops(l, f, err);
+	}
 	if (st == TREX_OK && f->n == 0)
 		st = trex_error_set(err, TREX_FORMAT, f->path, -1, "a host trace without CPU ops");
 	if (st == TREX_OK)

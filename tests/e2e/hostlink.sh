@@ -44,6 +44,15 @@ check "tiny: the summary counts linked and unmatched ops and work" grep -q \
 	'host ETs: 7 host ops as CPU nodes (4 linked by record-function id, 0 by name, 3 unmatched), 5 device ops after their launching op, 1 with none' \
 	"$TEST_TMP/tiny.err"
 
+# a host ET cut inside its 6th node: the loader keeps 5 ops; record_param_comms is lost, so
+# the all-reduce kernel it launched has no host op; the damage is said, not only counted
+head -c 4142 "$DATA/tiny.host.json" >"$TEST_TMP/cut.host.json"
+run_trex cut export "$DATA/tiny.kineto.json" --to chakra-json --host-et "$TEST_TMP/cut.host.json" \
+	-o "$TEST_TMP/cut.json"
+check "a cut host ET: what it kept is linked, and its damage is said" grep -q \
+	'host ETs: 5 host ops as CPU nodes (3 linked by record-function id, 0 by name, 2 unmatched), 4 device ops after their launching op, 2 with none; 1 host ET damaged: `trex integrity` on it says what was lost' \
+	"$TEST_TMP/cut.err"
+
 # ---- errors: nothing written ------------------------------------------------------------
 expect_usage "--host-et with another format" export "$DATA/tiny.kineto.json" --to chrome \
 	--host-et "$DATA/tiny.host.json" -o "$TEST_TMP/x.json"

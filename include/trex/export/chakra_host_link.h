@@ -33,16 +33,17 @@ struct trex_chakra_host_link; /* the host ETs of a trace, matched to it */
 
 /* What the linking found, all ranks together. */
 struct trex_chakra_host_link_stats {
-	uint64_t host_ops;        /* host ops written as CPU nodes */
-	uint64_t matched_rf_id;   /* linked by record-function id */
-	uint64_t matched_by_name; /* linked by name and order (no ids in the trace) */
-	uint64_t unmatched_ops;   /* no op of the trace: duration 0 */
-	uint64_t name_mismatch;   /* an op of the trace had the rf_id with another name */
-	uint64_t host_skipped;    /* host ET nodes not written: device nodes of an already
-	                           * linked ET (the trace's own device work is written) and
-	                           * second nodes of an id */
-	uint64_t work_linked;     /* device work written after its launching host op */
-	uint64_t work_unlinked;   /* device work with no linked launching op */
+	uint64_t host_ops;         /* host ops written as CPU nodes */
+	uint64_t matched_rf_id;    /* linked by record-function id */
+	uint64_t matched_by_name;  /* linked by name and order (no ids in the trace) */
+	uint64_t unmatched_ops;    /* no op of the trace: duration 0 */
+	uint64_t name_mismatch;    /* an op of the trace had the rf_id with another name */
+	uint64_t host_skipped;     /* host ET nodes not written: device nodes of an already
+	                            * linked ET (the trace's own device work is written) and
+	                            * second nodes of an id */
+	uint64_t work_linked;      /* device work written after its launching host op */
+	uint64_t work_unlinked;    /* device work with no linked launching op */
+	uint64_t damaged_host_ets; /* host ETs the loader salvaged (trex integrity tells) */
 };
 
 /* The host ET paths spec names for idx's files, in file (rank) order:
