@@ -137,6 +137,10 @@ enum cli_command {
 	X(STEPS, "steps", 0, "LIST", CLI_IN(EXPORT),                                               \
 	  "export: only ProfilerSteps LIST (12, 10-12, 10,12): chakra keeps the GPU work "         \
 	  "launched in them, other formats their time range (one run of steps)")                   \
+	X(HOST_ET, "host-et", 0, "FILE[,FILE]", CLI_IN(EXPORT),                                    \
+	  "export --to chakra|chakra-json: the PyTorch host execution traces of the run, one per " \
+	  "trace file in rank order (or a pattern with {rank}): host ops as CPU nodes, kernels "   \
+	  "after their launching op")                                                              \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -221,6 +225,7 @@ struct cli_opts {
 	size_t nranks;
 	struct trex_rank_range steps[CLI_LIST_MAX]; /* export --steps */
 	size_t nsteps;
+	const char *host_et;      /* export: --host-et (chakra_host_link.h), NULL */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */

@@ -118,6 +118,9 @@ enum trex_status cli_apply_export_value(struct cli_opts *o, enum cli_option id, 
 	case CLI_OPT_STEPS:
 		return parse_number_list("--steps", "step numbers like 12, 10-12 or 10,12",
 		                         o->steps, &o->nsteps, arg, err);
+	case CLI_OPT_HOST_ET:
+		o->host_et = arg;
+		return *arg ? TREX_OK : usage(err, "--host-et: expected host trace files");
 	default:
 		*handled = false;
 		return TREX_OK;
@@ -141,6 +144,9 @@ static enum trex_status pick_exporter(const struct cli_opts *o,
 		             "csv, chakra or chakra-json (or name it .json, .json.gz, .pftrace, "
 		             ".csv)",
 		             o->output);
+	if (o->host_et && strncmp((*out)->name, "chakra", 6) != 0)
+		return usage(err, "--host-et applies to --to chakra and chakra-json, not %s",
+		             (*out)->name);
 	return TREX_OK;
 }
 
@@ -285,6 +291,7 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 		st = make_scope(o, m->idx, &eo.scope, &re, err);
 	if (st == TREX_OK && o->nsteps)
 		st = scope_steps(o, ex, m->idx, &eo, err);
+	eo.host_et = o->host_et;
 	if (st == TREX_OK) {
 		eo.progress = on_export_progress;
 		eo.progress_user = &pr;

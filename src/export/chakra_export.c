@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trex/export/chakra_host_link.h"
 #include "trex/export/chakra_write.h"
 #include "trex/export/trace_export.h"
 
@@ -119,12 +120,36 @@ static void chakra_also(const struct trex_chakra_write_result *r, const char *pa
 		buf[n - 1] = '\0';
 }
 
+/* What --host-et linked, first in the note (it is what was asked for). */
+static size_t host_link_note(const struct trex_chakra_host_link *l, char *buf, size_t size)
+{
+	const struct trex_chakra_host_link_stats *s = trex_chakra_host_link_stats(l);
+	int n = snprintf(buf, size,
+	                 "host ETs: %" PRIu64 " host ops as CPU nodes (%" PRIu64
+	                 " linked by record-function id, %" PRIu64 " by name, %" PRIu64
+	                 " unmatched), %" PRIu64 " device ops after their launching op, %" PRIu64
+	                 " with none; ",
+	                 s->host_ops, s->matched_rf_id, s->matched_by_name, s->unmatched_ops,
+	                 s->work_linked, s->work_unlinked);
+	if (n >= 0 && (size_t)n < size && s->host_skipped)
+		n += snprintf(buf + n, size - (size_t)n,
+		              "%" PRIu64 " host ET device or duplicate nodes left out; ",
+		              s->host_skipped);
+	if (n >= 0 && (size_t)n < size && s->damaged_host_ets)
+		n += snprintf(buf + n, size - (size_t)n,
+		              "%" PRIu64 " host ET%s damaged: `trex integrity` on %s says what was "
+		              "lost; ",
+		              s->damaged_host_ets, s->damaged_host_ets == 1 ? "" : "s",
+		              s->damaged_host_ets == 1 ? "it" : "them");
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 static enum trex_status chakra_export(const struct trex_index *idx, const char *path,
                                       const struct trex_export_opts *opts,
                                       struct trex_export_progress *done,
                                       enum trex_chakra_out_format format, struct trex_error *err)
 {
-	struct trex_chakra_write_opts wo = {path, format, opts->force, NULL, NULL};
+	struct trex_chakra_write_opts wo = {path, format, opts->force, NULL, NULL, NULL};
 	struct trex_chakra_write_result res;
 	struct trex_export_progress p = {0, 0, "", ""};
 	enum trex_status st;
@@ -150,13 +175,21 @@ static enum trex_status chakra_export(const struct trex_index *idx, const char *
 	                  : TREX_OK;
 	wo.steps = steps;
 	memset(&res, 0, sizeof(res));
+	if (st == TREX_OK && opts->host_et)
+		st = trex_chakra_host_link_open(idx, opts->host_et, NULL, &wo.host_link, err);
 	if (st == TREX_OK)
 		st = trex_chakra_write(idx, &wo, &res, err);
 	trex_export_steps_free(steps);
+	size_t linked = st == TREX_OK && wo.host_link
+	                    ? host_link_note(wo.host_link, p.note, sizeof(p.note))
+	                    : 0;
+	trex_chakra_host_link_free(wo.host_link);
 	if (st != TREX_OK)
 		return st;
 	p.events = res.nodes;
-	chakra_note(&res, p.note, sizeof(p.note));
+	chakra_note(&res, p.note + linked, sizeof(p.note) - linked);
+	if (linked && !p.note[linked])
+		p.note[linked - 2] = '\0'; /* the host note's "; " when nothing follows */
 	chakra_also(&res, path, format, p.also, sizeof(p.also));
 	if (done)
 		*done = p;

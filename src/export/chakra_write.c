@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "trex/export/atomic_file.h"
+#include "trex/export/chakra_host_link.h"
 #include "trex/load/chakra_records.h"
 
 #include "chakra_link.h"
@@ -617,6 +618,8 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 			return st;
 	}
 	last_on_track[work->track] = id;
+	if (!trex_chakra_host_link_gpu_node(w->o->host_link, file, work->slice, &n))
+		return cw_nomem(err);
 	return cw_node(w, &n, n.type == TREX_CHAKRA_COMM_COLL_NODE ? type : -1, err);
 }
 
@@ -662,6 +665,13 @@ static struct cw_work *cw_file_work(const struct trex_index *idx,
 	return v;
 }
 
+/* A host op of --host-et (chakra_host_link.h) as a CPU node. */
+static enum trex_status cw_host_node(void *w, const struct trex_chakra_node_out *n,
+                                     struct trex_error *err)
+{
+	return cw_node(w, n, -1, err);
+}
+
 static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw_work *work,
                                     size_t n, uint64_t *last_on_track, struct trex_error *err)
 {
@@ -677,6 +687,8 @@ static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw
 	trex_chakra_encode_metadata(&meta, CW_VERSION);
 	st = meta.oom ? cw_nomem(err) : cw_rank_begin(w, w->res->ranks, meta.p, meta.len, err);
 	trex_pb_buf_free(&meta);
+	if (st == TREX_OK)
+		st = trex_chakra_host_link_cpu_nodes(w->o->host_link, file, cw_host_node, w, err);
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		if (w->o->cancel && *w->o->cancel)
 			st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
@@ -764,7 +776,7 @@ static enum trex_status cw_gpu(struct cw *w, struct trex_error *err)
 		struct cw_work *work = cw_file_work(w->idx, w->o->steps, f, &n);
 		if (n == SIZE_MAX)
 			st = cw_nomem(err);
-		else if (n)
+		else if (n || trex_chakra_host_link_has_file(w->o->host_link, f))
 			st = cw_gpu_rank(w, f, work, n, last, err);
 		free(work);
 	}

@@ -266,7 +266,7 @@ static void run(struct export_dialog *d, struct trex_ui_ctx *ctx, bool force)
 {
 	struct trex_export_opts o = {
 	    .scope = d->built.scope, .force = force, .progress = on_progress, .progress_user = d};
-	struct trex_export_progress done = {0, 0, ""};
+	struct trex_export_progress done = {0, 0, "", ""};
 	struct trex_error err;
 	enum trex_status st;
 

@@ -20,7 +20,7 @@ own() {
 	stalls) echo "top dump source-path source-map kernel compare" ;;
 	metrics) echo "kernel metric summary" ;;
 	nodes) echo "top rank" ;;
-	export) echo "to range tracks filter ranks steps" ;;
+	export) echo "to range tracks filter ranks steps host-et" ;;
 	esac
 }
 # --OPTION with an argument it takes.
@@ -43,7 +43,7 @@ arg_of() {
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
-source-path source-map kernel compare metric summary to range tracks filter ranks steps"
+source-path source-map kernel compare metric summary to range tracks filter ranks steps host-et"
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \

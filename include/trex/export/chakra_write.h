@@ -44,6 +44,8 @@ enum trex_chakra_out_format {
 	TREX_CHAKRA_OUT_JSON, /* one JSON document at prefix itself */
 };
 
+struct trex_chakra_host_link; /* chakra_host_link.h */
+
 struct trex_chakra_write_opts {
 	const char *prefix; /* ET: files {prefix}.{rank}.et; JSON: the file's path */
 	enum trex_chakra_out_format format;
@@ -52,6 +54,9 @@ struct trex_chakra_write_opts {
 	/* GPU traces: only the device work launched in these steps
 	 * (export_steps.h); NULL: all of it */
 	const struct trex_export_steps *steps;
+	/* GPU traces: host ops to write as CPU nodes, device work linked to
+	 * them (chakra_host_link.h); NULL: none */
+	struct trex_chakra_host_link *host_link;
 };
 
 /* Chakra NodeType numbers (the schema's, not enum trex_node_type). */

@@ -72,6 +72,7 @@ struct trex_export_opts {
 	 * scope.range for the others */
 	const struct trex_rank_range *steps;
 	size_t nsteps;
+	const char *host_et; /* chakra, chakra-json: --host-et (chakra_host_link.h), or NULL */
 };
 
 /* X(ID, "name", "extensions", function, "summary"): the exporters. The
