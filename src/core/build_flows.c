@@ -108,7 +108,9 @@ void bld_flows_fill(struct bld *c, struct pmerge *p, struct trex_builder *b)
 		                      cat,
 		                      f->role,
 		                      f->bind,
-		                      id_str != 0};
+		                      id_str           ? TREX_FLOW_ID_STR
+		                      : f->id_unsigned ? TREX_FLOW_ID_U64
+		                                       : TREX_FLOW_ID_NUM};
 		if (!on_slice && f->track < p->nt)
 			pt->track = p->tmap[f->track];
 		else if (!on_slice)
@@ -305,8 +307,7 @@ static uint8_t hop_id_how(const struct fpoint *from, const struct fpoint *to)
 {
 	bool chained = from->role == TREX_FLOW_STEP || to->role == TREX_FLOW_STEP;
 
-	return (uint8_t)((to->id_is_str ? TREX_FLOW_ID_STR : TREX_FLOW_ID_NUM) |
-	                 (chained ? FLOW_ID_CHAINED : 0));
+	return (uint8_t)(to->id_kind | (chained ? FLOW_ID_CHAINED : 0));
 }
 
 static void emit_fill(void *arg, size_t k, unsigned worker)

@@ -790,7 +790,8 @@ int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p)
 	                         .name = p->name,
 	                         .slice = p->slice,
 	                         .role = (uint8_t)p->role,
-	                         .bind = (uint8_t)p->bind};
+	                         .bind = (uint8_t)p->bind,
+	                         .id_unsigned = p->id_unsigned};
 	b->events++;
 	note_time(b, ts, 0);
 	return 0;

@@ -192,6 +192,7 @@ struct trex_bflow {
 	trex_handle slice; /* TREX_HANDLE_NONE: bound by track, ts and bind */
 	uint8_t role;      /* enum trex_flow_role */
 	uint8_t bind;      /* enum trex_flow_bind */
+	uint8_t id_unsigned;
 };
 
 struct trex_bedge {

@@ -176,7 +176,7 @@ struct trex_flow_id trex_index_flow_id(const struct trex_index *idx, uint32_t fl
 	id.chained = (how & FLOW_ID_CHAINED) != 0;
 	if (id.kind == TREX_FLOW_ID_STR)
 		id.str = (uint32_t)idx->flow_id_val[flow];
-	else if (id.kind == TREX_FLOW_ID_NUM)
+	else if (id.kind != TREX_FLOW_ID_NONE)
 		id.num = (int64_t)idx->flow_id_val[flow];
 	return id;
 }

@@ -400,6 +400,9 @@ static bool cw_flow_id(struct cw *c, const struct trex_flow_id *id)
 		return false;
 	if (id->kind == TREX_FLOW_ID_STR)
 		return cw_str(c, id->str);
+	if (id->kind == TREX_FLOW_ID_U64)
+		return trex_wbuf_put(c->w, buf,
+		                     (size_t)(trex_fmt_u64(buf, (uint64_t)id->num) - buf));
 	return trex_wbuf_put(c->w, buf, (size_t)(trex_fmt_i64(buf, id->num) - buf));
 }
 

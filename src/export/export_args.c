@@ -184,6 +184,9 @@ static struct trex_flow_id flow_wish(const struct trex_index *idx, uint32_t flow
 	struct trex_flow_id id = trex_index_flow_id(idx, flow);
 	bool mine = id.kind != TREX_FLOW_ID_NONE && !id.chained;
 
+	if (id.kind == TREX_FLOW_ID_U64 && id.num >= 0)
+		id.kind = TREX_FLOW_ID_NUM; /* the same JSON number */
+
 	if (own)
 		*own = mine;
 	if (mine)
@@ -225,7 +228,8 @@ bool xflow_ids_init(struct xflow_ids *f, const struct trex_index *idx)
 	for (uint32_t i = 0; i < n; i++) {
 		struct trex_flow_id id = trex_index_flow_id(idx, i);
 
-		if (id.kind == TREX_FLOW_ID_NUM && id.num > max)
+		/* (an unsigned id beyond INT64_MAX is no number a fresh id can be) */
+		if (id.kind != TREX_FLOW_ID_STR && id.num > max)
 			max = id.num;
 	}
 	f->idx = idx;

@@ -307,6 +307,45 @@ Test(file_members, chrome_member_over_the_cap_is_counted_not_kept, .timeout = 60
 /* ---- the Chrome exporter -------------------------------------------------------------------- */
 
 /* The Chrome export of idx (scope s, NULL: all) as a malloc'd string. */
+static char *chrome_of(const struct trex_index *idx, const struct trex_export_scope *s);
+
+/* Perfetto's flow ids are unsigned 64-bit numbers: one beyond INT64_MAX
+ * is written as the same unsigned number, not as a negative one. */
+Test(file_members, unsigned_ids_stay_unsigned)
+{
+	struct trex_build_file f = fixture_file("p.pftrace");
+	struct trex_builder *b = trex_builder_new(0);
+	uint32_t t = trex_builder_track(b, fixture_str(b, "1"), fixture_str(b, "1"));
+	const struct fixture_slice a = {"1", "1", "cpu_op", "a", 0, 100, 0, 0, NULL};
+	struct trex_flow_point p = {
+	    .key = {fixture_str(b, "flow"), 0, UINT64_MAX - 1},
+	    .name = fixture_str(b, "f"),
+	    .role = TREX_FLOW_START,
+	    .slice = TREX_HANDLE_NONE,
+	    .track = t,
+	    .ts = 1,
+	    .id_unsigned = true,
+	};
+
+	fixture_add(b, &f, &a);
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	p.role = TREX_FLOW_END, p.ts = 2;
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	p.key.num = 12, p.role = TREX_FLOW_START, p.ts = 3;
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	p.role = TREX_FLOW_END, p.ts = 4;
+	cr_assert_eq(trex_builder_flow(b, &p), 0);
+	struct trex_index *idx = fixture_build(&f, &b, 1);
+	struct trex_flow_id id = trex_index_flow_id(idx, 0);
+	char *out = chrome_of(idx, NULL);
+
+	cr_assert(id.kind == TREX_FLOW_ID_U64 && (uint64_t)id.num == UINT64_MAX - 1);
+	cr_assert(strstr(out, "{\"ph\":\"s\",\"id\":18446744073709551614,"), "%s", out);
+	cr_assert(strstr(out, "{\"ph\":\"s\",\"id\":12,"), "%s", out);
+	free(out);
+	trex_index_free(idx);
+}
+
 static char *chrome_of(const struct trex_index *idx, const struct trex_export_scope *s)
 {
 	char path[] = "/tmp/trex-members-test-XXXXXX";

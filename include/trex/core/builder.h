@@ -149,6 +149,9 @@ struct trex_flow_point {
 	uint32_t track;
 	int64_t ts;
 	enum trex_flow_bind bind;
+	/* key.num is an unsigned 64-bit id (Perfetto's), not a signed one
+	 * (Chrome JSON's): how trex_index_flow_id gives it back */
+	bool id_unsigned;
 };
 
 int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p);

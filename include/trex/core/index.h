@@ -318,10 +318,15 @@ struct trex_file_member {
  * Flows a loader made from edges have none. chained: the hop is one of
  * several of one chain (a step point at either end), whose points share
  * the id. */
-enum trex_flow_id_kind { TREX_FLOW_ID_NONE = 0, TREX_FLOW_ID_NUM, TREX_FLOW_ID_STR };
+enum trex_flow_id_kind {
+	TREX_FLOW_ID_NONE = 0,
+	TREX_FLOW_ID_NUM, /* a signed number (Chrome JSON) */
+	TREX_FLOW_ID_STR,
+	TREX_FLOW_ID_U64, /* an unsigned 64-bit number (Perfetto): num holds its bits */
+};
 
 struct trex_flow_id {
-	int64_t num;  /* TREX_FLOW_ID_NUM */
+	int64_t num;  /* TREX_FLOW_ID_NUM, TREX_FLOW_ID_U64 */
 	uint32_t str; /* TREX_FLOW_ID_STR: string id */
 	uint8_t kind; /* enum trex_flow_id_kind */
 	bool chained;
