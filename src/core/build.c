@@ -212,7 +212,8 @@ static enum trex_status bld_init(struct bld *c)
 	c->file_end = calloc(nf, sizeof(*c->file_end));
 	c->cand = calloc(nf * TREX_INTEG_COUNT, sizeof(*c->cand));
 	idx->problems = calloc(nf, sizeof(*idx->problems));
-	if (!idx->strs || !c->integ || !c->file_end || !c->cand || !idx->problems)
+	idx->members = calloc(nf, sizeof(*idx->members));
+	if (!idx->strs || !c->integ || !c->file_end || !c->cand || !idx->problems || !idx->members)
 		return bld_nomem(c);
 	for (uint32_t f = 0; f < idx->nfiles; f++) {
 		st = fill_file(c, f);
@@ -322,6 +323,25 @@ static enum trex_status classify(struct bld *c)
 	return st;
 }
 
+/* The flow id arrays cut to the flows (they grew by doubling). */
+static void shrink_flow_ids(struct trex_index *idx)
+{
+	size_t n = idx->flows.count;
+	uint64_t *val;
+	uint8_t *how;
+
+	if (!idx->flow_ids_cap || n >= idx->flow_ids_cap)
+		return;
+	val = realloc(idx->flow_id_val, (n + 1) * sizeof(*val));
+	how = realloc(idx->flow_id_how, n + 1);
+	if (val)
+		idx->flow_id_val = val;
+	if (how)
+		idx->flow_id_how = how;
+	if (val && how)
+		idx->flow_ids_cap = n + 1;
+}
+
 static void freeze(struct trex_index *idx)
 {
 	if (idx->start > idx->end) {
@@ -331,6 +351,7 @@ static void freeze(struct trex_index *idx)
 	trex_vec_shrink(&idx->slices);
 	trex_vec_shrink(&idx->instants);
 	trex_vec_shrink(&idx->flows);
+	shrink_flow_ids(idx);
 	trex_strtab_shrink(idx->strs);
 }
 

@@ -149,16 +149,65 @@ size_t trex_index_memory(const struct trex_index *idx)
 		if (idx->problems)
 			n += sizeof(*idx->problems) +
 			     idx->problems[i].cap * sizeof(*idx->problems[i].v);
+		if (idx->members)
+			n += sizeof(*idx->members) + trex_members_memory(&idx->members[i]);
 	}
 	n += idx->nfiles * (sizeof(*idx->files) + sizeof(*idx->links));
 	n += idx->nprocs * sizeof(*idx->procs) + idx->ntracks * sizeof(*idx->tracks);
 	n += idx->nlanes * sizeof(*idx->lanes) + idx->nsamples * sizeof(*idx->samples);
 	n += trex_vec_memory(&idx->slices) + trex_vec_memory(&idx->instants);
 	n += trex_vec_memory(&idx->flows) + 2 * idx->flows.count * sizeof(*idx->flows_in);
+	n += idx->flow_ids_cap * (sizeof(*idx->flow_id_val) + sizeof(*idx->flow_id_how));
 	n += idx->nedges * (sizeof(*idx->edges) + sizeof(*idx->edges_in));
 	if (idx->graph)
 		n += trex_graph_memory(idx->graph);
 	return n + (launch + op) * 2 * sizeof(uint32_t) + launch * sizeof(uint32_t); /* ids, keys */
+}
+
+struct trex_flow_id trex_index_flow_id(const struct trex_index *idx, uint32_t flow)
+{
+	struct trex_flow_id id = {0, 0, TREX_FLOW_ID_NONE, false};
+	uint8_t how;
+
+	if (flow >= idx->flows.count || !idx->flow_id_how)
+		return id;
+	how = idx->flow_id_how[flow];
+	id.kind = how & FLOW_ID_KIND_MASK;
+	id.chained = (how & FLOW_ID_CHAINED) != 0;
+	if (id.kind == TREX_FLOW_ID_STR)
+		id.str = (uint32_t)idx->flow_id_val[flow];
+	else if (id.kind != TREX_FLOW_ID_NONE)
+		id.num = (int64_t)idx->flow_id_val[flow];
+	return id;
+}
+
+uint32_t trex_index_file_member_count(const struct trex_index *idx, uint32_t file)
+{
+	if (file >= idx->nfiles || !idx->members)
+		return 0;
+	return (uint32_t)idx->members[file].n;
+}
+
+bool trex_index_file_member(const struct trex_index *idx, uint32_t file, uint32_t i,
+                            struct trex_file_member *out)
+{
+	if (i >= trex_index_file_member_count(idx, file))
+		return false;
+	trex_members_get(&idx->members[file], i, out);
+	return true;
+}
+
+bool trex_index_file_member_find(const struct trex_index *idx, uint32_t file, const char *key,
+                                 struct trex_file_member *out)
+{
+	size_t klen = strlen(key);
+
+	for (uint32_t i = trex_index_file_member_count(idx, file); i-- > 0;) {
+		trex_members_get(&idx->members[file], i, out);
+		if (out->key_len == klen && memcmp(out->key, key, klen) == 0)
+			return true;
+	}
+	return false;
 }
 
 const struct trex_graph *trex_index_graph(const struct trex_index *idx)
@@ -196,6 +245,11 @@ void trex_index_free(struct trex_index *idx)
 	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
 		trex_problems_free(&idx->problems[i]);
 	free(idx->problems);
+	for (uint32_t i = 0; idx->members && i < idx->nfiles; i++)
+		trex_members_free(&idx->members[i]);
+	free(idx->members);
+	free(idx->flow_id_val);
+	free(idx->flow_id_how);
 	free(idx);
 }
 

@@ -32,6 +32,11 @@ struct trex_index {
 	struct trex_vec slices;   /* struct trex_slice, by (track, depth, ts) */
 	struct trex_vec instants; /* struct trex_instant, by (track, ts) */
 	struct trex_vec flows;    /* struct trex_flow, in file order of each hop's end */
+	/* Per flow, the id it had in its file (trex_flow_id): the number or
+	 * string id, and FLOW_ID_* bits (kind, chained). */
+	uint64_t *flow_id_val;
+	uint8_t *flow_id_how;
+	size_t flow_ids_cap;
 	struct trex_counter_sample *samples;
 	/* Slice ids with HAS_LAUNCH_LINK (HAS_OP_LINK), per file ordered by
 	 * (launch_link, id) ((op_link, id)); ranges in links. The keys beside
@@ -53,7 +58,13 @@ struct trex_index {
 	int64_t start, end;
 	/* Per file: its integrity examples, ordered by counter. */
 	struct trex_problem_list *problems;
+	/* Per file: its top-level members (trex_file_member). */
+	struct trex_member_list *members;
 };
+
+/* flow_id_how: the kind (enum trex_flow_id_kind) in the low bits. */
+#define FLOW_ID_KIND_MASK 3u
+#define FLOW_ID_CHAINED 4u
 
 static inline const struct trex_slice *trex_idx_slice(const struct trex_index *idx, uint32_t id)
 {

@@ -555,6 +555,7 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 	if (cj_value_hides_events(ps, p, q))
 		return cj_top_damage(ps, pp, start, p, start + 1, end, final, "a JSON value");
 	cj_top_value(ps, key, klen, p, q);
+	cj_keep_member(ps, key, klen, p, q);
 	ps->state = CJ_TOP_SEP;
 	*pp = q;
 	return CJ_STOP_AT; /* "member done": the caller loops */
