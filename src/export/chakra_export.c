@@ -51,6 +51,11 @@ static void chakra_note(const struct trex_chakra_write_result *r, char *buf, siz
 		say(buf, size, &n,
 		    "%" PRIu64 " send/recv kernel%s of no known collective written as compute; ",
 		    r->p2p_as_comp, plural(r->p2p_as_comp, "", "s"));
+	if (r->comm_helpers)
+		say(buf, size, &n,
+		    "%" PRIu64 " kernel%s launched inside a collective's call beside its "
+		    "communication kernel written as compute (copies, not the collective); ",
+		    r->comm_helpers, plural(r->comm_helpers, "", "s"));
 	if (r->order_differs)
 		say(buf, size, &n, "%s; ", r->note);
 	if (r->syncs_unmatched)

@@ -14,6 +14,7 @@
 #include "trex/export/atomic_file.h"
 #include "trex/export/chakra_host_link.h"
 #include "trex/load/chakra_records.h"
+#include "trex/load/classify.h"
 
 #include "chakra_link.h"
 
@@ -43,6 +44,7 @@ struct cw {
 	char *stale_groups; /* a comm-group file to remove once the set is in place */
 	char *obuf;         /* ET: records waiting to be written in one large write */
 	size_t olen;
+	uint8_t *as_comp; /* GPU traces: per work item of the rank, 1 = a collective's helper */
 };
 
 static enum trex_status cw_nomem(struct trex_error *err)
@@ -471,6 +473,76 @@ static bool cw_comm_op(const char *name)
 	return strcmp(name, "record_param_comms") == 0;
 }
 
+/* Whether slice's communication rule is its own (its name or args), not
+ * the op that launched it. */
+static bool cw_comm_itself(const struct trex_slice *s)
+{
+	struct trex_comm_rule r;
+
+	return s->comm != TREX_COMM_NONE &&
+	       (!trex_comm_rule(s->comm, &r) || r.by != TREX_COMM_BY_OP);
+}
+
+/* The outermost communication op (cw_comm_op) above the runtime call that
+ * launched slice: the collective's call; TREX_NONE if none. */
+static uint32_t cw_comm_call(const struct trex_index *idx, uint32_t slice)
+{
+	uint32_t call = TREX_NONE;
+
+	for (uint32_t up = trex_index_launch_of(idx, slice); up != TREX_NONE;
+	     up = trex_index_parent(idx, up))
+		if (cw_comm_op(trex_index_str(idx, trex_index_slice(idx, up)->name)))
+			call = up;
+	return call;
+}
+
+static int cw_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One collective is one node. Work that communicates only because a
+ * collective's call launched it (a copy kernel inside nccl:all_gather),
+ * beside work that is communication itself (the NCCL kernel), helps that
+ * collective: it is written as COMP (*as_comp[i] = 1; malloc'd). */
+static bool cw_mark_helpers(const struct trex_index *idx, const struct cw_work *work, size_t n,
+                            uint8_t **as_comp, uint64_t *helpers)
+{
+	uint32_t *calls = malloc((n ? n : 1) * sizeof(*calls));
+	size_t ncalls = 0;
+
+	*as_comp = calloc(n ? n : 1, 1);
+	if (!calls || !*as_comp) {
+		free(calls);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t call = cw_comm_itself(trex_index_slice(idx, work[i].slice))
+		                    ? cw_comm_call(idx, work[i].slice)
+		                    : TREX_NONE;
+		if (call != TREX_NONE)
+			calls[ncalls++] = call;
+	}
+	qsort(calls, ncalls, sizeof(*calls), cw_u32_cmp);
+	for (size_t i = 0; ncalls && i < n; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, work[i].slice);
+		uint32_t call;
+
+		if (s->comm == TREX_COMM_NONE || cw_comm_itself(s))
+			continue;
+		call = cw_comm_call(idx, work[i].slice);
+		if (call != TREX_NONE &&
+		    bsearch(&call, calls, ncalls, sizeof(*calls), cw_u32_cmp)) {
+			(*as_comp)[i] = 1;
+			++*helpers;
+		}
+	}
+	free(calls);
+	return true;
+}
+
 struct cw_comm {
 	int type;             /* CollectiveCommType, -1 unknown */
 	uint64_t size;        /* bytes, 0 unknown */
@@ -612,7 +684,7 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 
 	if (oom)
 		return cw_nomem(err);
-	if (s->comm != TREX_COMM_NONE) {
+	if (s->comm != TREX_COMM_NONE && !(w->as_comp && w->as_comp[id])) {
 		enum trex_status st = cw_gpu_comm(w, file, work, &n, a, &type, err);
 		if (st != TREX_OK)
 			return st;
@@ -684,6 +756,11 @@ static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw
 	w->res->host_syncs += w->sync.syncs;
 	w->res->sync_deps += w->sync.edges;
 	w->res->syncs_unmatched += w->sync.unmatched;
+	free(w->as_comp);
+	if (!cw_mark_helpers(w->idx, work, n, &w->as_comp, &w->res->comm_helpers)) {
+		cw_sync_deps_free(&w->sync);
+		return cw_nomem(err);
+	}
 	trex_chakra_encode_metadata(&meta, CW_VERSION);
 	st = meta.oom ? cw_nomem(err) : cw_rank_begin(w, w->res->ranks, meta.p, meta.len, err);
 	trex_pb_buf_free(&meta);
@@ -807,6 +884,7 @@ static void cw_free(struct cw *w)
 	free(w->deps);
 	free(w->stale_groups);
 	free(w->obuf);
+	free(w->as_comp);
 	cw_groups_free(&w->groups);
 }
 

@@ -55,6 +55,18 @@ for t in streams device; do
 	deps_of "$TEST_TMP/$t.json" >"$TEST_TMP/$t.got"
 	check "sync $t: the dependencies worked out by hand" diff "$TEST_TMP/$t.got" "$SYNC/$t.deps"
 done
+# ---- one collective, one node -----------------------------------------------------------------
+run_trex helper export --to chakra-json -o "$TEST_TMP/helper.json" "$SYNC/helper_copy.json"
+check "a copy kernel inside nccl:all_gather is COMP, the NCCL kernel the one collective" \
+	test "$("$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:%s" % (n["name"].split("(")[0], n["type"]) for r in d["ranks"] for n in r["nodes"]))' \
+		"$TEST_TMP/helper.json")" = "ncclDevKernel_AllGather_RING_LL:COMM_COLL_NODE CatArrayBatchedCopy:COMP_NODE"
+check "the summary says the copy was written as compute" grep -q \
+	"1 kernel launched inside a collective's call beside its communication kernel written as compute" \
+	"$TEST_TMP/helper.err"
+
 check "sync streams: the summary counts them" grep -q -x \
 	'trex: 8 dependencies from 1 stream wait and 3 synchronizations' "$TEST_TMP/streams.err"
 check "sync streams: the event never recorded is said" grep -q \

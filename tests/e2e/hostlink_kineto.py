@@ -14,7 +14,8 @@ move data launch device work:
 With --expect it prints instead what trex should write for the pair, counted
 here independently of trex: host ops, host ops linked by rf_id, device ops
 (all linked) and the nodes per Chakra type (device work launched under a
-communication op is a collective, trex's rule)."""
+communication op is a collective, trex's rule, except beside a named
+communication kernel of the same call: one collective, one node)."""
 
 import json
 import re
@@ -25,6 +26,9 @@ import sys
 # collective of the type the op names.
 COMM_OP = re.compile(r"^(_?c10d_functional|c10d|symm_mem)::|^(nccl|gloo|xccl|hccl|ucc|mpi):"
                      r"|^record_param_comms$")
+
+# The Chakra writer's collective calls (chakra_write.c, cw_comm_op).
+CALL_OP = re.compile(r"^(c10d::|nccl:|rccl:|gloo:|xccl:|hccl:)|^record_param_comms$")
 
 THREAD_ROOTS = ("[pytorch|profiler|execution_trace|thread]",
                 "[pytorch|profiler|execution_graph|thread]")
@@ -56,7 +60,7 @@ class Gen:
         self.ext = self.corr = 0
         self.stream_free = {}
         self.kids = {}
-        self.comm_work = 0  # device ops launched under a communication op
+        self.comm_items = []  # communication device ops: (their collective's call, named)
         self.byid = {n["id"]: n for n in et["nodes"]}
         for n in et["nodes"]:
             if n["ctrl_deps"] != n["id"]:
@@ -72,7 +76,9 @@ class Gen:
         work = launch(node)
         if work:
             cur = self.device(work, ext, cur) + 1
-            self.comm_work += self.under_comm(node)
+            named = work[1].startswith("ncclDevKernel")
+            if named or self.under_comm(node):
+                self.comm_items.append((self.comm_call(node), named))
         cat = "user_annotation" if node["name"].startswith("##") else "cpu_op"
         args = {"External id": ext, "Record function id": attrs(node)["rf_id"]}
         if node["name"] == "record_param_comms":
@@ -81,6 +87,25 @@ class Gen:
         self.events.append({"ph": "X", "cat": cat, "name": node["name"], "pid": self.pid,
                             "tid": self.pid, "ts": t, "dur": cur + 1 - t, "args": args})
         return cur + 1
+
+    def comm_call(self, node):
+        """The outermost op above node (node included) that the Chakra writer
+        takes for a collective's call (its cw_comm_op), or None."""
+        call, seen = None, set()
+        while node and node["id"] not in seen:
+            if CALL_OP.search(node["name"]):
+                call = node["id"]
+            seen.add(node["id"])
+            node = self.byid.get(node["ctrl_deps"])
+        return call
+
+    @property
+    def comm_work(self):
+        """Collective nodes: one collective is one node, so work that is
+        communication only by the op launching it, where that call also
+        launched a named communication kernel, is written as COMP."""
+        named_calls = {c for c, named in self.comm_items if named and c is not None}
+        return sum(1 for c, named in self.comm_items if named or c not in named_calls)
 
     def under_comm(self, node):
         seen = set()

@@ -80,8 +80,9 @@ struct trex_chakra_write_result {
 	uint64_t copied;                          /* nodes whose record was kept as read */
 	uint64_t comm_size_unknown;               /* collectives written with comm_size 0 */
 	uint64_t p2p_as_comp;                     /* send/recv kernels written as COMP */
-	bool order_differs;                       /* collectives differ in order across ranks */
-	char note[200];                           /* the first such difference, or "" */
+	uint64_t comm_helpers; /* work under a collective's call written as COMP */
+	bool order_differs;    /* collectives differ in order across ranks */
+	char note[200];        /* the first such difference, or "" */
 	/* GPU traces: process groups (their pg_name on collectives) */
 	uint64_t groups;           /* groups written */
 	bool groups_file;          /* ET: {prefix}.comm_groups.json written */
