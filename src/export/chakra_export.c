@@ -37,6 +37,15 @@ static const char *plural(uint64_t n, const char *one, const char *more)
 	return n == 1 ? one : more;
 }
 
+/* The writer's progress as the export's (opts: the export's options). */
+static bool chakra_progress(const void *user, uint64_t records, uint64_t bytes)
+{
+	const struct trex_export_opts *opts = user;
+	struct trex_export_progress p = {bytes, records, "", ""};
+
+	return opts->progress && opts->progress(opts->progress_user, &p);
+}
+
 /* What the writer approximated, for the command to say. */
 static void chakra_note(const struct trex_chakra_write_result *r, char *buf, size_t size)
 {
@@ -154,7 +163,11 @@ static enum trex_status chakra_export(const struct trex_index *idx, const char *
                                       struct trex_export_progress *done,
                                       enum trex_chakra_out_format format, struct trex_error *err)
 {
-	struct trex_chakra_write_opts wo = {path, format, opts->force, NULL, NULL, NULL};
+	struct trex_chakra_write_opts wo = {.prefix = path,
+	                                    .format = format,
+	                                    .force = opts->force,
+	                                    .progress = chakra_progress,
+	                                    .progress_user = opts};
 	struct trex_chakra_write_result res;
 	struct trex_export_progress p = {0, 0, "", ""};
 	enum trex_status st;

@@ -45,6 +45,7 @@ struct cw {
 	char *obuf;         /* ET: records waiting to be written in one large write */
 	size_t olen;
 	uint8_t *as_comp; /* GPU traces: per work item of the rank, 1 = a collective's helper */
+	uint64_t records, bytes; /* written so far, for progress */
 };
 
 static enum trex_status cw_nomem(struct trex_error *err)
@@ -130,9 +131,25 @@ static enum trex_status cw_put(struct cw *w, const struct trex_pb_buf *b, struct
 }
 
 /* Writes one record (payload p, len bytes): framed (ET) or as JSON. */
+/* Progress every TREX_CHAKRA_PROGRESS_RECORDS records; the caller's
+ * answer may cancel. */
+static enum trex_status cw_progress(struct cw *w, struct trex_error *err)
+{
+	if (++w->records % TREX_CHAKRA_PROGRESS_RECORDS || !w->o->progress)
+		return TREX_OK;
+	if (w->o->progress(w->o->progress_user, w->records, w->bytes))
+		return trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
+	return TREX_OK;
+}
+
 static enum trex_status cw_record(struct cw *w, const unsigned char *p, size_t len, bool metadata,
                                   struct trex_error *err)
 {
+	enum trex_status st = cw_progress(w, err);
+
+	if (st != TREX_OK)
+		return st;
+	w->bytes += len;
 	w->frame.len = 0;
 	if (w->o->format == TREX_CHAKRA_OUT_ET) {
 		trex_chakra_put_record(&w->frame, p, len);

@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 	struct trex_index *idx = load(argv + 3, (size_t)(argc - 3), &err);
 	if (!idx)
 		return fail("load", &err);
-	struct trex_chakra_write_opts o = {prefix, TREX_CHAKRA_OUT_ET, true, NULL, NULL};
+	struct trex_chakra_write_opts o = {
+	    .prefix = prefix, .format = TREX_CHAKRA_OUT_ET, .force = true};
 	for (int i = 0; i < runs; i++) {
 		set_bytes(prefix, res.ranks, true);
 		double w0 = now_ms(), c0 = cpu_ms();

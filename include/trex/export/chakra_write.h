@@ -57,7 +57,14 @@ struct trex_chakra_write_opts {
 	/* GPU traces: host ops to write as CPU nodes, device work linked to
 	 * them (chakra_host_link.h); NULL: none */
 	struct trex_chakra_host_link *host_link;
+	/* Called every TREX_CHAKRA_PROGRESS_RECORDS records with the records and
+	 * bytes written so far; returning true cancels (as cancel does). May
+	 * be NULL. */
+	bool (*progress)(const void *user, uint64_t records, uint64_t bytes);
+	const void *progress_user;
 };
+
+#define TREX_CHAKRA_PROGRESS_RECORDS 4096u
 
 /* Chakra NodeType numbers (the schema's, not enum trex_node_type). */
 enum trex_chakra_node_type {
