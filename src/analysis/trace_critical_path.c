@@ -581,23 +581,49 @@ static bool device_step(struct walk *w, struct point *p, bool *done)
 }
 
 /* Whether a slice may end a path: device work, or a CPU slice of a kind
- * the model knows (not a profiler's own span, kind OTHER). */
-static bool ends_path(const struct trex_index *idx, const struct trex_slice *s)
+ * the model knows (not a profiler's own span, kind OTHER) on a thread
+ * that launched device work when its file has any (a watchdog polling
+ * cudaEventQuery after the last step is not what the run waited for). */
+static bool ends_path(const struct trex_index *idx, const struct trex_slice *s,
+                      const uint8_t *launcher, bool any_launcher)
 {
 	const struct trex_track *tr = trex_index_track(idx, s->track);
 
 	if (trex_kind_is_device_work((enum trex_kind)s->kind))
 		return true;
+	if (any_launcher && !launcher[s->track])
+		return false;
 	return tr->kind == TREX_TRACK_THREAD && !trex_index_process(idx, tr->process)->is_gpu &&
 	       (s->kind == TREX_KIND_CPU_OP || s->kind == TREX_KIND_PYTHON ||
 	        s->kind == TREX_KIND_ANNOTATION || s->kind == TREX_KIND_RUNTIME);
 }
 
-/* The slice of file that ends last (ties: the lowest id), TREX_NONE if none. */
-static uint32_t last_slice(const struct trex_index *idx, uint32_t file)
+/* Marks in launcher the tracks of file that launched device work;
+ * returns whether there is one. */
+static bool mark_launchers(const struct walk *w, uint32_t file, uint8_t *launcher)
 {
+	size_t i = keyed_lower(w->by_end, w->ndev, file, INT64_MIN);
+	bool any = false;
+
+	for (; i < w->ndev && w->by_end[i].group == file; i++) {
+		uint32_t call = trex_index_launch_of(w->idx, w->by_end[i].id);
+
+		if (call != TREX_NONE) {
+			launcher[trex_index_slice(w->idx, call)->track] = 1;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* The slice of file that ends last (ties: the lowest id) of those that
+ * may end a path, TREX_NONE if none. */
+static uint32_t last_slice(const struct walk *w, uint32_t file, uint8_t *launcher)
+{
+	const struct trex_index *idx = w->idx;
 	uint32_t best = TREX_NONE;
 	int64_t best_end = INT64_MIN;
+	bool any = mark_launchers(w, file, launcher);
 
 	for (uint32_t p = 0; p < trex_index_process_count(idx); p++) {
 		const struct trex_process *pr = trex_index_process(idx, p);
@@ -611,7 +637,7 @@ static uint32_t last_slice(const struct trex_index *idx, uint32_t file)
 			     i++) {
 				const struct trex_slice *s = trex_index_slice(idx, i);
 
-				if (slice_end(s) > best_end && ends_path(idx, s)) {
+				if (slice_end(s) > best_end && ends_path(idx, s, launcher, any)) {
 					best = i;
 					best_end = slice_end(s);
 				}
@@ -635,14 +661,20 @@ static void reverse_from(struct trex_tpath *out, size_t from)
 static bool walk_file(struct walk *w, uint32_t file)
 {
 	const struct trex_index *idx = w->idx;
-	uint32_t last = last_slice(idx, file);
+	uint8_t *launcher = calloc((size_t)trex_index_track_count(idx) + 1, 1);
+	uint32_t last = launcher ? last_slice(w, file, launcher) : TREX_NONE;
 	/* every step moves back in time or along a stream; this bounds a
 	 * walk that zero-length slices would keep in place */
 	uint64_t steps = 4 * (uint64_t)trex_index_slice_count(idx) + 16;
 	bool done = false;
 
+	bool allocated = launcher != NULL;
+
+	free(launcher);
 	w->file = file;
 	w->first = w->out->n;
+	if (!allocated)
+		return false;
 	if (last == TREX_NONE)
 		return true;
 	const struct trex_slice *s = trex_index_slice(idx, last);
@@ -693,6 +725,28 @@ void trex_tpath_free(struct trex_tpath *p)
 {
 	free(p->seg);
 	*p = (struct trex_tpath){0};
+}
+
+enum trex_status trex_tpath_slice_marks(const struct trex_index *idx, uint8_t **marks,
+                                        struct trex_error *err)
+{
+	struct trex_tpath p;
+	enum trex_status st;
+
+	*marks = calloc((size_t)trex_index_slice_count(idx) + 1, 1);
+	if (!*marks)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "critical path: out of memory");
+	st = trex_tpath_compute(idx, &p, err);
+	if (st != TREX_OK) {
+		free(*marks);
+		*marks = NULL;
+		return st;
+	}
+	for (size_t i = 0; i < p.n; i++)
+		if (p.seg[i].slice != TREX_NONE)
+			(*marks)[p.seg[i].slice] = 1;
+	trex_tpath_free(&p);
+	return TREX_OK;
 }
 
 const char *trex_tpath_what_label(enum trex_tpath_what w)

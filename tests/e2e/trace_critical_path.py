@@ -162,7 +162,10 @@ class Model:
 
 def walk(m):
     """Back from the last end; returns segments (name, kind, start, end, bound)."""
-    last = max(m.cpu + m.dev, key=lambda e: e.end)
+    # the end: device work, or CPU work of a thread that launched some
+    launchers = {(c.pid, c.tid) for c in map(m.launch, m.dev) if c}
+    ends = [e for e in m.cpu if not launchers or (e.pid, e.tid) in launchers]
+    last = max(ends + m.dev, key=lambda e: (e.end, -e.i))
     segs = []
 
     def bind(b):

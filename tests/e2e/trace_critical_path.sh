@@ -27,7 +27,8 @@ check "two files: one path per rank" \
 if have_corpus; then
 	run_checker "$CP_PY" walk \
 		"$TREX_CORPUS"/kineto/hta_event_sync_multi_stream/*.json.gz \
-		"$TREX_CORPUS"/kineto/hta_alexnet_cuda_sync/*.json.gz
+		"$TREX_CORPUS"/kineto/hta_alexnet_cuda_sync/*.json.gz \
+		"$TREX_CORPUS"/kineto/hta_ns_resolution/*.json.gz
 else
 	skip "the corpus is not there (TREX_CORPUS)"
 fi

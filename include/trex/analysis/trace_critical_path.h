@@ -66,6 +66,13 @@ enum trex_status trex_tpath_compute(const struct trex_index *idx, struct trex_tp
                                     struct trex_error *err);
 void trex_tpath_free(struct trex_tpath *p);
 
+/* Which slices the paths run through (CPU, sync, launch and device
+ * segments), for the timeline's highlight: *marks receives a malloc'd
+ * array of trex_index_slice_count(idx) bytes, 1 for such a slice (the
+ * caller frees it). TREX_NOMEM when out of memory. */
+enum trex_status trex_tpath_slice_marks(const struct trex_index *idx, uint8_t **marks,
+                                        struct trex_error *err);
+
 const char *trex_tpath_what_label(enum trex_tpath_what w);
 const char *trex_tpath_bound_label(enum trex_tpath_bound b);
 
