@@ -90,26 +90,43 @@ static int64_t launch_ts(const struct trex_index *idx, uint32_t work)
 	return trex_index_slice(idx, call != TREX_NONE ? call : work)->ts;
 }
 
-/* Sorts the device work and the runtime calls with a correlation. */
+/* Whether slice is device work (by_start, by_end) or a runtime call
+ * with a correlation (corr). */
+static bool is_device(const struct trex_slice *s)
+{
+	return trex_kind_is_device_work((enum trex_kind)s->kind);
+}
+
+static bool is_correlated_call(const struct trex_slice *s)
+{
+	return s->kind == TREX_KIND_RUNTIME && (s->flags & TREX_SLICE_HAS_LAUNCH_LINK);
+}
+
+/* Sorts the device work and the runtime calls with a correlation, in
+ * arrays of their own sizes (a trace of millions of slices). */
 static bool index_slices(struct walk *w)
 {
 	const struct trex_index *idx = w->idx;
 	uint32_t n = trex_index_slice_count(idx);
+	size_t ndev = 0, ncorr = 0;
 
-	w->by_start = malloc(((size_t)n + 1) * sizeof(*w->by_start));
-	w->by_end = malloc(((size_t)n + 1) * sizeof(*w->by_end));
-	w->corr = malloc(((size_t)n + 1) * sizeof(*w->corr));
+	for (uint32_t i = 0; i < n; i++) {
+		ndev += is_device(trex_index_slice(idx, i));
+		ncorr += is_correlated_call(trex_index_slice(idx, i));
+	}
+	w->by_start = malloc((ndev + 1) * sizeof(*w->by_start));
+	w->by_end = malloc((ndev + 1) * sizeof(*w->by_end));
+	w->corr = malloc((ncorr + 1) * sizeof(*w->corr));
 	if (!w->by_start || !w->by_end || !w->corr)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
 		uint32_t file = trex_index_track_file(idx, s->track);
 
-		if (trex_kind_is_device_work((enum trex_kind)s->kind)) {
+		if (is_device(s)) {
 			w->by_start[w->ndev] = (struct keyed){s->track, i, s->ts};
 			w->by_end[w->ndev++] = (struct keyed){file, i, slice_end(s)};
-		} else if (s->kind == TREX_KIND_RUNTIME &&
-		           (s->flags & TREX_SLICE_HAS_LAUNCH_LINK)) {
+		} else if (is_correlated_call(s)) {
 			w->corr[w->ncorr++] = (struct keyed){file, i, s->launch_link};
 		}
 	}
@@ -133,36 +150,43 @@ static uint32_t stream_track(const struct trex_index *idx, uint32_t process, int
 	return TREX_NONE;
 }
 
-/* The last device work on track launched before t (HTA's "previous
- * launch" of a cudaEventRecord); a stream runs its work in launch order,
- * so the launch starts rise along it. TREX_NONE if none. */
-static uint32_t last_launched_before(const struct walk *w, uint32_t track, int64_t t)
+/* The position in by_start of the first device work on track launched
+ * at or after t (after t when after), from *first (the track's first).
+ * A stream runs its work in launch order, so launch starts rise along it. */
+static size_t launched_from(const struct walk *w, uint32_t track, int64_t t, bool after,
+                            size_t *first)
 {
 	size_t lo = keyed_lower(w->by_start, w->ndev, track, INT64_MIN);
 	size_t hi = keyed_lower(w->by_start, w->ndev, track + 1, INT64_MIN);
 
+	*first = lo;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		int64_t at = launch_ts(w->idx, w->by_start[mid].id);
 
-		if (launch_ts(w->idx, w->by_start[mid].id) < t)
+		if (at < t || (after && at == t))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo > keyed_lower(w->by_start, w->ndev, track, INT64_MIN) ? w->by_start[lo - 1].id
-	                                                                : TREX_NONE;
+	return lo;
+}
+
+/* The last device work on track launched before t (HTA's "previous
+ * launch" of a cudaEventRecord), TREX_NONE if none. */
+static uint32_t last_launched_before(const struct walk *w, uint32_t track, int64_t t)
+{
+	size_t first, i = launched_from(w, track, t, false, &first);
+
+	return i > first ? w->by_start[i - 1].id : TREX_NONE;
 }
 
 /* The first device work on track launched after t, TREX_NONE if none. */
 static uint32_t first_launched_after(const struct walk *w, uint32_t track, int64_t t)
 {
-	size_t i = keyed_lower(w->by_start, w->ndev, track, INT64_MIN);
-	size_t end = keyed_lower(w->by_start, w->ndev, track + 1, INT64_MIN);
+	size_t first, i = launched_from(w, track, t, true, &first);
 
-	for (; i < end; i++)
-		if (launch_ts(w->idx, w->by_start[i].id) > t)
-			return w->by_start[i].id;
-	return TREX_NONE;
+	return i < w->ndev && w->by_start[i].group == track ? w->by_start[i].id : TREX_NONE;
 }
 
 /* The runtime call of file with correlation corr, TREX_NONE if none. */
