@@ -42,6 +42,7 @@ struct walk {
 	struct trex_tpath *out;
 	size_t first; /* the current file's first segment in out */
 	uint32_t file;
+	uint32_t fwd, bwd; /* the file's forward and backward threads, or TREX_NONE */
 };
 
 static int keyed_cmp(const void *a, const void *b)
@@ -484,46 +485,112 @@ static int64_t thread_prev_end(const struct trex_index *idx, uint32_t track, int
 	return i == lane->first ? INT64_MIN : slice_end(trex_index_slice(idx, i - 1));
 }
 
+/* The thread whose work counts as the same thread's as track's: the
+ * backward thread for the forward one and back (HTA merges autograd's
+ * thread into the forward thread, whose op waits for it), else TREX_NONE. */
+static uint32_t partner_of(const struct walk *w, uint32_t track)
+{
+	if (w->fwd == TREX_NONE || w->bwd == TREX_NONE)
+		return TREX_NONE;
+	return track == w->fwd ? w->bwd : track == w->bwd ? w->fwd : TREX_NONE;
+}
+
+/* The innermost slice running at t on track or its partner: of two, the
+ * one that started later (the shorter on a tie), as if nested. */
+static uint32_t slice_at_merged(const struct trex_index *idx, uint32_t track, uint32_t partner,
+                                int64_t t)
+{
+	uint32_t a = trex_index_slice_at(idx, track, t);
+	uint32_t b = partner != TREX_NONE ? trex_index_slice_at(idx, partner, t) : TREX_NONE;
+
+	if (a == TREX_NONE || b == TREX_NONE)
+		return a != TREX_NONE ? a : b;
+	const struct trex_slice *x = trex_index_slice(idx, a), *y = trex_index_slice(idx, b);
+	if (y->ts > x->ts || (y->ts == x->ts && slice_end(y) < slice_end(x)))
+		return b;
+	return a;
+}
+
+/* The end of the last top-level slice of the partner that ran inside
+ * slice before t, INT64_MIN if none. */
+static int64_t partner_child_end(const struct trex_index *idx, uint32_t partner,
+                                 const struct trex_slice *s, int64_t t)
+{
+	const struct trex_track *tr = trex_index_track(idx, partner);
+
+	if (tr->lane_count == 0)
+		return INT64_MIN;
+	const struct trex_lane *lane = trex_index_lane(idx, tr->first_lane);
+	uint32_t i = trex_lane_find_end_at_or_after(idx, lane, t);
+	if (i == lane->first || trex_index_slice(idx, i - 1)->ts < s->ts)
+		return INT64_MIN;
+	return slice_end(trex_index_slice(idx, i - 1));
+}
+
+/* Where the own time of slice id before t begins: after its last child
+ * (on its thread or the partner's), else at its start. */
+static int64_t own_time_from(const struct walk *w, uint32_t id, uint32_t partner, int64_t t)
+{
+	const struct trex_slice *s = trex_index_slice(w->idx, id);
+	uint32_t child = last_child_before(w->idx, id, t);
+	int64_t from = child != TREX_NONE ? slice_end(trex_index_slice(w->idx, child)) : s->ts;
+	int64_t other = partner != TREX_NONE ? partner_child_end(w->idx, partner, s, t) : INT64_MIN;
+
+	if (other > from)
+		from = other;
+	return from < s->ts ? s->ts : from;
+}
+
+/* An idle gap on a thread back to the end of what ran before t (the
+ * zero-length slice s at t if any); *done when nothing did. */
+static bool thread_gap(struct walk *w, struct point *p, const struct trex_slice *s,
+                       uint32_t partner, bool *done)
+{
+	int64_t prev = s ? slice_end(s) : thread_prev_end(w->idx, p->track, p->t);
+
+	if (!s && partner != TREX_NONE) {
+		int64_t other = thread_prev_end(w->idx, partner, p->t);
+		prev = other > prev ? other : prev;
+	}
+	if (prev == INT64_MIN) {
+		*done = true;
+		return true;
+	}
+	if (w->out->n > w->first)
+		bind_last(w, TREX_TPATH_THREAD_ORDER);
+	if (!emit(w, TREX_NONE, p->track, prev, p->t, TREX_TPATH_IDLE))
+		return false;
+	p->t = prev;
+	return true;
+}
+
 /* One step back on a thread from p->t. Returns false when out of memory;
  * *done when the path starts here. */
 static bool thread_step(struct walk *w, struct point *p, bool *done)
 {
 	const struct trex_index *idx = w->idx;
-	uint32_t id = trex_index_slice_at(idx, p->track, p->t - 1);
+	uint32_t partner = partner_of(w, p->track);
+	uint32_t id = slice_at_merged(idx, p->track, partner, p->t - 1);
 	const struct trex_slice *s = id != TREX_NONE ? trex_index_slice(idx, id) : NULL;
 
-	if (!s || slice_end(s) < p->t) {
-		int64_t prev = s ? slice_end(s) : thread_prev_end(idx, p->track, p->t);
-
-		if (prev == INT64_MIN) {
-			*done = true;
-			return true;
-		}
-		if (w->out->n > w->first)
-			bind_last(w, TREX_TPATH_THREAD_ORDER);
-		if (!emit(w, TREX_NONE, p->track, prev, p->t, TREX_TPATH_IDLE))
-			return false;
-		p->t = prev;
-		return true;
-	}
+	if (!s || slice_end(s) < p->t)
+		return thread_gap(w, p, s, partner, done);
 	if (w->out->n > w->first)
 		bind_last(w, TREX_TPATH_THREAD_ORDER);
 	uint32_t work = waited_work(w, id, p->t);
 	if (work != TREX_NONE) {
 		int64_t released = slice_end(trex_index_slice(idx, work));
 
-		if (!emit(w, id, p->track, released, p->t, TREX_TPATH_SYNC))
+		if (!emit(w, id, s->track, released, p->t, TREX_TPATH_SYNC))
 			return false;
 		bind_last(w, TREX_TPATH_SYNC_BOUND);
 		*p = (struct point){trex_index_slice(idx, work)->track, released, work};
 		return true;
 	}
-	uint32_t child = last_child_before(idx, id, p->t);
-	int64_t from = child != TREX_NONE ? slice_end(trex_index_slice(idx, child)) : s->ts;
-	if (from < s->ts)
-		from = s->ts;
-	if (!emit(w, id, p->track, from, p->t, TREX_TPATH_CPU))
+	int64_t from = own_time_from(w, id, partner_of(w, s->track), p->t);
+	if (!emit(w, id, s->track, from, p->t, TREX_TPATH_CPU))
 		return false;
+	p->track = s->track;
 	p->t = from;
 	return true;
 }
@@ -671,6 +738,32 @@ static uint32_t last_slice(const struct walk *w, uint32_t file, uint8_t *launche
 	return best;
 }
 
+/* The one thread of file with a CPU op or annotation whose name holds
+ * word, TREX_NONE when none or several do (HTA's rule). */
+static uint32_t thread_named(const struct trex_index *idx, uint32_t file, const char *word)
+{
+	uint32_t found = TREX_NONE;
+
+	for (uint32_t t = 0; t < trex_index_track_count(idx); t++) {
+		const struct trex_track *tr = trex_index_track(idx, t);
+
+		if (tr->kind != TREX_TRACK_THREAD || trex_index_track_file(idx, t) != file)
+			continue;
+		for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count; i++) {
+			const struct trex_slice *s = trex_index_slice(idx, i);
+
+			if ((s->kind == TREX_KIND_CPU_OP || s->kind == TREX_KIND_ANNOTATION) &&
+			    strstr(trex_index_str(idx, s->name), word)) {
+				if (found != TREX_NONE)
+					return TREX_NONE;
+				found = t;
+				break;
+			}
+		}
+	}
+	return found;
+}
+
 /* Reverses out->seg[from, n): the walk goes back in time. */
 static void reverse_from(struct trex_tpath *out, size_t from)
 {
@@ -699,6 +792,10 @@ static bool walk_file(struct walk *w, uint32_t file)
 	w->first = w->out->n;
 	if (!allocated)
 		return false;
+	w->fwd = thread_named(idx, file, "forward");
+	w->bwd = thread_named(idx, file, "autograd");
+	if (w->fwd == w->bwd)
+		w->fwd = w->bwd = TREX_NONE;
 	if (last == TREX_NONE)
 		return true;
 	const struct trex_slice *s = trex_index_slice(idx, last);

@@ -100,10 +100,19 @@ class Model:
             self.streams.setdefault((e.pid, e.tid), []).append(e)
         self.runtime = {e.corr: e for e in self.cpu
                         if e.cat in ("cuda_runtime", "cuda_driver") and e.corr is not None}
+        # HTA's merge of autograd's thread into the forward thread
+        fwd, bwd = self.thread_named(evs, "forward"), self.thread_named(evs, "autograd")
+        self.partner = {fwd: bwd, bwd: fwd} if fwd and bwd and fwd != bwd else {}
         self.sync = {}
         self.wait = {}
         for s in (e for e in evs if e.cat == "cuda_sync"):
             self.add_sync(s)
+
+    @staticmethod
+    def thread_named(evs, word):
+        keys = {(e.pid, e.tid) for e in evs
+                if e.cat in ("cpu_op", "user_annotation") and word in e.name}
+        return keys.pop() if len(keys) == 1 else None
 
     def launch(self, w):
         return self.runtime.get(w.corr)
@@ -172,25 +181,37 @@ def walk(m):
         if segs:
             segs[-1][4] = b
 
+    def deepest(key, t):
+        inside = [e for e in m.threads.get(key, []) if e.ts <= t - 1 < e.end]
+        return max(inside, key=lambda e: e.depth) if inside else None
+
     def on_thread(key, t):
-        lst = m.threads[key]
         while True:
-            inside = [e for e in lst if e.ts <= t - 1 < e.end]
-            if not inside:
-                ends = [e.end for e in lst if e.depth == 0 and e.end < t]
+            other = m.partner.get(key)
+            mine, theirs = deepest(key, t), deepest(other, t) if other else None
+            s = mine
+            if theirs and (not mine or (theirs.ts, -theirs.end) > (mine.ts, -mine.end)):
+                s = theirs
+            if not s:
+                ends = [e.end for k in (key, other) for e in m.threads.get(k, [])
+                        if e.depth == 0 and e.end < t]
                 if not ends:
                     return None
                 bind("thread order")
                 segs.append(["(idle)", "idle", max(ends), t, "start"])
                 t = max(ends)
                 continue
-            s = max(inside, key=lambda e: e.depth)
+            key = (s.pid, s.tid)
+            other = m.partner.get(key)
             bind("thread order")
             w = m.waited(s, t)
             if w:
                 segs.append([s.name, "sync", w.end, t, "sync"])
                 return w
-            kids = [e.end for e in lst if e.depth == s.depth + 1 and e.ts >= s.ts and e.end < t]
+            kids = [e.end for e in m.threads[key]
+                    if e.depth == s.depth + 1 and e.ts >= s.ts and e.end < t]
+            kids += [e.end for e in m.threads.get(other, [])
+                     if e.depth == 0 and e.ts >= s.ts and e.end < t]
             start = max([s.ts] + kids)
             segs.append([s.name, "cpu", start, t, "start"])
             t = start

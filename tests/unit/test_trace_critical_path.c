@@ -179,6 +179,34 @@ Test(trace_critical_path, nested_ops_take_turns)
 	expect_walk(ev, ARRAY_SIZE(ev), w, ARRAY_SIZE(w));
 }
 
+/* The main thread (1, "## forward ##") waits in "## backward ##" [100,
+ * 500) while autograd's thread (2) runs two backward ops, [150, 250) and
+ * [300, 400): as in HTA, the two threads count as one, so both ops are on
+ * the path and only the annotation's time around them is its own (the
+ * gap between them too, found from either thread). */
+Test(trace_critical_path, backward_thread_merges_into_forward)
+{
+	static const struct fixture_slice ev[] = {
+	    {"1", "1", "user_annotation", "## forward ##", 0, 100, 0, 0, NULL},
+	    {"1", "1", "user_annotation", "## backward ##", 100, 400, 0, 0, NULL},
+	    {"1", "2", "cpu_op", "autograd::engine::evaluate_function: AddBackward0", 150, 100, 0,
+	     0, NULL},
+	    {"1", "2", "cpu_op", "autograd::engine::evaluate_function: MmBackward0", 300, 100, 0, 0,
+	     NULL},
+	};
+	static const struct want w[] = {
+	    {"## forward ##", TREX_TPATH_CPU, 0, 100, TREX_TPATH_START},
+	    {"## backward ##", TREX_TPATH_CPU, 100, 50, TREX_TPATH_THREAD_ORDER},
+	    {"autograd::engine::evaluate_function: AddBackward0", TREX_TPATH_CPU, 150, 100,
+	     TREX_TPATH_THREAD_ORDER},
+	    {"## backward ##", TREX_TPATH_CPU, 250, 50, TREX_TPATH_THREAD_ORDER},
+	    {"autograd::engine::evaluate_function: MmBackward0", TREX_TPATH_CPU, 300, 100,
+	     TREX_TPATH_THREAD_ORDER},
+	    {"## backward ##", TREX_TPATH_CPU, 400, 100, TREX_TPATH_THREAD_ORDER},
+	};
+	expect_walk(ev, ARRAY_SIZE(ev), w, ARRAY_SIZE(w));
+}
+
 /* The table: one row per segment, then the shares of the path (the
  * launch_bound trace: 60 cpu, 30 launch, 210 gpu of 300). */
 Test(trace_critical_path, table_and_shares)
