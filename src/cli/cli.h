@@ -54,7 +54,8 @@
 	  "bytes, start, duration, slack, critical path")                                          \
 	X(CRITICAL_PATH, "critical-path", cmd_critical_path,                                       \
 	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
-	  "one's start, duration, cause and slack")                                                \
+	  "one's start, duration, cause and slack; traces: the CPU work, launches, device work "   \
+	  "and syncs that bound each rank's end, and its CPU/GPU/comm/launch/idle shares")         \
 	X(EXPORT, "export", cmd_export,                                                            \
 	  "the trace, or a time range, tracks, slices or ranks of it, as Chrome JSON, Perfetto "   \
 	  "protobuf or a CSV of slices (--to, -o OUT)")

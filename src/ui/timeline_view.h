@@ -47,6 +47,10 @@ struct timeline_view {
 	struct trex_pattern *find_pattern; /* the track finder's last pattern */
 	struct tl_row find_from;           /* the row the finder's prompt opened on */
 	size_t find_top;                   /* and the first row shown then */
+	/* a trace's critical path without an execution graph, walked at the
+	 * first draw that asks (timeline_draw.c): 1 per slice on it */
+	uint8_t *tpath_marks;
+	bool tpath_tried;
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
