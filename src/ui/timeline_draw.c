@@ -232,6 +232,8 @@ static bool on_critical_path(struct timeline_view *tv, uint32_t slice)
 	const struct trex_schedule *s = g ? trex_graph_schedule(g) : NULL;
 	uint32_t node = s ? trex_graph_node_of_slice(g, slice) : TREX_GRAPH_NONE;
 
+	if (tv->critical_hidden)
+		return false;
 	if (g)
 		return node != TREX_GRAPH_NONE && (s->flags[node] & TREX_SCHED_CRITICAL);
 	if (!tv->tpath_tried) {
@@ -240,6 +242,28 @@ static bool on_critical_path(struct timeline_view *tv, uint32_t slice)
 			tv->tpath_marks = NULL;
 	}
 	return tv->tpath_marks && tv->tpath_marks[slice];
+}
+
+bool tl_critical_dispatch(struct timeline_view *tv, enum trex_action a)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+
+	if (a != TREX_ACTION_TOGGLE_CRITICAL)
+		return false;
+	tv->critical_hidden = !tv->critical_hidden;
+	if (tv->critical_hidden) {
+		trex_ui_message(tv->base.ctx, "critical path: not highlighted");
+		return true;
+	}
+	if (!trex_index_graph(idx) && !tv->tpath_tried && trex_index_slice_count(idx))
+		(void)on_critical_path(tv, 0); /* walk it now, to say whether there is one */
+	if (!trex_index_graph(idx) && !tv->tpath_marks)
+		trex_ui_message(tv->base.ctx, "critical path: none in this trace (no device work "
+		                              "or thread to follow)");
+	else
+		trex_ui_message(tv->base.ctx, "critical path: highlighted in the mark colour (trex "
+		                              "critical-path lists it)");
+	return true;
 }
 
 static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint32_t fallback_slice,
