@@ -36,7 +36,7 @@ passed=0
 failed=0
 notes=()
 
-say() { printf '\n=== run-suite: %s\n' "$*"; }
+say() { printf '\n=== run-suite [%ds]: %s\n' "$((SECONDS - start))" "$*"; }
 
 # Counts a make check run from its test-suite.log.
 count_log() { # LOG

@@ -55,7 +55,8 @@
 	  "bytes, start, duration, slack, critical path")                                          \
 	X(CRITICAL_PATH, "critical-path", cmd_critical_path,                                       \
 	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
-	  "one's start, duration, cause and slack")                                                \
+	  "one's start, duration, cause and slack; traces: the CPU work, launches, device work "   \
+	  "and syncs that bound each rank's end, and its CPU/GPU/comm/launch/idle shares")         \
 	X(EXPORT, "export", cmd_export,                                                            \
 	  "the trace, or a time range, tracks, slices or ranks of it, as Chrome JSON, Perfetto "   \
 	  "protobuf or a CSV of slices (--to, -o OUT)")                                            \
@@ -138,6 +139,13 @@ enum cli_command {
 	X(FILTER, "filter", 0, "REGEX", CLI_IN(EXPORT),                                            \
 	  "export: only the slices, instants and counters whose names match REGEX")                \
 	X(RANKS, "ranks", 0, "LIST", CLI_IN(EXPORT), "export: only these ranks (0,2-3)")           \
+	X(STEPS, "steps", 0, "LIST", CLI_IN(EXPORT),                                               \
+	  "export: only ProfilerSteps LIST (12, 10-12, 10,12): chakra keeps the GPU work "         \
+	  "launched in them, other formats their time range (one run of steps)")                   \
+	X(HOST_ET, "host-et", 0, "FILE[,FILE]", CLI_IN(EXPORT),                                    \
+	  "export --to chakra|chakra-json: the PyTorch host execution traces of the run, one per " \
+	  "trace file in rank order (or a pattern with {rank}): host ops as CPU nodes, kernels "   \
+	  "after their launching op")                                                              \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -224,6 +232,9 @@ struct cli_opts {
 	const char *export_to, *range, *tracks, *filter;
 	struct trex_rank_range ranks[CLI_LIST_MAX];
 	size_t nranks;
+	struct trex_rank_range steps[CLI_LIST_MAX]; /* export --steps */
+	size_t nsteps;
+	const char *host_et;      /* export: --host-et (chakra_host_link.h), NULL */
 	const char *input_format; /* --input-format, NULL: each input by its first bytes */
 	double bandwidth_gbps;    /* --bandwidth, 0: the default */
 	int64_t latency_ns;       /* --latency, 0: the default */

@@ -14,6 +14,7 @@
 
 #include "trex/analysis/table_order.h"
 #include "trex/core/display.h"
+#include "trex/export/export_steps.h"
 #include "trex/ui/timespec.h"
 
 #define usage(err, ...) trex_error_set(err, TREX_USAGE, NULL, -1, __VA_ARGS__)
@@ -33,29 +34,31 @@ static bool parse_rank(const char *s, const char **end, int64_t *v)
 	return errno == 0;
 }
 
-/* "0,2-3": ranks and ranges of ranks. */
-static enum trex_status parse_ranks(struct cli_opts *o, const char *arg, struct trex_error *err)
+/* "0,2-3": numbers and ranges of numbers (--ranks, --steps) into out[*n]. */
+static enum trex_status parse_number_list(const char *option, const char *example,
+                                          struct trex_rank_range *out, size_t *n, const char *arg,
+                                          struct trex_error *err)
 {
 	const char *p = arg;
 
-	o->nranks = 0;
+	*n = 0;
 	while (*p) {
 		struct trex_rank_range r;
 
-		if (o->nranks == CLI_LIST_MAX || !parse_rank(p, &p, &r.lo))
+		if (*n == CLI_LIST_MAX || !parse_rank(p, &p, &r.lo))
 			break;
 		r.hi = r.lo;
 		if (*p == '-' && !parse_rank(p + 1, &p, &r.hi))
 			break;
 		if (r.hi < r.lo || (*p && *p != ','))
 			break;
-		o->ranks[o->nranks++] = r;
+		out[(*n)++] = r;
 		if (*p == ',' && !*++p)
 			break;
 		if (!*p)
 			return TREX_OK;
 	}
-	return usage(err, "--ranks: expected ranks like 0,2-3 (at most %d items), not '%s'",
+	return usage(err, "%s: expected %s (at most %d items), not '%s'", option, example,
 	             CLI_LIST_MAX, arg);
 }
 
@@ -110,7 +113,14 @@ enum trex_status cli_apply_export_value(struct cli_opts *o, enum cli_option id, 
 		o->filter = arg;
 		return cli_check_pattern("--filter", arg, err);
 	case CLI_OPT_RANKS:
-		return parse_ranks(o, arg, err);
+		return parse_number_list("--ranks", "ranks like 0,2-3", o->ranks, &o->nranks, arg,
+		                         err);
+	case CLI_OPT_STEPS:
+		return parse_number_list("--steps", "step numbers like 12, 10-12 or 10,12",
+		                         o->steps, &o->nsteps, arg, err);
+	case CLI_OPT_HOST_ET:
+		o->host_et = arg;
+		return *arg ? TREX_OK : usage(err, "--host-et: expected host trace files");
 	default:
 		*handled = false;
 		return TREX_OK;
@@ -134,6 +144,9 @@ static enum trex_status pick_exporter(const struct cli_opts *o,
 		             "csv, chakra or chakra-json (or name it .json, .json.gz, .pftrace, "
 		             ".csv)",
 		             o->output);
+	if (o->host_et && strncmp((*out)->name, "chakra", 6) != 0)
+		return usage(err, "--host-et applies to --to chakra and chakra-json, not %s",
+		             (*out)->name);
 	return TREX_OK;
 }
 
@@ -201,6 +214,30 @@ static enum trex_status make_scope(const struct cli_opts *o, const struct trex_i
 	return st;
 }
 
+/* --steps: the chakra exporters keep the steps' work themselves; the
+ * others keep the time range the steps cover. */
+static enum trex_status scope_steps(const struct cli_opts *o, const struct trex_trace_exporter *ex,
+                                    const struct trex_index *idx, struct trex_export_opts *eo,
+                                    struct trex_error *err)
+{
+	struct trex_export_steps *steps;
+	enum trex_status st;
+
+	if (strncmp(ex->name, "chakra", 6) == 0) {
+		eo->steps = o->steps;
+		eo->nsteps = o->nsteps;
+		return TREX_OK;
+	}
+	if (o->range)
+		return usage(err, "--steps and --range both say which time to keep: give one");
+	st = trex_export_steps_find(idx, o->steps, o->nsteps, &steps, err);
+	if (st == TREX_OK)
+		st = trex_export_steps_range(steps, &eo->scope.start, &eo->scope.end, err);
+	eo->scope.has_range = st == TREX_OK;
+	trex_export_steps_free(steps);
+	return st;
+}
+
 /* ---- progress and Ctrl-C --------------------------------------------------------------------- */
 
 struct export_progress {
@@ -245,13 +282,16 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 	struct scope_regexes re = {NULL, NULL};
 	struct trex_export_opts eo = {.force = o->force};
 	struct export_progress pr = {.show = !o->quiet && isatty(STDERR_FILENO)};
-	struct trex_export_progress done = {0, 0, ""};
+	struct trex_export_progress done = {0, 0, "", ""};
 	struct sigaction old;
 	enum trex_status st = pick_exporter(o, &ex, err);
 
 	(void)out;
 	if (st == TREX_OK)
 		st = make_scope(o, m->idx, &eo.scope, &re, err);
+	if (st == TREX_OK && o->nsteps)
+		st = scope_steps(o, ex, m->idx, &eo, err);
+	eo.host_et = o->host_et;
 	if (st == TREX_OK) {
 		eo.progress = on_export_progress;
 		eo.progress_user = &pr;
@@ -274,6 +314,11 @@ enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m,
 		        done.events, trex_plural(done.events, "node", "nodes"));
 	if (st == TREX_OK && done.note[0])
 		fprintf(stderr, "trex: %s: %s\n", o->output, done.note);
+	for (const char *l = done.also; st == TREX_OK && !o->quiet && *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(stderr, "trex: %.*s\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
 	trex_regex_free(re.tracks);
 	trex_regex_free(re.names);
 	return st;

@@ -212,7 +212,8 @@ static enum trex_status bld_init(struct bld *c)
 	c->file_end = calloc(nf, sizeof(*c->file_end));
 	c->cand = calloc(nf * TREX_INTEG_COUNT, sizeof(*c->cand));
 	idx->problems = calloc(nf, sizeof(*idx->problems));
-	if (!idx->strs || !c->integ || !c->file_end || !c->cand || !idx->problems)
+	idx->members = calloc(nf, sizeof(*idx->members));
+	if (!idx->strs || !c->integ || !c->file_end || !c->cand || !idx->problems || !idx->members)
 		return bld_nomem(c);
 	for (uint32_t f = 0; f < idx->nfiles; f++) {
 		st = fill_file(c, f);
@@ -288,30 +289,57 @@ static enum trex_status classify(struct bld *c)
 {
 	const struct trex_build_classifier *cl = c->in->classifier;
 	struct trex_vec *v = &c->idx->slices;
-	uint8_t *kind, *comm;
+	size_t n = v->count;
+	uint8_t *kind, *given, *comm;
 	enum trex_status st;
 
-	if (!cl || !cl->classify || v->count == 0)
+	if (!cl || !cl->classify || n == 0)
 		return TREX_OK;
-	kind = malloc(v->count);
-	comm = malloc(v->count);
-	if (!kind || !comm) {
+	kind = malloc(n);
+	given = malloc(n);
+	comm = malloc(n);
+	if (!kind || !given || !comm) {
 		free(kind);
+		free(given);
 		free(comm);
 		return bld_nomem(c);
 	}
-	for (size_t i = 0; i < v->count; i++) {
+	for (size_t i = 0; i < n; i++)
 		kind[i] = SL(v, i)->kind;
-		comm[i] = TREX_COMM_NONE;
-	}
+	memcpy(given, kind, n);
+	memset(comm, TREX_COMM_NONE, n);
 	st = cl->classify(cl->user, c->idx, kind, comm, c->err);
-	for (size_t i = 0; st == TREX_OK && i < v->count; i++) {
-		SL(v, i)->kind = kind[i];
-		SL(v, i)->comm = comm[i];
+	/* only the slices the classifier changed (a few): writing every slice
+	 * would cost another pass over them all */
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		if (comm[i] != TREX_COMM_NONE || kind[i] != given[i]) {
+			SL(v, i)->kind = kind[i];
+			SL(v, i)->comm = comm[i];
+		}
 	}
 	free(kind);
+	free(given);
 	free(comm);
 	return st;
+}
+
+/* The flow id arrays cut to the flows (they grew by doubling). */
+static void shrink_flow_ids(struct trex_index *idx)
+{
+	size_t n = idx->flows.count;
+	uint64_t *val;
+	uint8_t *how;
+
+	if (!idx->flow_ids_cap || n >= idx->flow_ids_cap)
+		return;
+	val = realloc(idx->flow_id_val, (n + 1) * sizeof(*val));
+	how = realloc(idx->flow_id_how, n + 1);
+	if (val)
+		idx->flow_id_val = val;
+	if (how)
+		idx->flow_id_how = how;
+	if (val && how)
+		idx->flow_ids_cap = n + 1;
 }
 
 static void freeze(struct trex_index *idx)
@@ -323,6 +351,7 @@ static void freeze(struct trex_index *idx)
 	trex_vec_shrink(&idx->slices);
 	trex_vec_shrink(&idx->instants);
 	trex_vec_shrink(&idx->flows);
+	shrink_flow_ids(idx);
 	trex_strtab_shrink(idx->strs);
 }
 

@@ -102,11 +102,15 @@ void bld_flows_fill(struct bld *c, struct pmerge *p, struct trex_builder *b)
 		p->anchored |= on_slice;
 		*pt = (struct fpoint){bld_add_sat(f->ts, c->base, NULL),
 		                      on_slice ? part_ref(p, f->slice) : BLD_REF_NONE,
+		                      id_str ? id_str : f->num,
 		                      TREX_NONE,
 		                      pstr(p, f->name),
 		                      cat,
 		                      f->role,
-		                      f->bind};
+		                      f->bind,
+		                      id_str           ? TREX_FLOW_ID_STR
+		                      : f->id_unsigned ? TREX_FLOW_ID_U64
+		                                       : TREX_FLOW_ID_NUM};
 		if (!on_slice && f->track < p->nt)
 			pt->track = p->tmap[f->track];
 		else if (!on_slice)
@@ -298,6 +302,14 @@ static uint8_t hop_how(const struct fpoint *from, const struct fpoint *to)
 	                 (to->anchor != BLD_REF_NONE ? FLOW_TO_ANCHOR : 0));
 }
 
+/* The hop's id as its points had it (both have the same key). */
+static uint8_t hop_id_how(const struct fpoint *from, const struct fpoint *to)
+{
+	bool chained = from->role == TREX_FLOW_STEP || to->role == TREX_FLOW_STEP;
+
+	return (uint8_t)(to->id_kind | (chained ? FLOW_ID_CHAINED : 0));
+}
+
 static void emit_fill(void *arg, size_t k, unsigned worker)
 {
 	struct emit_job *j = arg;
@@ -315,6 +327,8 @@ static void emit_fill(void *arg, size_t k, unsigned worker)
 		    (struct trex_flow){TREX_NONE, TREX_NONE, from->track, to->track,
 		                       from->ts,  to->ts,    from->cat,   from->name};
 		c->flow_how[out] = hop_how(from, to);
+		c->idx->flow_id_val[out] = to->id;
+		c->idx->flow_id_how[out] = hop_id_how(from, to);
 		out++;
 	}
 }
@@ -347,12 +361,22 @@ static bool emit_anchors(struct bld *c, size_t base)
 	return true;
 }
 
-/* Room for flows [0, n): records and how each binds. */
+/* Room for flows [0, n): records, how each binds and their ids. */
 static bool flows_fit(struct bld *c, size_t n)
 {
-	while (c->idx->flows.count < n) {
-		if (!trex_vec_push(&c->idx->flows))
+	struct trex_index *idx = c->idx;
+
+	while (idx->flows.count < n) {
+		if (!trex_vec_push(&idx->flows))
 			return false;
+	}
+	if (n + 1 > idx->flow_ids_cap) {
+		size_t cap = idx->flow_ids_cap, cap2 = idx->flow_ids_cap;
+
+		if (!BLD_FIT(idx->flow_id_val, cap, n + 1) ||
+		    !BLD_FIT(idx->flow_id_how, cap2, n + 1))
+			return false;
+		idx->flow_ids_cap = cap < cap2 ? cap : cap2;
 	}
 	return BLD_FIT(c->flow_how, c->flow_how_cap, n + 1);
 }
@@ -394,6 +418,8 @@ enum trex_status bld_flow_edge(struct bld *c, bld_ref from, bld_ref to)
 	*TREX_VEC_AT(&c->idx->flows, struct trex_flow, n) = (struct trex_flow){
 	    TREX_NONE, TREX_NONE, TREX_NONE, TREX_NONE, 0, 0, TREX_STR_NONE, TREX_STR_NONE};
 	c->flow_how[n] = FLOW_FROM_ANCHOR | FLOW_TO_ANCHOR;
+	c->idx->flow_id_val[n] = 0;
+	c->idx->flow_id_how[n] = TREX_FLOW_ID_NONE;
 	return TREX_OK;
 }
 

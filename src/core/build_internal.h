@@ -76,8 +76,9 @@ struct stack_ent {
 struct fpoint {
 	int64_t ts;
 	bld_ref anchor; /* BLD_REF_NONE: bound by track and time */
+	uint64_t id;    /* its key's number, or its string id (id_kind) */
 	uint32_t track, name, cat;
-	uint8_t role, bind;
+	uint8_t role, bind, id_kind; /* enum trex_flow_id_kind */
 };
 
 struct fkey {

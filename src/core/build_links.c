@@ -296,8 +296,17 @@ static bool file_links(struct trex_index *idx, const struct trex_file_links *fl,
 		free(keys);
 		return false;
 	}
-	for (size_t k = 0; k < n; k++)
-		out[k] = (uint32_t)keys[k];
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = (uint32_t)keys[k], link = (uint32_t)(keys[k] >> 32);
+
+		out[k] = id;
+		if (op)
+			idx->op_keys[fl->op_first + k] = link;
+		else
+			idx->launch_keys[fl->launch_first + k] =
+			    (uint64_t)link << 1 |
+			    (trex_idx_slice(idx, id)->kind == TREX_KIND_RUNTIME);
+	}
 	free(keys);
 	return true;
 }
@@ -362,9 +371,12 @@ static enum trex_status bind_flows(struct bld *c)
 	atomic_init(&l.failed, false);
 	idx->launch_ids = malloc((nc + 1) * sizeof(*idx->launch_ids));
 	idx->op_ids = malloc((ne + 1) * sizeof(*idx->op_ids));
+	idx->launch_keys = malloc((nc + 1) * sizeof(*idx->launch_keys));
+	idx->op_keys = malloc((ne + 1) * sizeof(*idx->op_keys));
 	idx->flows_out = malloc((n + 1) * sizeof(*idx->flows_out));
 	idx->flows_in = malloc((n + 1) * sizeof(*idx->flows_in));
-	ok = b.tasks && idx->launch_ids && idx->op_ids && idx->flows_out && idx->flows_in;
+	ok = b.tasks && idx->launch_ids && idx->op_ids && idx->launch_keys && idx->op_keys &&
+	     idx->flows_out && idx->flows_in;
 	for (size_t k = 0; ok && k < b.ntasks; k++) {
 		b.tasks[k].hints = calloc((size_t)idx->nlanes + 1, sizeof(*b.tasks[k].hints));
 		b.tasks[k].integ = calloc((size_t)idx->nfiles + 1, sizeof(*b.tasks[k].integ));

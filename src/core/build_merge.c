@@ -556,6 +556,12 @@ static enum trex_status merge_problems(struct bld *c, struct trex_builder *b, st
 	return ok ? TREX_OK : bld_nomem(c);
 }
 
+/* The part's top-level members follow the file's earlier parts'. */
+static enum trex_status merge_members(struct bld *c, struct trex_builder *b)
+{
+	return trex_members_take(&c->idx->members[c->file], &b->members) ? TREX_OK : bld_nomem(c);
+}
+
 /* The serial rest of a part: what its tasks left, pairing, instants,
  * samples and edges. */
 static enum trex_status merge_part(struct bld *c, struct trex_builder *b, struct pmerge *pm)
@@ -571,6 +577,8 @@ static enum trex_status merge_part(struct bld *c, struct trex_builder *b, struct
 	trex_earliest_merge(bld_cand(c, c->file, TREX_INTEG_reversed), &pm->reversed_ex);
 	trex_earliest_merge(bld_cand(c, c->file, TREX_INTEG_saturated_numbers), &pm->saturated_ex);
 	st = merge_problems(c, b, pm);
+	if (st == TREX_OK)
+		st = merge_members(c, b);
 	if (st == TREX_OK)
 		st = hand_over(c, b, pm);
 	if (st == TREX_OK)

@@ -380,6 +380,7 @@ void trex_builder_free(struct trex_builder *b)
 	trex_kmap_free(&b->proc_map);
 	builder_each_vec(b, trex_vec_free);
 	trex_problems_free(&b->probs);
+	trex_members_free(&b->members);
 	free(b);
 }
 
@@ -789,7 +790,8 @@ int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p)
 	                         .name = p->name,
 	                         .slice = p->slice,
 	                         .role = (uint8_t)p->role,
-	                         .bind = (uint8_t)p->bind};
+	                         .bind = (uint8_t)p->bind,
+	                         .id_unsigned = p->id_unsigned};
 	b->events++;
 	note_time(b, ts, 0);
 	return 0;
@@ -933,6 +935,14 @@ int trex_builder_thread_sort_index(struct trex_builder *b, uint32_t track, int64
 		return -1;
 	t->sort_index = index;
 	t->has_sort = 1;
+	return 0;
+}
+
+int trex_builder_file_member(struct trex_builder *b, const struct trex_file_member *m)
+{
+	if (b->failed || (m->key_len && !m->key) || (m->value_len && !m->value) ||
+	    !trex_members_add(&b->members, m))
+		return fail(b);
 	return 0;
 }
 

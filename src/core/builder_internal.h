@@ -12,6 +12,7 @@
 #include "trex/core/index.h"
 #include "trex/core/strtab.h"
 #include "integrity_internal.h"
+#include "members.h"
 
 /* ---- hashing ---------------------------------------------------------------- */
 
@@ -210,6 +211,7 @@ struct trex_bflow {
 	trex_handle slice; /* TREX_HANDLE_NONE: bound by track, ts and bind */
 	uint8_t role;      /* enum trex_flow_role */
 	uint8_t bind;      /* enum trex_flow_bind */
+	uint8_t id_unsigned;
 };
 
 struct trex_bedge {
@@ -263,6 +265,8 @@ struct trex_builder {
 	struct trex_vec flows;    /* struct trex_bflow */
 	struct trex_vec edges;    /* struct trex_bedge */
 	struct trex_vec graph;    /* struct trex_bgraph */
+	/* the file's top-level members (trex_builder_file_member) */
+	struct trex_member_list members;
 };
 
 /* Every record vector of a builder, for what applies to all of them. */

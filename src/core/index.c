@@ -149,16 +149,65 @@ size_t trex_index_memory(const struct trex_index *idx)
 		if (idx->problems)
 			n += sizeof(*idx->problems) +
 			     idx->problems[i].cap * sizeof(*idx->problems[i].v);
+		if (idx->members)
+			n += sizeof(*idx->members) + trex_members_memory(&idx->members[i]);
 	}
 	n += idx->nfiles * (sizeof(*idx->files) + sizeof(*idx->links));
 	n += idx->nprocs * sizeof(*idx->procs) + idx->ntracks * sizeof(*idx->tracks);
 	n += idx->nlanes * sizeof(*idx->lanes) + idx->nsamples * sizeof(*idx->samples);
 	n += trex_vec_memory(&idx->slices) + trex_vec_memory(&idx->instants);
 	n += trex_vec_memory(&idx->flows) + 2 * idx->flows.count * sizeof(*idx->flows_in);
+	n += idx->flow_ids_cap * (sizeof(*idx->flow_id_val) + sizeof(*idx->flow_id_how));
 	n += idx->nedges * (sizeof(*idx->edges) + sizeof(*idx->edges_in));
 	if (idx->graph)
 		n += trex_graph_memory(idx->graph);
-	return n + (launch + op) * sizeof(uint32_t);
+	return n + (launch + op) * 2 * sizeof(uint32_t) + launch * sizeof(uint32_t); /* ids, keys */
+}
+
+struct trex_flow_id trex_index_flow_id(const struct trex_index *idx, uint32_t flow)
+{
+	struct trex_flow_id id = {0, 0, TREX_FLOW_ID_NONE, false};
+	uint8_t how;
+
+	if (flow >= idx->flows.count || !idx->flow_id_how)
+		return id;
+	how = idx->flow_id_how[flow];
+	id.kind = how & FLOW_ID_KIND_MASK;
+	id.chained = (how & FLOW_ID_CHAINED) != 0;
+	if (id.kind == TREX_FLOW_ID_STR)
+		id.str = (uint32_t)idx->flow_id_val[flow];
+	else if (id.kind != TREX_FLOW_ID_NONE)
+		id.num = (int64_t)idx->flow_id_val[flow];
+	return id;
+}
+
+uint32_t trex_index_file_member_count(const struct trex_index *idx, uint32_t file)
+{
+	if (file >= idx->nfiles || !idx->members)
+		return 0;
+	return (uint32_t)idx->members[file].n;
+}
+
+bool trex_index_file_member(const struct trex_index *idx, uint32_t file, uint32_t i,
+                            struct trex_file_member *out)
+{
+	if (i >= trex_index_file_member_count(idx, file))
+		return false;
+	trex_members_get(&idx->members[file], i, out);
+	return true;
+}
+
+bool trex_index_file_member_find(const struct trex_index *idx, uint32_t file, const char *key,
+                                 struct trex_file_member *out)
+{
+	size_t klen = strlen(key);
+
+	for (uint32_t i = trex_index_file_member_count(idx, file); i-- > 0;) {
+		trex_members_get(&idx->members[file], i, out);
+		if (out->key_len == klen && memcmp(out->key, key, klen) == 0)
+			return true;
+	}
+	return false;
 }
 
 const struct trex_graph *trex_index_graph(const struct trex_index *idx)
@@ -190,6 +239,8 @@ void trex_index_free(struct trex_index *idx)
 	free(idx->samples);
 	free(idx->launch_ids);
 	free(idx->op_ids);
+	free(idx->launch_keys);
+	free(idx->op_keys);
 	free(idx->flows_out);
 	free(idx->flows_in);
 	free(idx->edges);
@@ -198,6 +249,11 @@ void trex_index_free(struct trex_index *idx)
 	for (uint32_t i = 0; idx->problems && i < idx->nfiles; i++)
 		trex_problems_free(&idx->problems[i]);
 	free(idx->problems);
+	for (uint32_t i = 0; idx->members && i < idx->nfiles; i++)
+		trex_members_free(&idx->members[i]);
+	free(idx->members);
+	free(idx->flow_id_val);
+	free(idx->flow_id_how);
 	free(idx);
 }
 
@@ -326,34 +382,92 @@ static uint32_t link_key(const struct trex_slice *s, bool launch)
 	return launch ? s->launch_link : s->op_link;
 }
 
+/* The key of entry i of a file's launch (op) table: its link. */
+static uint32_t link_entry(const struct trex_index *idx, const struct trex_file_links *fl,
+                           bool launch, size_t i)
+{
+	return launch ? (uint32_t)(idx->launch_keys[fl->launch_first + i] >> 1)
+	              : idx->op_keys[fl->op_first + i];
+}
+
+/* The first entry of a file's table (n entries) whose link is >= key.
+ * Links are mostly dense increasing ids (correlation ids): a guess from
+ * the key's place between the table's ends lands on it or near it, and a
+ * search outwards from the guess in doubling steps, then a binary one
+ * between the last two probes, stays near it too (few cache misses; at
+ * worst about twice a binary search's probes). */
+static size_t link_lower_bound(const struct trex_index *idx, const struct trex_file_links *fl,
+                               bool launch, uint32_t key, size_t n)
+{
+	size_t lo, hi, guess, step = 1;
+	uint32_t first, last;
+
+	if (n == 0 || key <= (first = link_entry(idx, fl, launch, 0)))
+		return 0;
+	if (key > (last = link_entry(idx, fl, launch, n - 1)))
+		return n;
+	guess = (size_t)((double)(key - first) / (last - first) * (double)(n - 1));
+	if (link_entry(idx, fl, launch, guess) < key) {
+		for (lo = guess + 1;
+		     lo + step - 1 < n && link_entry(idx, fl, launch, lo + step - 1) < key;
+		     step *= 2)
+			lo += step;
+		hi = lo + step - 1 < n ? lo + step - 1 : n;
+	} else {
+		for (hi = guess; hi >= step && link_entry(idx, fl, launch, hi - step) >= key;
+		     step *= 2)
+			hi -= step;
+		lo = hi >= step ? hi - step + 1 : 0;
+	}
+	while (lo < hi) { /* entries before lo are < key, those from hi on >= key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (link_entry(idx, fl, launch, mid) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The slices of slice's file sharing its launch link (launch) or op link
+ * (!launch), slice included: entries [lo, hi) of the file's table *fl, in
+ * id order. Returns false when slice has no such link. */
+static bool link_run(const struct trex_index *idx, uint32_t slice, bool launch,
+                     const struct trex_file_links **fl_out, size_t *lo_out, size_t *hi_out)
+{
+	const struct trex_slice *s = trex_index_slice(idx, slice);
+	const struct trex_file_links *fl;
+	size_t lo, hi, end;
+	uint32_t key;
+
+	if (!s || !(s->flags & (launch ? TREX_SLICE_HAS_LAUNCH_LINK : TREX_SLICE_HAS_OP_LINK)))
+		return false;
+	fl = &idx->links[slice_file(idx, s)];
+	end = launch ? fl->launch_count : fl->op_count;
+	key = link_key(s, launch);
+	lo = link_lower_bound(idx, fl, launch, key, end);
+	for (hi = lo; hi < end && link_entry(idx, fl, launch, hi) == key; hi++)
+		;
+	*fl_out = fl;
+	*lo_out = lo;
+	*hi_out = hi;
+	return true;
+}
+
 /* Other slices of the same file sharing slice's launch link (launch) or
  * op link (!launch). */
 static size_t linked(const struct trex_index *idx, uint32_t slice, bool launch, uint32_t *out,
                      size_t max)
 {
-	const struct trex_slice *s = trex_index_slice(idx, slice);
 	const struct trex_file_links *fl;
 	const uint32_t *ids;
 	size_t lo, hi, n = 0;
-	uint32_t key;
 
-	if (!s || !(s->flags & (launch ? TREX_SLICE_HAS_LAUNCH_LINK : TREX_SLICE_HAS_OP_LINK)))
+	if (!link_run(idx, slice, launch, &fl, &lo, &hi))
 		return 0;
-	fl = &idx->links[slice_file(idx, s)];
 	ids = launch ? idx->launch_ids + fl->launch_first : idx->op_ids + fl->op_first;
-	hi = launch ? fl->launch_count : fl->op_count;
-	key = link_key(s, launch);
-	lo = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (link_key(trex_idx_slice(idx, ids[mid]), launch) < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	hi = launch ? fl->launch_count : fl->op_count;
-	for (; lo < hi && link_key(trex_idx_slice(idx, ids[lo]), launch) == key; lo++) {
+	for (; lo < hi; lo++) {
 		if (ids[lo] == slice)
 			continue;
 		if (n < max)
@@ -423,14 +537,18 @@ size_t trex_index_flows_of(const struct trex_index *idx, uint32_t slice, uint32_
 
 uint32_t trex_index_launch_of(const struct trex_index *idx, uint32_t slice)
 {
-	uint32_t links[16];
-	size_t n = trex_index_same_launch_link(idx, slice, links, 16);
+	const struct trex_file_links *fl;
+	size_t lo, hi;
 
-	for (size_t i = 0; i < n && i < 16; i++) {
-		const struct trex_slice *s = trex_index_slice(idx, links[i]);
+	if (!link_run(idx, slice, true, &fl, &lo, &hi))
+		return TREX_NONE;
+	/* every slice of the run: a graph launch shares its link with all its
+	 * kernels, which may come before it in id order */
+	for (; lo < hi; lo++) {
+		uint32_t id = idx->launch_ids[fl->launch_first + lo];
 
-		if (s && s->kind == TREX_KIND_RUNTIME)
-			return links[i];
+		if (id != slice && (idx->launch_keys[fl->launch_first + lo] & 1))
+			return id;
 	}
 	return TREX_NONE;
 }

@@ -16,6 +16,7 @@
 
 #include "index_file_internal.h"
 #include "index_internal.h"
+#include "members.h"
 
 /* ---- layout and checksums ------------------------------------------------------------------ */
 
@@ -281,6 +282,38 @@ static void w_arrays(struct writer *w, const struct trex_index *idx, struct file
 	w_section(w, &sec[SEC_FLOWS_IN], idx->flows_in, idx->flows.count * sizeof(uint32_t));
 	w_section(w, &sec[SEC_EDGES], idx->edges, idx->nedges * sizeof(*idx->edges));
 	w_section(w, &sec[SEC_EDGES_IN], idx->edges_in, idx->nedges * sizeof(uint32_t));
+	w_section(w, &sec[SEC_LAUNCH_KEYS], idx->launch_keys, h->nlaunch * sizeof(uint64_t));
+	w_section(w, &sec[SEC_OP_KEYS], idx->op_keys, h->nop * sizeof(uint32_t));
+	w_section(w, &sec[SEC_FLOW_ID_VAL], idx->flow_id_val,
+	          idx->flow_id_how ? idx->flows.count * sizeof(uint64_t) : 0);
+	w_section(w, &sec[SEC_FLOW_ID_HOW], idx->flow_id_how,
+	          idx->flow_id_how ? idx->flows.count : 0);
+}
+
+/* Each file's top-level members (members.h): counts, records, text. */
+static void w_members(struct writer *w, const struct trex_index *idx, struct section *s)
+{
+	static const char zero[8];
+
+	w_begin(w, s);
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		const struct trex_member_list *l = idx->members ? &idx->members[i] : NULL;
+		uint64_t n = l ? l->n : 0, len = l ? l->len : 0;
+
+		w_put(w, &n, sizeof(n));
+		w_put(w, &len, sizeof(len));
+		for (uint64_t k = 0; k < n; k++) {
+			const struct trex_member_rec *r = &l->v[k];
+			uint64_t rec[5] = {r->key_at, r->key_len, r->value_at, r->value_len,
+			                   r->after_events};
+
+			w_put(w, rec, sizeof(rec));
+		}
+		if (len)
+			w_put(w, l->text, len);
+		w_put(w, zero, (8 - len % 8) % 8);
+	}
+	w_end(w);
 }
 
 static void head_counts(const struct trex_index *idx, struct file_header *h)
@@ -322,6 +355,7 @@ static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
 	w_files(w, idx, &sec[SEC_FILES]);
 	w_arrays(w, idx, &head, sec);
 	w_problems(w, idx, &head, sec);
+	w_members(w, idx, &sec[SEC_MEMBERS]);
 	st = w_codecs(w, idx, sec, err);
 	if (st != TREX_OK)
 		return st;

@@ -42,6 +42,11 @@ enum section_id {
 	SEC_PROBLEMS,
 	SEC_CODECS,
 	SEC_CODEC_DATA,
+	SEC_LAUNCH_KEYS, /* beside SEC_LAUNCH_IDS: link << 1 | runtime call */
+	SEC_OP_KEYS,     /* beside SEC_OP_IDS: op link */
+	SEC_FLOW_ID_VAL, /* per flow, its id as read (empty: no ids kept) */
+	SEC_FLOW_ID_HOW, /* per flow, the id's kind and chained bit */
+	SEC_MEMBERS,     /* per file: n, text length, n (key at, len, value at, len, after), text */
 	SEC_COUNT
 };
 

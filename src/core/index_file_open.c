@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "index_file_internal.h"
+#include "members.h"
 #include "index_internal.h"
 
 struct opener {
@@ -317,6 +318,18 @@ static enum trex_status point_arrays(struct opener *o)
 	idx->flows_in = (void *)(uintptr_t)section(o, SEC_FLOWS_IN, h->nflows, sizeof(uint32_t));
 	idx->edges = (void *)(uintptr_t)section(o, SEC_EDGES, h->nedges, sizeof(*idx->edges));
 	idx->edges_in = (void *)(uintptr_t)section(o, SEC_EDGES_IN, h->nedges, sizeof(uint32_t));
+	idx->launch_keys =
+	    (void *)(uintptr_t)section(o, SEC_LAUNCH_KEYS, h->nlaunch, sizeof(uint64_t));
+	idx->op_keys = (void *)(uintptr_t)section(o, SEC_OP_KEYS, h->nop, sizeof(uint32_t));
+	if (o->f->sec[SEC_FLOW_ID_HOW].length) { /* else no flow ids were kept */
+		idx->flow_id_val =
+		    (void *)(uintptr_t)section(o, SEC_FLOW_ID_VAL, h->nflows, sizeof(uint64_t));
+		idx->flow_id_how = (void *)(uintptr_t)section(o, SEC_FLOW_ID_HOW, h->nflows, 1);
+		if (!idx->flow_id_val || !idx->flow_id_how)
+			return damaged(o, "flow ids");
+	}
+	if (!idx->launch_keys || !idx->op_keys)
+		return damaged(o, "link keys");
 	if (!slices || !instants || !flows || !idx->links || !idx->procs || !idx->tracks ||
 	    !idx->lanes || !idx->samples || !idx->launch_ids || !idx->op_ids || !idx->flows_out ||
 	    !idx->flows_in || !idx->edges || !idx->edges_in || h->nslices >= TREX_NONE ||
@@ -397,6 +410,51 @@ static enum trex_status verify_checksums(struct opener *o)
 	return TREX_OK;
 }
 
+/* Copies each file's members out of SEC_MEMBERS (a few small texts: the
+ * index owns them, as it owns the files). */
+static enum trex_status point_members(struct opener *o)
+{
+	struct trex_index *idx = o->idx;
+	const struct section *s = &o->f->sec[SEC_MEMBERS];
+	const unsigned char *p = o->f->data + s->offset, *end = p + s->length;
+
+	idx->members = calloc(idx->nfiles ? idx->nfiles : 1, sizeof(*idx->members));
+	if (!idx->members)
+		return TREX_NOMEM;
+	for (uint32_t i = 0; i < idx->nfiles; i++) {
+		uint64_t n, len, rec[5];
+		const unsigned char *recs, *text;
+
+		if ((size_t)(end - p) < 2 * sizeof(uint64_t))
+			return damaged(o, "members");
+		memcpy(&n, p, sizeof(n));
+		memcpy(&len, p + sizeof(n), sizeof(len));
+		p += 2 * sizeof(uint64_t);
+		if (n > (uint64_t)(end - p) / sizeof(rec))
+			return damaged(o, "members");
+		recs = p;
+		p += n * sizeof(rec);
+		if (len > (uint64_t)(end - p) || (8 - len % 8) % 8 > (uint64_t)(end - p) - len)
+			return damaged(o, "members");
+		text = p;
+		p += len + (8 - len % 8) % 8;
+		for (uint64_t k = 0; k < n; k++) {
+			struct trex_file_member m;
+
+			memcpy(rec, recs + k * sizeof(rec), sizeof(rec));
+			if (rec[0] > len || rec[1] > len - rec[0] || rec[2] > len ||
+			    rec[3] > len - rec[2] || rec[4] > 1)
+				return damaged(o, "members");
+			m = (struct trex_file_member){(const char *)text + rec[0], rec[1],
+			                              (const char *)text + rec[2], rec[3],
+			                              rec[4] != 0};
+			if (!trex_members_add(&idx->members[i], &m))
+				return TREX_NOMEM;
+		}
+	}
+	return p == end ? TREX_OK : damaged(o, "members");
+}
+
 static enum trex_status point_index(struct opener *o)
 {
 	struct trex_index *idx = o->idx;
@@ -418,6 +476,8 @@ static enum trex_status point_index(struct opener *o)
 		return damaged(o, "tracks");
 	if (!slices_ok(o) || !instants_ok(o) || !flows_ok(o))
 		return damaged(o, "events");
+	if ((st = point_members(o)) != TREX_OK)
+		return st;
 	return point_problems(o);
 }
 
@@ -457,6 +517,9 @@ void trex_index_file_release(struct trex_index *idx)
 	free(idx->instants.blocks);
 	free(idx->flows.blocks);
 	free(idx->problems);
+	for (uint32_t i = 0; idx->members && i < idx->nfiles; i++)
+		trex_members_free(&idx->members[i]);
+	free(idx->members);
 	trex_index_file_close(idx->mapped);
 	free(idx);
 }

@@ -32,10 +32,21 @@ struct trex_index {
 	struct trex_vec slices;   /* struct trex_slice, by (track, depth, ts) */
 	struct trex_vec instants; /* struct trex_instant, by (track, ts) */
 	struct trex_vec flows;    /* struct trex_flow, in file order of each hop's end */
+	/* Per flow, the id it had in its file (trex_flow_id): the number or
+	 * string id, and FLOW_ID_* bits (kind, chained). */
+	uint64_t *flow_id_val;
+	uint8_t *flow_id_how;
+	size_t flow_ids_cap;
 	struct trex_counter_sample *samples;
 	/* Slice ids with HAS_LAUNCH_LINK (HAS_OP_LINK), per file ordered by
-	 * (launch_link, id) ((op_link, id)); ranges in links. */
+	 * (launch_link, id) ((op_link, id)); ranges in links. The keys beside
+	 * them hold each one's link, so that a lookup searches a compact array
+	 * rather than reading a slice at every probe: op_keys the op link,
+	 * launch_keys the launch link << 1 | 1 for a runtime call (kinds are
+	 * the loader's: classifiers never make or unmake runtime calls). */
 	uint32_t *launch_ids, *op_ids;
+	uint64_t *launch_keys;
+	uint32_t *op_keys;
 	/* Flow ids ordered by (from_slice, id) and by (to_slice, id): the
 	 * leaving and entering sides of flows_of. */
 	uint32_t *flows_out, *flows_in;
@@ -47,15 +58,21 @@ struct trex_index {
 	int64_t start, end;
 	/* Per file: its integrity examples, ordered by counter. */
 	struct trex_problem_list *problems;
+	/* Per file: its top-level members (trex_file_member). */
+	struct trex_member_list *members;
 	/* Opened from an index file (index_file.c): the arrays, strings and
 	 * examples lie in its mapping, which this owns; only files, problems,
-	 * the vectors' block directories and the string table's header are
-	 * the index's own. NULL for a built index. */
+	 * members, the vectors' block directories and the string table's
+	 * header are the index's own. NULL for a built index. */
 	struct trex_index_file *mapped;
 };
 
 /* Frees an index opened from an index file (index_file.c). */
 void trex_index_file_release(struct trex_index *idx);
+
+/* flow_id_how: the kind (enum trex_flow_id_kind) in the low bits. */
+#define FLOW_ID_KIND_MASK 3u
+#define FLOW_ID_CHAINED 4u
 
 static inline const struct trex_slice *trex_idx_slice(const struct trex_index *idx, uint32_t id)
 {

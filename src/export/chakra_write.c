@@ -12,9 +12,15 @@
 #include <string.h>
 
 #include "trex/export/atomic_file.h"
+#include "trex/export/chakra_host_link.h"
 #include "trex/load/chakra_records.h"
+#include "trex/load/classify.h"
+
+#include "chakra_link.h"
 
 #define CW_VERSION "0.0.4" /* what ASTRA-sim's own example traces say */
+#define CW_GROUPS_SUFFIX TREX_CHAKRA_GROUPS_SUFFIX
+#define CW_OBUF ((size_t)1 << 20) /* ET records go out in writes this large */
 
 struct cw {
 	const struct trex_index *idx;
@@ -31,6 +37,15 @@ struct cw {
 	char *order0, *order; /* collective types in order: rank 0's, this rank's */
 	size_t order0_len, order_len, order_cap;
 	uint32_t rank, first_rank;
+	struct cw_groups groups;  /* GPU traces: the process groups of the set */
+	struct cw_sync_deps sync; /* GPU traces: this rank's waits and syncs */
+	uint64_t *deps;           /* GPU traces: one node's dependencies */
+	size_t deps_cap;
+	char *stale_groups; /* a comm-group file to remove once the set is in place */
+	char *obuf;         /* ET: records waiting to be written in one large write */
+	size_t olen;
+	uint8_t *as_comp; /* GPU traces: per work item of the rank, 1 = a collective's helper */
+	uint64_t records, bytes; /* written so far, for progress */
 };
 
 static enum trex_status cw_nomem(struct trex_error *err)
@@ -86,19 +101,55 @@ static enum trex_status cw_commit_all(struct cw *w, struct trex_error *err)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
+/* Writes the records gathered in w->obuf. */
+static enum trex_status cw_flush(struct cw *w, struct trex_error *err)
+{
+	size_t n = w->olen;
+
+	w->olen = 0;
+	return n && fwrite(w->obuf, 1, n, w->out) != n ? cw_io(w, err) : TREX_OK;
+}
+
 static enum trex_status cw_put(struct cw *w, const struct trex_pb_buf *b, struct trex_error *err)
 {
 	if (b->oom)
 		return cw_nomem(err);
+	if (w->o->format == TREX_CHAKRA_OUT_ET && (w->obuf || (w->obuf = malloc(CW_OBUF)))) {
+		/* a few large writes instead of one per stdio buffer (4 KiB) */
+		if (w->olen + b->len > CW_OBUF && cw_flush(w, err) != TREX_OK)
+			return TREX_IO;
+		if (b->len <= CW_OBUF) {
+			if (b->len)
+				memcpy(w->obuf + w->olen, b->p, b->len);
+			w->olen += b->len;
+			return TREX_OK;
+		}
+	}
 	if (b->len && fwrite(b->p, 1, b->len, w->out) != b->len)
 		return cw_io(w, err);
 	return TREX_OK;
 }
 
 /* Writes one record (payload p, len bytes): framed (ET) or as JSON. */
+/* Progress every TREX_CHAKRA_PROGRESS_RECORDS records; the caller's
+ * answer may cancel. */
+static enum trex_status cw_progress(struct cw *w, struct trex_error *err)
+{
+	if (++w->records % TREX_CHAKRA_PROGRESS_RECORDS || !w->o->progress)
+		return TREX_OK;
+	if (w->o->progress(w->o->progress_user, w->records, w->bytes))
+		return trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
+	return TREX_OK;
+}
+
 static enum trex_status cw_record(struct cw *w, const unsigned char *p, size_t len, bool metadata,
                                   struct trex_error *err)
 {
+	enum trex_status st = cw_progress(w, err);
+
+	if (st != TREX_OK)
+		return st;
+	w->bytes += len;
 	w->frame.len = 0;
 	if (w->o->format == TREX_CHAKRA_OUT_ET) {
 		trex_chakra_put_record(&w->frame, p, len);
@@ -175,6 +226,8 @@ static void cw_check_order(struct cw *w)
 
 static enum trex_status cw_rank_end(struct cw *w, struct trex_error *err)
 {
+	if (cw_flush(w, err) != TREX_OK)
+		return TREX_IO;
 	if (w->o->format == TREX_CHAKRA_OUT_JSON && fputs("]}", w->out) < 0)
 		return cw_io(w, err);
 	cw_check_order(w);
@@ -356,12 +409,6 @@ static enum trex_status cw_graph(struct cw *w, const struct trex_graph *g, struc
 
 /* ---- the GPU-trace path ------------------------------------------------------------------- */
 
-/* One device-work slice of a rank, in the order the rank's nodes get ids. */
-struct cw_work {
-	int64_t ts;
-	uint32_t track, slice;
-};
-
 static int cw_work_cmp(const void *a, const void *b)
 {
 	const struct cw_work *x = a, *y = b;
@@ -443,10 +490,99 @@ static bool cw_comm_op(const char *name)
 	return strcmp(name, "record_param_comms") == 0;
 }
 
+/* Whether slice's communication rule is its own (its name or args), not
+ * the op that launched it. */
+static bool cw_comm_itself(const struct trex_slice *s)
+{
+	struct trex_comm_rule r;
+
+	return s->comm != TREX_COMM_NONE &&
+	       (!trex_comm_rule(s->comm, &r) || r.by != TREX_COMM_BY_OP);
+}
+
+/* The outermost communication op (cw_comm_op) above the runtime call that
+ * launched slice: the collective's call; TREX_NONE if none. */
+static uint32_t cw_comm_call(const struct trex_index *idx, uint32_t slice)
+{
+	uint32_t call = TREX_NONE;
+
+	for (uint32_t up = trex_index_launch_of(idx, slice); up != TREX_NONE;
+	     up = trex_index_parent(idx, up))
+		if (cw_comm_op(trex_index_str(idx, trex_index_slice(idx, up)->name)))
+			call = up;
+	return call;
+}
+
+static int cw_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One collective is one node. Work that communicates only because a
+ * collective's call launched it (a copy kernel inside nccl:all_gather),
+ * beside work that is communication itself (the NCCL kernel), helps that
+ * collective: it is written as COMP (*as_comp[i] = 1; malloc'd). */
+static bool cw_mark_helpers(const struct trex_index *idx, const struct cw_work *work, size_t n,
+                            uint8_t **as_comp, uint64_t *helpers)
+{
+	uint32_t *calls = malloc((n ? n : 1) * sizeof(*calls));
+	size_t ncalls = 0;
+
+	*as_comp = calloc(n ? n : 1, 1);
+	if (!calls || !*as_comp) {
+		free(calls);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t call = cw_comm_itself(trex_index_slice(idx, work[i].slice))
+		                    ? cw_comm_call(idx, work[i].slice)
+		                    : TREX_NONE;
+		if (call != TREX_NONE)
+			calls[ncalls++] = call;
+	}
+	qsort(calls, ncalls, sizeof(*calls), cw_u32_cmp);
+	for (size_t i = 0; ncalls && i < n; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, work[i].slice);
+		uint32_t call;
+
+		if (s->comm == TREX_COMM_NONE || cw_comm_itself(s))
+			continue;
+		call = cw_comm_call(idx, work[i].slice);
+		if (call != TREX_NONE &&
+		    bsearch(&call, calls, ncalls, sizeof(*calls), cw_u32_cmp)) {
+			(*as_comp)[i] = 1;
+			++*helpers;
+		}
+	}
+	free(calls);
+	return true;
+}
+
 struct cw_comm {
-	int type;      /* CollectiveCommType, -1 unknown */
-	uint64_t size; /* bytes, 0 unknown */
+	int type;             /* CollectiveCommType, -1 unknown */
+	uint64_t size;        /* bytes, 0 unknown */
+	struct cw_pg_args pg; /* its process group, as the args say */
+	bool said;            /* args with Kineto's NCCL set (Collective name) were read */
 };
+
+/* The process-group args of a collective, the first ones found. */
+static bool cw_pg_from_args(const struct trex_args *a, struct cw_pg_args *pg)
+{
+	static const char *const keys[] = {"Process Group Name", "Process Group Ranks",
+	                                   "Process Group Description"};
+	char **slot[] = {&pg->name, &pg->ranks, &pg->desc};
+
+	if (pg->name || pg->ranks)
+		return true;
+	for (size_t k = 0; k < 3; k++) {
+		const char *v = cw_arg(a, keys[k]);
+		if (v && !(*slot[k] = strdup(v)))
+			return false;
+	}
+	return true;
+}
 
 static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t file,
                                           const struct trex_slice *s, bool op, struct cw_comm *c,
@@ -463,12 +599,14 @@ static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t
 		return st;
 	const char *coll = cw_arg(&a, "Collective name");
 	int t = coll ? trex_chakra_comm_type_of(coll) : -1;
+	c->said |= coll != NULL;
 	if (t >= 0)
 		c->type = t; /* the library's own word beats a name's guess */
 	if (!c->size)
 		c->size = cw_args_bytes(&a);
+	bool pg_ok = cw_pg_from_args(&a, &c->pg);
 	trex_args_free(&a);
-	return TREX_OK;
+	return pg_ok ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 }
 
 /* What a communication kernel is: its own args and name first, then the
@@ -476,58 +614,115 @@ static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t
 static enum trex_status cw_comm_of(const struct trex_index *idx, uint32_t file, uint32_t slice,
                                    struct cw_comm *c, struct trex_error *err)
 {
-	c->type = -1;
-	c->size = 0;
 	enum trex_status st =
 	    cw_comm_from_args(idx, file, trex_index_slice(idx, slice), false, c, err);
 	for (uint32_t up = trex_index_launch_of(idx, slice); st == TREX_OK && up != TREX_NONE;
 	     up = trex_index_parent(idx, up)) {
-		if (c->type >= 0 && c->size)
-			break;
+		if (c->type >= 0 && c->size && (c->pg.name || c->pg.ranks || c->said))
+			break; /* the process group is said where the collective is */
 		st = cw_comm_from_args(idx, file, trex_index_slice(idx, up), true, c, err);
 	}
 	return st;
+}
+
+/* A node's dependencies: the work before it on its stream, then what
+ * the waits and synchronizations add (into w->deps; how many). */
+static size_t cw_gpu_deps(struct cw *w, uint64_t id, uint64_t last, bool *oom)
+{
+	const struct cw_sync_deps *d = &w->sync;
+	size_t extra = d->first ? d->first[id + 1] - d->first[id] : 0, n = 0;
+
+	*oom = false;
+	if (1 + extra > w->deps_cap) {
+		uint64_t *p = realloc(w->deps, (1 + extra) * sizeof(*p));
+		if (!p) {
+			*oom = true;
+			return 0;
+		}
+		w->deps = p;
+		w->deps_cap = 1 + extra;
+	}
+	if (last != UINT64_MAX)
+		w->deps[n++] = last;
+	for (size_t i = 0; i < extra; i++)
+		w->deps[n++] = d->dep[d->first[id] + i];
+	return n;
+}
+
+/* A communication kernel's attributes (a: room for 4 after is_cpu_op). */
+static enum trex_status cw_gpu_comm(struct cw *w, uint32_t file, const struct cw_work *work,
+                                    struct trex_chakra_node_out *n, struct trex_chakra_attr_out *a,
+                                    int *type, struct trex_error *err)
+{
+	struct cw_comm c = {-1, 0, {NULL, NULL, NULL}, false};
+	const char *pg = NULL;
+	enum trex_status st = cw_comm_of(w->idx, file, work->slice, &c, err);
+
+	if (st == TREX_OK && c.type >= 0)
+		st = cw_groups_name(&w->groups, w->res->ranks, &c.pg, &pg, err);
+	cw_pg_args_free(&c.pg);
+	*type = c.type;
+	if (st != TREX_OK)
+		return st;
+	if (c.type < 0) {
+		w->res->p2p_as_comp++; /* send/recv: no peer known, its time replayed */
+		return TREX_OK;
+	}
+	n->type = TREX_CHAKRA_COMM_COLL_NODE;
+	a[n->n_attrs++] =
+	    (struct trex_chakra_attr_out){"comm_type", TREX_CHAKRA_ATTR_INT64, c.type, NULL};
+	a[n->n_attrs++] = (struct trex_chakra_attr_out){"comm_size", TREX_CHAKRA_ATTR_INT64,
+	                                                (int64_t)c.size, NULL};
+	if (pg)
+		a[n->n_attrs++] =
+		    (struct trex_chakra_attr_out){"pg_name", TREX_CHAKRA_ATTR_STRING, 0, pg};
+	w->res->comm_size_unknown += c.size == 0;
+	return TREX_OK;
 }
 
 static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw_work *work,
                                     uint64_t id, uint64_t *last_on_track, struct trex_error *err)
 {
 	const struct trex_slice *s = trex_index_slice(w->idx, work->slice);
-	uint64_t dep = last_on_track[work->track];
-	struct trex_chakra_attr_out a[3] = {{"is_cpu_op", TREX_CHAKRA_ATTR_BOOL, 0, NULL}};
+	struct trex_chakra_attr_out a[4] = {{"is_cpu_op", TREX_CHAKRA_ATTR_BOOL, 0, NULL}};
+	bool oom;
+	size_t nd = cw_gpu_deps(w, id, last_on_track[work->track], &oom);
 	struct trex_chakra_node_out n = {
 	    .id = id,
 	    .name = trex_index_str(w->idx, s->name),
 	    .type = TREX_CHAKRA_COMP_NODE,
-	    .data_deps = &dep,
-	    .n_data_deps = dep != UINT64_MAX,
+	    .data_deps = w->deps,
+	    .n_data_deps = nd,
 	    .duration_micros = cw_micros(s->dur),
 	    .attrs = a,
 	    .n_attrs = 1,
 	};
-	struct cw_comm c = {-1, 0};
+	int type = -1;
 
-	if (s->comm != TREX_COMM_NONE) {
-		enum trex_status st = cw_comm_of(w->idx, file, work->slice, &c, err);
+	if (oom)
+		return cw_nomem(err);
+	if (s->comm != TREX_COMM_NONE && !(w->as_comp && w->as_comp[id])) {
+		enum trex_status st = cw_gpu_comm(w, file, work, &n, a, &type, err);
 		if (st != TREX_OK)
 			return st;
-		if (c.type < 0) {
-			w->res->p2p_as_comp++; /* send/recv: no peer known, its time replayed */
-		} else {
-			n.type = TREX_CHAKRA_COMM_COLL_NODE;
-			a[n.n_attrs++] = (struct trex_chakra_attr_out){
-			    "comm_type", TREX_CHAKRA_ATTR_INT64, c.type, NULL};
-			a[n.n_attrs++] = (struct trex_chakra_attr_out){
-			    "comm_size", TREX_CHAKRA_ATTR_INT64, (int64_t)c.size, NULL};
-			w->res->comm_size_unknown += c.size == 0;
-		}
 	}
 	last_on_track[work->track] = id;
-	return cw_node(w, &n, n.type == TREX_CHAKRA_COMM_COLL_NODE ? c.type : -1, err);
+	if (!trex_chakra_host_link_gpu_node(w->o->host_link, file, work->slice, &n))
+		return cw_nomem(err);
+	return cw_node(w, &n, n.type == TREX_CHAKRA_COMM_COLL_NODE ? type : -1, err);
+}
+
+/* Whether slice is device work the set keeps (of the chosen steps, if any). */
+static bool cw_kept(const struct trex_index *idx, const struct trex_export_steps *steps,
+                    uint32_t slice)
+{
+	return trex_kind_is_device_work((enum trex_kind)trex_index_slice(idx, slice)->kind) &&
+	       (!steps || trex_export_steps_keep(steps, idx, slice));
 }
 
 /* The device work of file, in start order (*n of it; malloc'd). */
-static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file, size_t *n)
+static struct cw_work *cw_file_work(const struct trex_index *idx,
+                                    const struct trex_export_steps *steps, uint32_t file, size_t *n)
 {
 	struct cw_work *v = NULL;
 	size_t cap = 0;
@@ -539,7 +734,7 @@ static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file,
 			continue;
 		for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count; i++) {
 			const struct trex_slice *s = trex_index_slice(idx, i);
-			if (!trex_kind_is_device_work((enum trex_kind)s->kind))
+			if (!cw_kept(idx, steps, i))
 				continue;
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 1024;
@@ -559,21 +754,104 @@ static struct cw_work *cw_file_work(const struct trex_index *idx, uint32_t file,
 	return v;
 }
 
+/* A host op of --host-et (chakra_host_link.h) as a CPU node. */
+static enum trex_status cw_host_node(void *w, const struct trex_chakra_node_out *n,
+                                     struct trex_error *err)
+{
+	return cw_node(w, n, -1, err);
+}
+
 static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw_work *work,
                                     size_t n, uint64_t *last_on_track, struct trex_error *err)
 {
 	struct trex_pb_buf meta = {0};
-	enum trex_status st;
+	enum trex_status st = cw_sync_deps_build(w->idx, file, work, n, &w->sync, err);
 
+	if (st != TREX_OK)
+		return st;
+	w->res->stream_waits += w->sync.waits;
+	w->res->host_syncs += w->sync.syncs;
+	w->res->sync_deps += w->sync.edges;
+	w->res->syncs_unmatched += w->sync.unmatched;
+	free(w->as_comp);
+	if (!cw_mark_helpers(w->idx, work, n, &w->as_comp, &w->res->comm_helpers)) {
+		cw_sync_deps_free(&w->sync);
+		return cw_nomem(err);
+	}
 	trex_chakra_encode_metadata(&meta, CW_VERSION);
 	st = meta.oom ? cw_nomem(err) : cw_rank_begin(w, w->res->ranks, meta.p, meta.len, err);
 	trex_pb_buf_free(&meta);
+	if (st == TREX_OK)
+		st = trex_chakra_host_link_cpu_nodes(w->o->host_link, file, cw_host_node, w, err);
 	for (size_t i = 0; st == TREX_OK && i < n; i++) {
 		if (w->o->cancel && *w->o->cancel)
-			return trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
-		st = cw_gpu_work(w, file, &work[i], i, last_on_track, err);
+			st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "cancelled");
+		else
+			st = cw_gpu_work(w, file, &work[i], i, last_on_track, err);
 	}
+	cw_sync_deps_free(&w->sync);
 	return st == TREX_OK ? cw_rank_end(w, err) : st;
+}
+
+/* Whether file has device work (is a rank of the set). */
+static bool cw_file_has_work(const struct trex_index *idx, const struct trex_export_steps *steps,
+                             uint32_t file)
+{
+	for (uint32_t t = 0; t < trex_index_track_count(idx); t++) {
+		const struct trex_track *tr = trex_index_track(idx, t);
+		if (trex_index_track_file(idx, t) != file)
+			continue;
+		for (uint32_t i = tr->first_slice; i < tr->first_slice + tr->slice_count; i++)
+			if (cw_kept(idx, steps, i))
+				return true;
+	}
+	return false;
+}
+
+/* The process groups of the set's collectives, once its ranks are known. */
+static enum trex_status cw_groups_begin(struct cw *w, struct trex_error *err)
+{
+	uint32_t nfiles = trex_index_file_count(w->idx), n = 0;
+	uint32_t *files = malloc((nfiles ? nfiles : 1) * sizeof(*files));
+
+	if (!files)
+		return cw_nomem(err);
+	for (uint32_t f = 0; f < nfiles; f++)
+		if (cw_file_has_work(w->idx, w->o->steps, f))
+			files[n++] = f;
+	enum trex_status st = cw_groups_init(&w->groups, w->idx, files, n, err);
+	free(files);
+	return st;
+}
+
+/* {prefix}.comm_groups.json beside an ET set when a collective names a
+ * group (with force and none, a stale one is removed on success). */
+static enum trex_status cw_groups_file(struct cw *w, struct trex_error *err)
+{
+	size_t n = strlen(w->o->prefix) + sizeof(CW_GROUPS_SUFFIX);
+	char *path = malloc(n);
+	enum trex_status st = path ? TREX_OK : cw_nomem(err);
+
+	if (st == TREX_OK)
+		snprintf(path, n, "%s%s", w->o->prefix, CW_GROUPS_SUFFIX);
+	w->res->groups = w->groups.n;
+	w->res->groups_by_use = cw_groups_by_use(&w->groups);
+	w->res->groups_outside = w->groups.outside;
+	w->res->groups_conflicts = w->groups.conflicts;
+	w->res->groups_named = w->groups.named_by_us;
+	w->res->pg_tagged = w->groups.nodes_tagged;
+	if (st == TREX_OK && w->groups.n) {
+		st = cw_open(w, path, err);
+		if (st == TREX_OK &&
+		    (!cw_groups_json(&w->groups, w->out) || fputc('\n', w->out) == EOF))
+			st = cw_io(w, err);
+		w->res->groups_file = st == TREX_OK;
+	} else if (st == TREX_OK && w->o->force) {
+		w->stale_groups = path;
+		path = NULL;
+	}
+	free(path);
+	return st;
 }
 
 /* Each file with device work is one rank, numbered from 0 in file order. */
@@ -585,16 +863,27 @@ static enum trex_status cw_gpu(struct cw *w, struct trex_error *err)
 
 	for (uint32_t t = 0; last && t < tracks; t++)
 		last[t] = UINT64_MAX;
+	if (st == TREX_OK)
+		st = cw_groups_begin(w, err);
 	for (uint32_t f = 0; st == TREX_OK && f < trex_index_file_count(w->idx); f++) {
 		size_t n;
-		struct cw_work *work = cw_file_work(w->idx, f, &n);
+		struct cw_work *work = cw_file_work(w->idx, w->o->steps, f, &n);
 		if (n == SIZE_MAX)
 			st = cw_nomem(err);
-		else if (n)
+		else if (n || trex_chakra_host_link_has_file(w->o->host_link, f))
 			st = cw_gpu_rank(w, f, work, n, last, err);
 		free(work);
 	}
 	free(last);
+	if (st == TREX_OK && w->o->format == TREX_CHAKRA_OUT_ET)
+		st = cw_groups_file(w, err);
+	if (st == TREX_OK && w->o->format == TREX_CHAKRA_OUT_JSON &&
+	    (fputs("\n],\"comm_groups\":", w->out) < 0 || !cw_groups_json(&w->groups, w->out)))
+		st = cw_io(w, err);
+	if (st == TREX_OK && w->o->format == TREX_CHAKRA_OUT_JSON) {
+		w->res->groups = w->groups.n;
+		w->res->pg_tagged = w->groups.nodes_tagged;
+	}
 	return st;
 }
 
@@ -609,6 +898,11 @@ static void cw_free(struct cw *w)
 	free(w->raw);
 	free(w->order0);
 	free(w->order);
+	free(w->deps);
+	free(w->stale_groups);
+	free(w->obuf);
+	free(w->as_comp);
+	cw_groups_free(&w->groups);
 }
 
 enum trex_status trex_chakra_write(const struct trex_index *idx,
@@ -631,10 +925,13 @@ enum trex_status trex_chakra_write(const struct trex_index *idx,
 		st = trex_error_set(
 		    err, TREX_USAGE, NULL, -1,
 		    "nothing to write as Chakra: no execution graph and no device work");
-	if (st == TREX_OK && opts->format == TREX_CHAKRA_OUT_JSON && fputs("\n]}\n", w.out) < 0)
+	if (st == TREX_OK && opts->format == TREX_CHAKRA_OUT_JSON &&
+	    fputs(g ? "\n]}\n" : "}\n", w.out) < 0)
 		st = cw_io(&w, err);
 	if (st == TREX_OK)
 		st = cw_commit_all(&w, err);
+	if (st == TREX_OK && w.stale_groups)
+		remove(w.stale_groups); /* a set without groups: no stale file beside it */
 	cw_free(&w);
 	return st;
 }

@@ -11,9 +11,16 @@
  *    them; times in microseconds with their exact ns decimals;
  *  - with a range, slices crossing its edges cut to it with
  *    "trex_clipped": "start", "end" or "both" in their args;
- *  - distributedInfo {"rank": N} when one file with a rank is written.
- * The Chrome loader keeps no other top-level member (deviceProperties,
- * traceName, ...), so none is written. */
+ *  - flows with the ids their file gave them (xflow_id);
+ *  - the top-level members of the file written (trex_file_member:
+ *    schemaVersion, deviceProperties, distributedInfo, traceName, ...)
+ *    byte for byte, before or after the events as the file had them;
+ *    with baseTimeNanoseconds every time is written relative to it, as
+ *    Kineto does. Several files in one output: the members of the first
+ *    (the lowest rank) without its distributedInfo, which would give the
+ *    whole output that one rank;
+ *  - distributedInfo {"rank": N} when one file with a rank but no such
+ *    member is written. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -39,6 +46,9 @@ struct cw {
 	const struct trex_export_scope *s;
 	struct xargs *args;
 	bool first;
+	uint32_t meta_file; /* the file whose members are written; TREX_NONE: none */
+	bool merged;        /* several files in one output */
+	int64_t base;       /* subtracted from every time: the baseTimeNanoseconds written */
 };
 
 /* ---- pieces of an event ------------------------------------------------------------------- */
@@ -103,17 +113,21 @@ static bool cw_id(struct cw *c, uint32_t text, int64_t num)
 	return cw_str(c, text);
 }
 
-static bool cw_time_n(struct cw *c, const char *key, size_t klen, int64_t ns)
+static bool cw_time_n(struct cw *c, const char *key, size_t klen, int64_t ns, int64_t base)
 {
 	if (!trex_wbuf_room(c->w, 40))
 		return false;
 	memcpy(c->w->p, key, klen);
+	if (__builtin_sub_overflow(ns, base, &ns))
+		ns = base > 0 ? INT64_MIN : INT64_MAX;
 	c->w->p = trex_fmt_ns_as_us(c->w->p + klen, ns);
 	return true;
 }
 
-/* key (a literal) then ns as microseconds. */
-#define cw_time(c, key, ns) cw_time_n(c, "" key, sizeof(key) - 1, ns)
+/* key (a literal) then a time (ns on the index clock, written relative to
+ * the base), or a duration, as microseconds. */
+#define cw_time(c, key, ns) cw_time_n(c, "" key, sizeof(key) - 1, ns, (c)->base)
+#define cw_dur(c, ns) cw_time_n(c, ",\"dur\":", sizeof(",\"dur\":") - 1, ns, 0)
 
 static bool cw_u64(struct cw *c, const char *key, uint64_t v)
 {
@@ -296,7 +310,7 @@ static bool cw_slice(struct cw *c, uint32_t id, size_t at, uint64_t async_id)
 	}
 	return cw_begin(c, 64) && cw_put(c, open_end ? "{\"ph\":\"B\"" : "{\"ph\":\"X\"") &&
 	       cw_where(c, sl->track, true) && cw_time(c, ",\"ts\":", ts) &&
-	       (open_end || cw_time(c, ",\"dur\":", dur)) && cw_names(c, sl->cat, sl->name) &&
+	       (open_end || cw_dur(c, dur)) && cw_names(c, sl->cat, sl->name) &&
 	       cw_args(c, at, clip) && cw_lit(c, "}");
 }
 
@@ -377,18 +391,34 @@ static bool cw_counter(struct cw *c, uint32_t track)
 
 /* ---- flows and the document ----------------------------------------------------------------- */
 
-static bool cw_flow(struct cw *c, const struct trex_flow *f, struct xflow_ids *ids)
+/* "id": a number bare, a string quoted. */
+static bool cw_flow_id(struct cw *c, const struct trex_flow_id *id)
 {
+	char buf[24];
+
+	if (!cw_lit(c, "\"id\":"))
+		return false;
+	if (id->kind == TREX_FLOW_ID_STR)
+		return cw_str(c, id->str);
+	if (id->kind == TREX_FLOW_ID_U64)
+		return trex_wbuf_put(c->w, buf,
+		                     (size_t)(trex_fmt_u64(buf, (uint64_t)id->num) - buf));
+	return trex_wbuf_put(c->w, buf, (size_t)(trex_fmt_i64(buf, id->num) - buf));
+}
+
+static bool cw_flow(struct cw *c, uint32_t flow, struct xflow_ids *ids)
+{
+	const struct trex_flow *f = trex_index_flow(c->idx, flow);
 	int64_t from, to;
-	uint64_t id;
+	struct trex_flow_id id;
 
 	if (!xscope_flow(c->idx, c->s, f, &from, &to))
 		return true;
-	id = xflow_id(ids, c->idx, f);
-	return cw_begin(c, 64) && cw_u64(c, "{\"ph\":\"s\",\"id\":", id) &&
+	id = xflow_id(ids, flow);
+	return cw_begin(c, 64) && cw_lit(c, "{\"ph\":\"s\",") && cw_flow_id(c, &id) &&
 	       cw_where(c, f->from_track, true) && cw_time(c, ",\"ts\":", from) &&
 	       cw_names(c, f->cat, f->name) && cw_lit(c, "}") && cw_begin(c, 64) &&
-	       cw_u64(c, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":", id) &&
+	       cw_lit(c, "{\"ph\":\"f\",\"bp\":\"e\",") && cw_flow_id(c, &id) &&
 	       cw_where(c, f->to_track, true) && cw_time(c, ",\"ts\":", to) &&
 	       cw_names(c, f->cat, f->name) && cw_lit(c, "}");
 }
@@ -398,12 +428,12 @@ static bool cw_flows(struct cw *c, struct trex_error *err)
 	struct xflow_ids ids;
 	bool ok = true;
 
-	if (!xflow_ids_init(&ids, trex_index_flow_count(c->idx))) {
+	if (!xflow_ids_init(&ids, c->idx)) {
 		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 		return false;
 	}
 	for (uint32_t i = 0; ok && i < trex_index_flow_count(c->idx); i++)
-		ok = cw_flow(c, trex_index_flow(c->idx, i), &ids);
+		ok = cw_flow(c, i, &ids);
 	xflow_ids_free(&ids);
 	return ok;
 }
@@ -426,15 +456,93 @@ static bool cw_tracks(struct cw *c, struct trex_error *err)
 	return true;
 }
 
-/* The rank of the one file written, when it has one. */
+/* ---- top-level members ---------------------------------------------------------------------- */
+
+/* The files whose tracks the scope keeps: the first, and whether there
+ * are more (tracks are numbered file by file). Without a track kept, the
+ * only file, if one. */
+static void cw_files(struct cw *c)
+{
+	c->meta_file = TREX_NONE;
+	c->merged = false;
+	for (uint32_t i = 0; i < trex_index_track_count(c->idx); i++) {
+		uint32_t file = trex_index_track_file(c->idx, i);
+
+		if (file == c->meta_file || !trex_export_track_in(c->idx, c->s, i))
+			continue;
+		if (c->meta_file != TREX_NONE) {
+			c->merged = true;
+			break;
+		}
+		c->meta_file = file;
+	}
+	if (c->meta_file == TREX_NONE && trex_index_file_count(c->idx) == 1)
+		c->meta_file = 0;
+}
+
+static bool key_is(const struct trex_file_member *m, const char *key)
+{
+	return m->key_len == strlen(key) && memcmp(m->key, key, m->key_len) == 0;
+}
+
+/* Whether member m of the file written is written: not a rank's own in a
+ * merged output. */
+static bool cw_member_kept(const struct cw *c, const struct trex_file_member *m)
+{
+	return !(c->merged && key_is(m, "distributedInfo"));
+}
+
+/* The time base: the file's, when its baseTimeNanoseconds is written. */
+static void cw_base(struct cw *c)
+{
+	struct trex_file_member m;
+
+	c->base = 0;
+	if (c->meta_file != TREX_NONE &&
+	    trex_index_file_member_find(c->idx, c->meta_file, "baseTimeNanoseconds", &m) &&
+	    cw_member_kept(c, &m))
+		c->base = trex_index_file(c->idx, c->meta_file)->base_time_ns;
+}
+
+/* The members before the events (each followed by ",\n") or after them
+ * (each preceded by it), as "key": value. */
+static bool cw_members(struct cw *c, bool after)
+{
+	uint32_t n =
+	    c->meta_file == TREX_NONE ? 0 : trex_index_file_member_count(c->idx, c->meta_file);
+	struct trex_file_member m;
+
+	for (uint32_t i = 0; i < n; i++) {
+		trex_index_file_member(c->idx, c->meta_file, i, &m);
+		if (m.after_events != after || !cw_member_kept(c, &m))
+			continue;
+		if ((after && !cw_lit(c, ",\n")) || !cw_lit(c, "\"") ||
+		    !trex_wbuf_put(c->w, m.key, m.key_len) || !cw_lit(c, "\": ") ||
+		    !trex_wbuf_put(c->w, m.value, m.value_len) || (!after && !cw_lit(c, ",\n")))
+			return false;
+	}
+	return true;
+}
+
+static bool cw_head(struct cw *c)
+{
+	return cw_lit(c, "{") && cw_members(c, false) && cw_lit(c, "\"traceEvents\": [");
+}
+
+/* The members after the events, and the rank of the one file written
+ * when it has one and no distributedInfo says it. */
 static bool cw_tail(struct cw *c)
 {
-	const struct trex_file *f = trex_index_file(c->idx, 0);
+	const struct trex_file *f =
+	    c->meta_file != TREX_NONE ? trex_index_file(c->idx, c->meta_file) : NULL;
+	struct trex_file_member m;
 	char buf[24];
 
-	if (!cw_lit(c, "\n]"))
+	if (!cw_lit(c, "\n]") || !cw_members(c, true))
 		return false;
-	if (trex_index_file_count(c->idx) == 1 && f->has_rank &&
+	bool distributed =
+	    f && trex_index_file_member_find(c->idx, c->meta_file, "distributedInfo", &m);
+	if (f && !c->merged && f->has_rank && !distributed &&
 	    (!cw_lit(c, ",\n\"distributedInfo\": {\"rank\": ") ||
 	     !trex_wbuf_put(c->w, buf, (size_t)(trex_fmt_i64(buf, f->rank) - buf)) ||
 	     !cw_lit(c, "}")))
@@ -445,15 +553,24 @@ static bool cw_tail(struct cw *c)
 static enum trex_status chrome_body(struct trex_wbuf *w, const struct trex_index *idx,
                                     const struct trex_export_opts *opts, struct trex_error *err)
 {
-	struct cw c = {{{TREX_NONE, 0, ""}, {TREX_NONE, 0, ""}}, w,   idx, &opts->scope,
-	               calloc(1, sizeof(struct xargs)),          true};
+	struct cw c = {{{TREX_NONE, 0, ""}, {TREX_NONE, 0, ""}},
+	               w,
+	               idx,
+	               &opts->scope,
+	               calloc(1, sizeof(struct xargs)),
+	               true,
+	               TREX_NONE,
+	               false,
+	               0};
 	bool ok;
 
 	if (!c.args)
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	err->status = TREX_OK;
-	ok = cw_lit(&c, "{\"traceEvents\": [") && cw_metadata(&c) && cw_tracks(&c, err) &&
-	     cw_flows(&c, err) && cw_tail(&c);
+	cw_files(&c);
+	cw_base(&c);
+	ok = cw_head(&c) && cw_metadata(&c) && cw_tracks(&c, err) && cw_flows(&c, err) &&
+	     cw_tail(&c);
 	xargs_free(c.args);
 	if (ok)
 		return TREX_OK;

@@ -174,44 +174,111 @@ bool xscope_samples(const struct trex_index *idx, const struct trex_export_scope
 	return true;
 }
 
-bool xflow_ids_init(struct xflow_ids *f, size_t nflows)
+/* The id a flow asks for: its own unless it is one hop of a chain (its
+ * points share one id, and hops written apart would chain otherwise),
+ * else the launch link both ends share; kind NONE for neither. *own
+ * (may be NULL): the id is the flow's own. */
+static struct trex_flow_id flow_wish(const struct trex_index *idx, uint32_t flow, bool *own)
 {
-	size_t cap = 16;
+	const struct trex_flow *fl = trex_index_flow(idx, flow);
+	struct trex_flow_id id = trex_index_flow_id(idx, flow);
+	bool mine = id.kind != TREX_FLOW_ID_NONE && !id.chained;
 
-	while (cap < 2 * nflows)
+	if (id.kind == TREX_FLOW_ID_U64 && id.num >= 0)
+		id.kind = TREX_FLOW_ID_NUM; /* the same JSON number */
+
+	if (own)
+		*own = mine;
+	if (mine)
+		return id;
+	id = (struct trex_flow_id){0, 0, TREX_FLOW_ID_NONE, false};
+	if (fl->from_slice != TREX_NONE && fl->to_slice != TREX_NONE) {
+		const struct trex_slice *a = trex_index_slice(idx, fl->from_slice);
+		const struct trex_slice *b = trex_index_slice(idx, fl->to_slice);
+
+		if ((a->flags & b->flags & TREX_SLICE_HAS_LAUNCH_LINK) &&
+		    a->launch_link == b->launch_link && a->launch_link) {
+			id.kind = TREX_FLOW_ID_NUM;
+			id.num = a->launch_link;
+		}
+	}
+	return id;
+}
+
+static bool flow_id_eq(const struct trex_flow_id *a, const struct trex_flow_id *b)
+{
+	return a->kind == b->kind && a->num == b->num && a->str == b->str;
+}
+
+static uint32_t flow_file(const struct trex_index *idx, const struct trex_flow *f)
+{
+	uint32_t track = f->from_track != TREX_NONE ? f->from_track : f->to_track;
+
+	return track != TREX_NONE ? trex_index_track_file(idx, track) : TREX_NONE;
+}
+
+bool xflow_ids_init(struct xflow_ids *f, const struct trex_index *idx)
+{
+	uint32_t n = trex_index_flow_count(idx);
+	size_t cap = 16;
+	int64_t max = 0;
+
+	while (cap < 2 * (size_t)n)
 		cap *= 2;
+	for (uint32_t i = 0; i < n; i++) {
+		struct trex_flow_id id = trex_index_flow_id(idx, i);
+
+		/* (an unsigned id beyond INT64_MAX is no number a fresh id can be) */
+		if (id.kind != TREX_FLOW_ID_STR && id.num > max)
+			max = id.num;
+	}
+	f->idx = idx;
 	f->used = calloc(cap, sizeof(*f->used));
 	f->mask = cap - 1;
-	f->next = (uint64_t)UINT32_MAX + 1;
+	/* above every link and every number a file gave (a number too close
+	 * to INT64_MAX to leave room is ignored: fresh ids may meet it) */
+	f->next = (int64_t)UINT32_MAX + 1;
+	if (max >= f->next && max < INT64_MAX - (int64_t)n)
+		f->next = max + 1;
 	return f->used != NULL;
 }
 
-/* Adds link to the set; false when it was there. */
-static bool link_take(struct xflow_ids *f, uint32_t link)
+static size_t flow_key_hash(const struct trex_flow_id *id, uint32_t cat)
 {
-	size_t i = (link * 0x9e3779b1u) & f->mask;
+	uint64_t h = ((uint64_t)id->num ^ ((uint64_t)id->str << 32)) * 0x9e3779b97f4a7c15u;
 
-	while (f->used[i]) {
-		if (f->used[i] == link)
-			return false;
-		i = (i + 1) & f->mask;
-	}
-	f->used[i] = link;
-	return true;
+	h ^= (cat + ((uint64_t)id->kind << 32)) * 0xc2b2ae3d27d4eb4fu;
+	return (size_t)(h ^ (h >> 29));
 }
 
-uint64_t xflow_id(struct xflow_ids *f, const struct trex_index *idx, const struct trex_flow *flow)
+/* Flows claim (category, id) in index order: the first claim of a key
+ * wins; a later flow of the same file reuses its own id (a file may
+ * chain one id again once a flow ended), any other gets a fresh one. */
+struct trex_flow_id xflow_id(struct xflow_ids *f, uint32_t flow)
 {
-	if (flow->from_slice != TREX_NONE && flow->to_slice != TREX_NONE) {
-		const struct trex_slice *a = trex_index_slice(idx, flow->from_slice);
-		const struct trex_slice *b = trex_index_slice(idx, flow->to_slice);
+	const struct trex_flow *fl = trex_index_flow(f->idx, flow);
+	bool own;
+	struct trex_flow_id id = flow_wish(f->idx, flow, &own);
+	size_t i = flow_key_hash(&id, fl->cat) & f->mask;
 
-		if ((a->flags & b->flags & TREX_SLICE_HAS_LAUNCH_LINK) &&
-		    a->launch_link == b->launch_link && a->launch_link &&
-		    link_take(f, a->launch_link))
-			return a->launch_link;
+	while (id.kind != TREX_FLOW_ID_NONE && f->used[i]) {
+		uint32_t other = f->used[i] - 1;
+		const struct trex_flow *of = trex_index_flow(f->idx, other);
+		struct trex_flow_id oid = flow_wish(f->idx, other, NULL);
+
+		if (of->cat == fl->cat && flow_id_eq(&oid, &id)) {
+			if (own && flow_file(f->idx, of) == flow_file(f->idx, fl))
+				return id;
+			id.kind = TREX_FLOW_ID_NONE;
+			break;
+		}
+		i = (i + 1) & f->mask;
 	}
-	return f->next++;
+	if (id.kind != TREX_FLOW_ID_NONE) {
+		f->used[i] = flow + 1;
+		return id;
+	}
+	return (struct trex_flow_id){f->next++, 0, TREX_FLOW_ID_NUM, false};
 }
 
 void xflow_ids_free(struct xflow_ids *f)

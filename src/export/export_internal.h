@@ -67,15 +67,20 @@ typedef bool xsample_fn(void *user, uint32_t track, int64_t ts, double value);
 bool xscope_samples(const struct trex_index *idx, const struct trex_export_scope *s, uint32_t track,
                     xsample_fn *fn, void *user);
 
-/* Flow ids: the launch link both ends share (Kineto's correlation, the
- * id the file gave the flow), once; else fresh ids above every link. */
+/* Flow ids for an export: the id the file gave the flow (trex_index_flow_id)
+ * unless the flow is one hop of a longer chain, else the launch link both
+ * ends share (Kineto's correlation); each (category, id) once, except
+ * that flows of one file may share their own ids; else fresh ids above
+ * every id and link the index holds. */
 struct xflow_ids {
-	uint32_t *used; /* open addressing set of links handed out, 0 empty */
+	const struct trex_index *idx;
+	uint32_t *used; /* open addressing set: flow id + 1 of each key's claimant, 0 empty */
 	size_t mask;
-	uint64_t next;
+	int64_t next;
 };
-bool xflow_ids_init(struct xflow_ids *f, size_t nflows);
-uint64_t xflow_id(struct xflow_ids *f, const struct trex_index *idx, const struct trex_flow *flow);
+bool xflow_ids_init(struct xflow_ids *f, const struct trex_index *idx);
+/* The id flow is written with: a number or a string id. */
+struct trex_flow_id xflow_id(struct xflow_ids *f, uint32_t flow);
 void xflow_ids_free(struct xflow_ids *f);
 
 #endif

@@ -96,6 +96,8 @@ bool trex_export_track_in(const struct trex_index *idx, const struct trex_export
 {
 	const struct trex_track *t = trex_index_track(idx, track);
 
+	if (s->track_set && !s->track_set[track])
+		return false;
 	if (!rank_in(s, trex_index_process(idx, t->process)->rank))
 		return false;
 	if (!s->tracks)
@@ -264,7 +266,7 @@ bool trex_wbuf_flush(struct trex_wbuf *w)
 	im->bytes += n;
 	w->p = w->buf;
 	if (im->opts->progress) {
-		struct trex_export_progress pr = {im->bytes, w->events, ""};
+		struct trex_export_progress pr = {im->bytes, w->events, "", ""};
 
 		if (im->opts->progress(im->opts->progress_user, &pr))
 			return wimpl_fail(w, TREX_CANCELLED, "export cancelled");
@@ -370,6 +372,6 @@ enum trex_status trex_export_to_path(const struct trex_index *idx, const char *p
 	else if (af)
 		trex_atomic_abort(af);
 	if (done)
-		*done = (struct trex_export_progress){im.bytes, w.events, ""};
+		*done = (struct trex_export_progress){im.bytes, w.events, "", ""};
 	return st;
 }

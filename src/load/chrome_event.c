@@ -59,9 +59,7 @@ void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The builder that keeps this parser's examples: a parser of the top
- * level makes no events and gets one on its first problem. */
-static struct trex_builder *example_builder(struct cj_parser *ps)
+struct trex_builder *cj_builder(struct cj_parser *ps)
 {
 	if (!ps->b && ps->job && !ps->oom) {
 		ps->b = trex_builder_new(ps->job->file_id);
@@ -89,7 +87,7 @@ static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char
 	vsnprintf(p->what, sizeof p->what, fmt, ap);
 	if (damage && at)
 		cj_problem(ps, at, "%s", p->what);
-	if (!keep || !(b = example_builder(ps)))
+	if (!keep || !(b = cj_builder(ps)))
 		return;
 	if (ps->examples[k] < TREX_PROBLEM_EXAMPLES)
 		ps->examples[k]++;

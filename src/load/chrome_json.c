@@ -132,9 +132,10 @@ static const char *cj_probe_end(const char *p, const char *end, bool final, bool
 }
 
 /* The first event at or after from; CJ_RS_NONE or CJ_RS_MORE if none.
- * Once the input is complete, a search that found none is remembered:
- * damage after it (garbage at the top level) would search again to the end
- * each time. */
+ * Once the input is complete, a search to its end that found none is
+ * remembered: damage after it (garbage at the top level) would search
+ * again to the end each time. A search over less (one top-level value)
+ * says nothing of what follows it, so it is not remembered. */
 static enum cj_resume cj_next_event(struct cj_parser *ps, const char *from, const char *end,
                                     bool final, const char **at)
 {
@@ -156,7 +157,7 @@ static enum cj_resume cj_next_event(struct cj_parser *ps, const char *from, cons
 		if (st == JSON_INCOMPLETE && short_window)
 			return CJ_RS_MORE;
 	}
-	if (final)
+	if (final && end == ps->limit)
 		ps->no_event_from = cj_offset(ps, from) + 1;
 	return final ? CJ_RS_NONE : CJ_RS_MORE;
 }
@@ -554,6 +555,7 @@ static enum cj_stop cj_top_member(struct cj_parser *ps, const char **pp, const c
 	if (cj_value_hides_events(ps, p, q))
 		return cj_top_damage(ps, pp, start, p, start + 1, end, final, "a JSON value");
 	cj_top_value(ps, key, klen, p, q);
+	cj_keep_member(ps, key, klen, p, q);
 	ps->state = CJ_TOP_SEP;
 	*pp = q;
 	return CJ_STOP_AT; /* "member done": the caller loops */

@@ -142,6 +142,17 @@ void cj_parser_free(struct cj_parser *ps);
  * ps->why says what was expected. */
 int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const char **out);
 
+/* The parser's builder: a parser of the top level makes no events and gets
+ * one on its first problem or member; NULL when out of memory or the
+ * parser has no job. */
+struct trex_builder *cj_builder(struct cj_parser *ps);
+
+/* Keeps the top-level member key: [value, value_end) (key: its text
+ * between the quotes) as a file member (trex_builder_file_member), or
+ * counts it as bad_values when it is over TREX_FILE_MEMBER_MAX. */
+void cj_keep_member(struct cj_parser *ps, const char *key, size_t klen, const char *value,
+                    const char *value_end);
+
 /* Records a positioned problem (the first one per part is kept). */
 void cj_problem(struct cj_parser *ps, const char *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -142,22 +142,14 @@ struct ctx {
 	uint8_t *kind; /* per slice: in, the loader's; out, refined */
 	uint8_t *comm; /* per slice: the rule it matched */
 	struct trex_comm_matcher *m;
-	uint8_t *device;         /* per track: 1 when a device's */
-	uint8_t *name_rule;      /* per name string: NAME rule, RULE_UNKNOWN */
-	uint8_t *op_name;        /* per name string: OP rule, RULE_UNKNOWN */
-	uint8_t *op;             /* per slice: OP rule of its innermost matching ancestor (or it) */
-	struct launch *launches; /* runtime calls with a launch link, by key then id */
-	size_t nlaunches;
+	uint8_t *device;    /* per track: 1 when a device's */
+	uint8_t *name_rule; /* per name string: NAME rule, RULE_UNKNOWN */
+	uint8_t *op_name;   /* per name string: OP rule, RULE_UNKNOWN */
+	uint8_t *op;        /* per slice: OP rule of its innermost matching ancestor (or it) */
 	uint32_t *arg_todo; /* device work that only its args can decide */
 	size_t narg, cap_arg;
 	const struct trex_comm_override *override; /* the category file's say, or NULL */
 	uint8_t *schema; /* per name string: what the override said, SCHEMA_UNKNOWN */
-};
-
-/* A runtime call: (file, launch link) and its slice. */
-struct launch {
-	uint64_t key;
-	uint32_t slice;
 };
 
 static void find_device_tracks(struct ctx *c)
@@ -176,16 +168,10 @@ static void find_device_tracks(struct ctx *c)
 }
 
 /* An event of an unknown category on a device's track is a kernel. */
-static void refine_kinds(struct ctx *c)
+static void refine_kind(struct ctx *c, uint32_t i, const struct trex_slice *s)
 {
-	uint32_t n = trex_index_slice_count(c->idx);
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct trex_slice *s = trex_index_slice(c->idx, i);
-
-		if (c->kind[i] == TREX_KIND_OTHER && s->cat != TREX_STR_NONE && c->device[s->track])
-			c->kind[i] = TREX_KIND_KERNEL;
-	}
+	if (c->kind[i] == TREX_KIND_OTHER && s->cat != TREX_STR_NONE && c->device[s->track])
+		c->kind[i] = TREX_KIND_KERNEL;
 }
 
 static unsigned name_rule(struct ctx *c, uint32_t name)
@@ -204,8 +190,9 @@ static unsigned op_rule_of_name(struct ctx *c, uint32_t name)
 	return c->op_name[name];
 }
 
-/* The OP rule of every slice: its own name's, else its parent's (parents
- * have lower ids, so one pass in id order sees them first). */
+/* Every slice's kind refined, and its OP rule: its own name's, else its
+ * parent's (parents have lower ids, so one pass in id order sees them
+ * first). One pass: each pass over the slices costs a read of them all. */
 static bool op_rules(struct ctx *c)
 {
 	uint32_t n = trex_index_slice_count(c->idx),
@@ -218,70 +205,15 @@ static bool op_rules(struct ctx *c)
 	}
 	trex_index_parents(c->idx, parent);
 	for (uint32_t i = 0; i < n; i++) {
-		unsigned r = op_rule_of_name(c, trex_index_slice(c->idx, i)->name);
+		const struct trex_slice *s = trex_index_slice(c->idx, i);
+		unsigned r = op_rule_of_name(c, s->name);
 
+		refine_kind(c, i, s);
 		c->op[i] =
 		    (uint8_t)(r == TREX_COMM_NONE && parent[i] != TREX_NONE ? c->op[parent[i]] : r);
 	}
 	free(parent);
 	return true;
-}
-
-static uint64_t launch_key(struct ctx *c, const struct trex_slice *s)
-{
-	return (uint64_t)trex_index_track_file(c->idx, s->track) << 32 | s->launch_link;
-}
-
-static int cmp_launch(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->slice > y->slice) - (x->slice < y->slice);
-}
-
-/* Every runtime call with a launch link, sorted for find_launch. */
-static bool collect_launches(struct ctx *c)
-{
-	uint32_t n = trex_index_slice_count(c->idx);
-	size_t cap = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct trex_slice *s = trex_index_slice(c->idx, i);
-		struct launch *v;
-
-		if (c->kind[i] != TREX_KIND_RUNTIME || !(s->flags & TREX_SLICE_HAS_LAUNCH_LINK))
-			continue;
-		v = trex_grow(c->launches, &cap, c->nlaunches + 1, sizeof(*v), 1024);
-		if (!v)
-			return false;
-		c->launches = v;
-		c->launches[c->nlaunches++] = (struct launch){launch_key(c, s), i};
-	}
-	if (c->nlaunches)
-		qsort(c->launches, c->nlaunches, sizeof(*c->launches), cmp_launch);
-	return true;
-}
-
-/* The runtime call sharing the slice's launch link (the lowest slice id
- * of several), TREX_NONE if none. */
-static uint32_t find_launch(struct ctx *c, const struct trex_slice *s)
-{
-	uint64_t key = launch_key(c, s);
-	size_t lo = 0, hi = c->nlaunches;
-
-	if (!(s->flags & TREX_SLICE_HAS_LAUNCH_LINK))
-		return TREX_NONE;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->launches[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nlaunches && c->launches[lo].key == key ? c->launches[lo].slice : TREX_NONE;
 }
 
 /* The CPU op sharing the slice's op link, TREX_NONE if none. */
@@ -342,7 +274,7 @@ static bool classify_comm(struct ctx *c, uint32_t i)
 	uint32_t from;
 
 	if (rule == TREX_COMM_NONE && says != SCHEMA_NOT) {
-		from = find_launch(c, s);
+		from = trex_index_launch_of(c->idx, i);
 		if (from == TREX_NONE)
 			from = cpu_op_by_op_link(c, i);
 		if (from != TREX_NONE) {
@@ -422,8 +354,7 @@ static enum trex_status classify_all(struct ctx *c, struct trex_error *err)
 	memset(c->name_rule, RULE_UNKNOWN, nstr);
 	memset(c->op_name, RULE_UNKNOWN, nstr);
 	find_device_tracks(c);
-	refine_kinds(c);
-	if (!op_rules(c) || !collect_launches(c))
+	if (!op_rules(c))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "device work: out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		if (trex_kind_is_device_work((enum trex_kind)c->kind[i]) && !classify_comm(c, i))
@@ -446,7 +377,6 @@ static enum trex_status load_classify(void *user, const struct trex_index *idx, 
 	free(c.device);
 	free(c.schema);
 	free(c.op);
-	free(c.launches);
 	free(c.arg_todo);
 	return st;
 }

@@ -428,6 +428,7 @@ static void pl_flow(struct pl_loader *l, uint64_t id, enum trex_flow_role role,
 	    .track = track,
 	    .ts = ts,
 	    .bind = TREX_BIND_ENCLOSING,
+	    .id_unsigned = true,
 	};
 	if (trex_builder_flow(l->b, &p) < 0)
 		l->oom = true;

@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "app_config.h"
+#include "export_dialog.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/schedule.h"
@@ -21,6 +22,7 @@
 
 #define VIEW_STACK_MAX 8
 #define READ_ERRORS_MAX 100 /* consecutive read errors before giving up (input gone) */
+#define TYPEAHEAD_MAX 32    /* keys typed while an export runs, kept for after it */
 #define KEY_RESIZE_CODE (TREX_KEY_FUNC | (trex_key)KEY_RESIZE)
 #define KEY_MOUSE_CODE (TREX_KEY_FUNC | (trex_key)KEY_MOUSE)
 
@@ -59,6 +61,9 @@ struct app {
 	size_t script_n, script_pos;
 	int read_errors;
 	struct app_input mouse; /* the last mouse event read */
+	struct export_dialog export;
+	trex_key typeahead[TYPEAHEAD_MAX];
+	size_t typeahead_n;
 };
 
 static struct view_stack *stack(struct app *a)
@@ -128,6 +133,12 @@ static trex_key read_key(struct app *a)
 	if (a->script_pos < a->script_n) {
 		a->mouse = a->script[a->script_pos++];
 		return a->mouse.key;
+	}
+	if (a->typeahead_n) {
+		trex_key k = a->typeahead[0];
+
+		memmove(a->typeahead, a->typeahead + 1, --a->typeahead_n * sizeof(a->typeahead[0]));
+		return k;
 	}
 	r = wget_wch(stdscr, &wc);
 	if (r == ERR) {
@@ -286,6 +297,7 @@ static bool app_supports(enum trex_action act)
 	case TREX_ACTION_TOGGLE_TIMELINE:
 	case TREX_ACTION_BACK:
 	case TREX_ACTION_SUSPEND:
+	case TREX_ACTION_EXPORT_TRACE:
 		return true;
 	default:
 		return root_opened_by(act) != ROOT_COUNT;
@@ -357,6 +369,9 @@ static void app_dispatch(struct app *a, enum trex_action act)
 	case TREX_ACTION_SUSPEND:
 		suspend(a);
 		break;
+	case TREX_ACTION_EXPORT_TRACE:
+		export_dialog_open(&a->export, &a->ctx, top(a));
+		break;
 	case TREX_ACTION_OPEN_TIMELINE:
 		/* over a view opened from it (a kernel's stall report): the timeline */
 		if (a->cur == ROOT_TIMELINE)
@@ -407,6 +422,11 @@ static void handle_key(struct app *a, trex_key key, bool too_small)
 		return;
 	}
 	a->ctx.msg[0] = '\0';
+	if (a->export.open) {
+		if (key != KEY_MOUSE_CODE)
+			export_dialog_key(&a->export, &a->ctx, key);
+		return;
+	}
 	if (key == KEY_MOUSE_CODE) {
 		if (!too_small)
 			mouse_event(a);
@@ -486,6 +506,8 @@ static bool draw(struct app *a)
 		top(a)->ops->draw(top(a), stdscr, &lay);
 		if (prompt)
 			draw_prompt(a, &lay);
+		else if (a->export.open)
+			prompt = export_dialog_draw(&a->export, stdscr, &a->term, &a->ctx, &lay);
 	}
 	curs_set(prompt ? 1 : 0);
 	wattrset(stdscr, A_NORMAL);
@@ -525,6 +547,50 @@ static enum trex_status dump_screen(const char *path, struct trex_error *err)
 	return TREX_OK;
 }
 
+/* ---- while an export runs (export_dialog.h) ---------------------------------------------- */
+
+static void export_redraw(void *app)
+{
+	draw(app);
+}
+
+/* Keys typed meanwhile: in a scripted run the script's next key, taken
+ * only when it cancels; else what the terminal has, the rest kept. */
+static bool export_cancel_typed(void *app)
+{
+	struct app *a = app;
+	bool cancel = false;
+	wint_t wc;
+	int r;
+
+	if (a->script_pos < a->script_n) {
+		cancel = export_dialog_cancel_key(a->script[a->script_pos].key);
+		a->script_pos += cancel;
+		return cancel;
+	}
+	wtimeout(stdscr, 0);
+	while (!cancel && a->typeahead_n < TYPEAHEAD_MAX && (r = wget_wch(stdscr, &wc)) != ERR) {
+		trex_key k = r == KEY_CODE_YES ? TREX_KEY_FUNC | (trex_key)wc : (trex_key)wc;
+
+		cancel = export_dialog_cancel_key(k);
+		if (!cancel && k != KEY_MOUSE_CODE && k != KEY_RESIZE_CODE)
+			a->typeahead[a->typeahead_n++] = k;
+	}
+	wtimeout(stdscr, -1);
+	return cancel;
+}
+
+/* Raw mode while writing: C-c arrives as a key (and cancels) instead of
+ * killing trex with its temporary file. */
+static void export_busy(void *app, bool on)
+{
+	(void)app;
+	if (on)
+		raw();
+	else
+		cbreak();
+}
+
 /* ---- the loop --------------------------------------------------------------------- */
 
 static enum trex_status loop(struct app *a, const struct trex_ui_opts *o, struct trex_error *err)
@@ -560,6 +626,7 @@ static void app_free(struct app *a)
 	if (a->ctx.request.view)
 		a->ctx.request.view->ops->free(a->ctx.request.view);
 	trex_prompt_free(&a->ctx.prompt);
+	export_dialog_free(&a->export);
 	trex_keymap_free(a->km);
 	free(a->script);
 }
@@ -695,6 +762,8 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	enum trex_status st;
 
 	memset(&a, 0, sizeof(a));
+	export_dialog_init(&a.export, &(struct export_dialog_host){
+	                                  &a, export_redraw, export_cancel_typed, export_busy});
 	to.headless = o->dump_screen && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO));
 	st = app_prepare(&a, o, &theme, err);
 	if (st == TREX_OK)

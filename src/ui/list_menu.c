@@ -92,26 +92,34 @@ static int box_width(const struct list_menu *m, const char *title, list_menu_ite
 	return w;
 }
 
+void list_menu_box(WINDOW *win, struct trex_term *term, int y, int x, int h, int w,
+                   const char *title)
+{
+	unsigned long border = trex_term_attr(term, TREX_ROLE_BORDER);
+
+	for (int i = 1; i < w - 1; i++) {
+		trex_draw_glyph(win, term, y, x + i, L'\x2500', '-', border);
+		trex_draw_glyph(win, term, y + h - 1, x + i, L'\x2500', '-', border);
+	}
+	for (int j = 1; j < h - 1; j++) {
+		trex_draw_glyph(win, term, y + j, x, L'\x2502', '|', border);
+		trex_draw_glyph(win, term, y + j, x + w - 1, L'\x2502', '|', border);
+	}
+	trex_draw_glyph(win, term, y, x, L'\x250c', '+', border);
+	trex_draw_glyph(win, term, y, x + w - 1, L'\x2510', '+', border);
+	trex_draw_glyph(win, term, y + h - 1, x, L'\x2514', '+', border);
+	trex_draw_glyph(win, term, y + h - 1, x + w - 1, L'\x2518', '+', border);
+	wattrset(win, (int)trex_term_attr(term, TREX_ROLE_HEADER));
+	trex_draw_text(win, term, y, x + PAD, title, w - 2 * PAD);
+}
+
 static void draw_frame(const struct list_menu *m, WINDOW *win, struct trex_term *term,
                        const char *title)
 {
 	unsigned long border = trex_term_attr(term, TREX_ROLE_BORDER);
 	char pos[48];
 
-	for (int i = 1; i < m->w - 1; i++) {
-		trex_draw_glyph(win, term, m->y, m->x + i, L'\x2500', '-', border);
-		trex_draw_glyph(win, term, m->y + m->h - 1, m->x + i, L'\x2500', '-', border);
-	}
-	for (int j = 1; j < m->h - 1; j++) {
-		trex_draw_glyph(win, term, m->y + j, m->x, L'\x2502', '|', border);
-		trex_draw_glyph(win, term, m->y + j, m->x + m->w - 1, L'\x2502', '|', border);
-	}
-	trex_draw_glyph(win, term, m->y, m->x, L'\x250c', '+', border);
-	trex_draw_glyph(win, term, m->y, m->x + m->w - 1, L'\x2510', '+', border);
-	trex_draw_glyph(win, term, m->y + m->h - 1, m->x, L'\x2514', '+', border);
-	trex_draw_glyph(win, term, m->y + m->h - 1, m->x + m->w - 1, L'\x2518', '+', border);
-	wattrset(win, (int)trex_term_attr(term, TREX_ROLE_HEADER));
-	trex_draw_text(win, term, m->y, m->x + PAD, title, m->w - 2 * PAD);
+	list_menu_box(win, term, m->y, m->x, m->h, m->w, title);
 	if ((size_t)m->rows < m->n) { /* the position, as items are out of sight */
 		snprintf(pos, sizeof(pos), " %zu/%zu ", m->sel + 1, m->n);
 		wattrset(win, (int)border);

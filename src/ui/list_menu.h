@@ -48,4 +48,9 @@ void list_menu_draw(struct list_menu *m, WINDOW *win, struct trex_term *term,
                     const struct trex_rect *area, const char *title, list_menu_item_fn *item,
                     const void *owner);
 
+/* A box with its title in the top border (what the list and the export
+ * dialog draw around themselves); the inside is left as it was. */
+void list_menu_box(WINDOW *win, struct trex_term *term, int y, int x, int h, int w,
+                   const char *title);
+
 #endif

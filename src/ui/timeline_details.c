@@ -298,6 +298,7 @@ bool tl_details_supports(enum trex_action a)
 	case TREX_ACTION_PROMPT:
 	case TREX_ACTION_EXPORT_TABLE:
 	case TREX_ACTION_TOGGLE_FLOWS:
+	case TREX_ACTION_TOGGLE_CRITICAL:
 		return true;
 	default:
 		return false;
@@ -435,7 +436,8 @@ bool tl_details_dispatch(struct timeline_view *tv, enum trex_action a)
 		open_goto(tv, a == TREX_ACTION_PROMPT);
 		return true;
 	default:
-		return tl_flows_dispatch(tv, a) || tl_range_dispatch(tv, a);
+		return tl_flows_dispatch(tv, a) || tl_range_dispatch(tv, a) ||
+		       tl_critical_dispatch(tv, a);
 	}
 }
 

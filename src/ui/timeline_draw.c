@@ -10,6 +10,7 @@
 #include "trex/analysis/labels.h"
 #include "trex/analysis/counter_range.h"
 #include "trex/analysis/search.h"
+#include "trex/analysis/trace_critical_path.h"
 #include "trex/core/schedule.h"
 #include "trex/core/kind.h"
 #include "trex/ui/nav.h"
@@ -220,15 +221,49 @@ static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_
 	return trex_glyph_single(xb, xe > xb ? xe : xb + 1, c);
 }
 
-/* Whether slice shows a node on the critical path of an execution
- * graph's schedule (the loader's; trex critical-path lists it). */
-static bool on_critical_path(const struct trex_index *idx, uint32_t slice)
+/* Whether slice is on the critical path (trex critical-path lists it):
+ * a node of an execution graph's schedule (the loader's), else a slice of
+ * the trace's path, walked once at the first question (without memory
+ * for it, nothing is highlighted). */
+static bool on_critical_path(struct timeline_view *tv, uint32_t slice)
 {
+	const struct trex_index *idx = tv->base.ctx->idx;
 	const struct trex_graph *g = trex_index_graph(idx);
 	const struct trex_schedule *s = g ? trex_graph_schedule(g) : NULL;
 	uint32_t node = s ? trex_graph_node_of_slice(g, slice) : TREX_GRAPH_NONE;
 
-	return node != TREX_GRAPH_NONE && (s->flags[node] & TREX_SCHED_CRITICAL);
+	if (tv->critical_hidden)
+		return false;
+	if (g)
+		return node != TREX_GRAPH_NONE && (s->flags[node] & TREX_SCHED_CRITICAL);
+	if (!tv->tpath_tried) {
+		tv->tpath_tried = true;
+		if (trex_tpath_slice_marks(idx, &tv->tpath_marks, NULL) != TREX_OK)
+			tv->tpath_marks = NULL;
+	}
+	return tv->tpath_marks && tv->tpath_marks[slice];
+}
+
+bool tl_critical_dispatch(struct timeline_view *tv, enum trex_action a)
+{
+	const struct trex_index *idx = tv->base.ctx->idx;
+
+	if (a != TREX_ACTION_TOGGLE_CRITICAL)
+		return false;
+	tv->critical_hidden = !tv->critical_hidden;
+	if (tv->critical_hidden) {
+		trex_ui_message(tv->base.ctx, "critical path: not highlighted");
+		return true;
+	}
+	if (!trex_index_graph(idx) && !tv->tpath_tried && trex_index_slice_count(idx))
+		(void)on_critical_path(tv, 0); /* walk it now, to say whether there is one */
+	if (!trex_index_graph(idx) && !tv->tpath_marks)
+		trex_ui_message(tv->base.ctx, "critical path: none in this trace (no device work "
+		                              "or thread to follow)");
+	else
+		trex_ui_message(tv->base.ctx, "critical path: highlighted in the mark colour (trex "
+		                              "critical-path lists it)");
+	return true;
 }
 
 static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint32_t fallback_slice,
@@ -243,7 +278,7 @@ static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint3
 		return TREX_ROLE_CURSOR;
 	if (hit)
 		return TREX_ROLE_SEARCH_MATCH;
-	if (on_critical_path(idx, id))
+	if (on_critical_path(tv, id))
 		return TREX_ROLE_MARK;
 	return timeline_slice_role(idx, trex_index_slice(idx, id));
 }

@@ -534,6 +534,7 @@ static void timeline_free(struct trex_view *v)
 			trex_counter_peaks_free(&tv->peaks[t]);
 	free(tv->peaks);
 	free(tv->cell_slice);
+	free(tv->tpath_marks);
 	free(tv);
 }
 

@@ -47,9 +47,18 @@ struct timeline_view {
 	struct trex_pattern *find_pattern; /* the track finder's last pattern */
 	struct tl_row find_from;           /* the row the finder's prompt opened on */
 	size_t find_top;                   /* and the first row shown then */
+	/* a trace's critical path without an execution graph, walked at the
+	 * first draw that asks (timeline_draw.c): 1 per slice on it */
+	uint8_t *tpath_marks;
+	bool tpath_tried;
+	bool critical_hidden; /* toggle-critical-path turned the highlight off */
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
+
+/* toggle-critical-path: turns the critical path's highlight off or on and
+ * says so; false for any other action. */
+bool tl_critical_dispatch(struct timeline_view *tv, enum trex_action a);
 
 /* Centres the window on t (pushing the zoom stack), puts the cursor there
  * and selects what lies under it on the current row. */

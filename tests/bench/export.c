@@ -38,7 +38,7 @@ static int bench_one(const struct trex_index *idx, const struct trex_trace_expor
 {
 	char path[4096];
 	double ms[RUNS_MAX], cpu[RUNS_MAX];
-	struct trex_export_progress done = {0, 0, ""};
+	struct trex_export_progress done = {0, 0, "", ""};
 	struct trex_export_opts o = {.force = true};
 	struct trex_error err;
 	size_t elen = strcspn(ex->extensions, " ");

@@ -278,6 +278,31 @@ chakra_bench() {
 	echo
 }
 
+# The Chakra writer (issue 13 target: >= 2M nodes/s): the set chakra_bench
+# wrote, loaded and written again, then the GPU trace of export_bench (its
+# device work as nodes), each by tests/bench/chakra_write on one thread.
+chakra_write_bench() {
+	set -- ${TREX_BENCH_CHAKRA:-64 50000}
+	if [ ! -x "$builddir/tests/bench/chakra_write" ]; then
+		echo "note: tests/bench/chakra_write not built: skipped" >&2
+		return 0
+	fi
+	echo "## Chakra ET writing (median of $runs, one thread)"
+	echo
+	if [ "$1" != 0 ] && [ -f "$data/chakra_$1x$2/bench.0.et" ]; then
+		echo "    from the Chakra set of $1 ranks x $2 nodes:"
+		"$builddir/tests/bench/chakra_write" "$data/chakra_write" "$runs" \
+			"$data/chakra_$1x$2/bench" | sed 's/^/    /'
+	fi
+	n=1000000
+	for s in $sizes; do [ "$s" -le 1000000 ] && n=$s; done
+	make_trace "$n"
+	echo "    from the GPU trace $(basename "$plain"):"
+	"$builddir/tests/bench/chakra_write" "$data/chakra_write" "$runs" "$plain" | sed 's/^/    /'
+	rm -rf "$data/chakra_write"
+	echo
+}
+
 mkdir -p "$data"
 : > "$results"
 info=$(machine_info)
@@ -328,4 +353,5 @@ export_bench
 metrics_bench
 stalls_bench
 chakra_bench
+chakra_write_bench
 echo "Total bench time: $(($(date +%s) - start)) s"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # End-to-end: `trex critical-path` and the execution-graph load options
-# (issue 12) where no graph format is needed: an input that is no
-# execution graph says so in one line (exit 2), --bandwidth and --latency
+# (issue 12) where no graph format is needed: an input with neither an
+# execution graph nor slices says so in one line (exit 2; a trace's own
+# path: trace_critical_path.sh), --bandwidth and --latency
 # are checked and accepted by every command, and a trace's `info` has no
 # schedule line. The schedule itself is checked by tests/unit/test_schedule
 # and test_graph_timeline; graph inputs by the readers' tests.
@@ -10,11 +11,13 @@ require_built
 
 data=$TREX_SRCDIR/tests/data/kernels.json
 
-run_trex nograph critical-path "$data"
-check "a trace without a graph: exit 2" sh -c "[ $(rc_of nograph) -eq 2 ]"
-check "a trace without a graph: one line that says so, nothing on stdout" \
+printf '%s\n' '{"traceEvents":[{"ph":"C","name":"load","pid":1,"ts":10,"args":{"v":1}}]}' \
+	>"$TEST_TMP/counters.json"
+run_trex nograph critical-path "$TEST_TMP/counters.json"
+check "a trace without a graph or slices: exit 2" sh -c "[ $(rc_of nograph) -eq 2 ]"
+check "a trace without a graph or slices: one line that says so, nothing on stdout" \
 	sh -c "[ \$(wc -l <'$TEST_TMP/nograph.err') -eq 1 ] &&
-		grep -q '^trex: no execution graph in the input' '$TEST_TMP/nograph.err' &&
+		grep -q '^trex: no execution graph and no CPU or device slices' '$TEST_TMP/nograph.err' &&
 		[ ! -s '$TEST_TMP/nograph.out' ]"
 
 expect_usage "--bandwidth 0" critical-path --bandwidth 0 "$data"

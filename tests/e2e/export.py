@@ -9,6 +9,13 @@
                                   and how they are cut and flagged
   export.py gen N OUT             a Kineto-like trace of N kernels (for the
                                   Ctrl-C test)
+  export.py faithful FMT TRACE... export the traces (several: merged into
+                                  one) to FMT (chrome, chrome-gz): the
+                                  top-level members byte for byte (one file:
+                                  all of them in place; several: the lowest
+                                  rank's without distributedInfo), the flows
+                                  with their ids, and for several files the
+                                  same counts and kernels as loading them all
 
 Prints PASS/FAIL lines (run_checker turns them into TAP)."""
 import decimal
@@ -137,12 +144,102 @@ def gen(n, out):
         f.write("\n]}\n")
 
 
+def load_pairs(path):
+    """The top-level members in file order (repeats kept), numbers as text."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f, parse_float=decimal.Decimal, object_pairs_hook=list)
+
+
+def top_members(pairs):
+    """(key, value as canonical JSON) of every top-level member; the events
+    array is named only by its place."""
+    return [(k, "[events]" if k == "traceEvents" else json.dumps(v, default=str))
+            for k, v in pairs]
+
+
+def flow_points(pairs):
+    events = dict(pairs)["traceEvents"]
+    return [(dict(e)["id"], dict(e).get("cat"), dict(e)["ph"], ns(dict(e)["ts"]))
+            for e in events if dict(e).get("ph") in ("s", "t", "f")]
+
+
+def flow_hops(points):
+    """The points trex chains into hops: per (cat, id), in time order (ties:
+    s, t, f, then file order), an s starts a chain, t and f continue an
+    open one; points of no hop (orphans) are dropped."""
+    role = {"s": 0, "t": 1, "f": 2}
+    keyed = sorted(enumerate(points), key=lambda x: (
+        str(x[1][1]), isinstance(x[1][0], str), str(x[1][0]), x[1][3], role[x[1][2]], x[0]))
+    kept, key, last = [], None, None
+    for _, p in keyed:
+        if (p[1], type(p[0]), p[0]) != key:
+            key, last = (p[1], type(p[0]), p[0]), None
+        if p[2] == "s":
+            last = p
+        elif last is not None:
+            kept += [last, p] if last[2] == "s" else [p]
+            last = p if p[2] == "t" else None
+    return kept
+
+
+def rank_of(pairs):
+    info = dict(pairs).get("distributedInfo")
+    return dict(info).get("rank", 0) if info else 0
+
+
+def faithful(fmt, traces):
+    out = os.path.join(TMP, "faithful" + (".json.gz" if fmt == "chrome-gz" else ".json"))
+    names = os.path.basename(traces[0])
+    if len(traces) > 1:
+        names = f"{len(traces)} files from {names}"
+    rc, _, err = trex("export", "-q", "--force", "-o", out, *traces)
+    if rc != 0:
+        report(False, f"{names}: export to {fmt}", err)
+        return
+    ins = sorted((load_pairs(t) for t in traces), key=rank_of)
+    got = load_pairs(out)
+    want = top_members(ins[0])
+    if len(ins) > 1:
+        want = [m for m in want if m[0] != "distributedInfo"]
+    report(top_members(got) == want, f"{names}: {fmt} export keeps the top-level members "
+           "byte for byte, in place", f"want {want}\ngot {top_members(got)}"[:3000])
+    hops = [flow_hops(flow_points(p)) for p in ins]
+    out_points = flow_points(got)
+    if len(ins) == 1:
+        report(sorted(map(str, out_points)) == sorted(map(str, hops[0])),
+               f"{names}: {fmt} export has the same {len(out_points)} flow points "
+               "(id, cat, ph, ts)",
+               f"{len(out_points)} written, {len(hops[0])} expected")
+        return
+    timeless = sorted(str(p[1:]) for h in hops for p in h)
+    report(sorted(str(p[1:]) for p in out_points) == timeless,
+           f"{names}: the merged export has every file's flow points (cat, ph, ts)")
+    first = set(map(str, hops[0]))
+    report(first <= set(map(str, out_points)),
+           f"{names}: the lowest rank's flows keep their ids in the merged export")
+    a, _ = info_of(traces)
+    b, err = info(out)
+    diff = {k: (a[k], b[k]) for k in COUNTS if b is None or a[k] != b[k]}
+    report(not diff, f"{names}: the merged export loads with the same counts", diff or err)
+    ka = trex("kernels", "--format", "json", *traces)[1]
+    report(ka == trex("kernels", "--format", "json", out)[1] and ka,
+           f"{names}: the merged export has the same kernels table")
+
+
+def info_of(traces):
+    rc, out, err = trex("info", "--format", "json", *traces)
+    return (json.loads(out), "") if rc == 0 else (None, err)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "roundtrip":
         roundtrip(sys.argv[2], sys.argv[3:])
     elif cmd == "range":
         range_check(sys.argv[2])
+    elif cmd == "faithful":
+        faithful(sys.argv[2], sys.argv[3:])
     elif cmd == "gen":
         gen(int(sys.argv[2]), sys.argv[3])
     else:

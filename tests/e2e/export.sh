@@ -25,6 +25,16 @@ done <"$TEST_TMP/traces"
 ns_trace=$TREX_CORPUS/kineto/hta_ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz
 run_checker "$EXPORT_PY" roundtrip "$ns_trace" chrome-gz
 
+# faithful: top-level members byte for byte and flow ids (base time,
+# members after the events, fwdbwd beside ac2g; gzip in and out; merged ranks)
+nccl=$TREX_CORPUS/kineto/hta_nccl_data/nccl_data.json.gz
+dlrm=$TREX_CORPUS/kineto/param_dlrm_8rank
+run_checker "$EXPORT_PY" faithful chrome "$nccl"
+run_checker "$EXPORT_PY" faithful chrome-gz "$dlrm"/worker0_step_12.1694128201545.pt.trace.json.gz
+run_checker "$EXPORT_PY" faithful chrome "$TREX_CORPUS"/kineto/tracelens_h100_bert_small/*.json.gz
+run_checker "$EXPORT_PY" faithful chrome "$dlrm"/worker3_*.json.gz "$dlrm"/worker1_*.json.gz
+run_checker "$EXPORT_PY" faithful chrome-gz "$dlrm"/worker*.json.gz
+
 # a range with exact ns decimals, and one of integer microseconds
 run_checker "$EXPORT_PY" range "$ns_trace"
 run_checker "$EXPORT_PY" range "$TREX_CORPUS/kineto/param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json.gz"
@@ -53,7 +63,8 @@ grep -q 'use --force' "$TEST_TMP/exists.err" && ok "the refusal says --force" ||
 	not_ok "the refusal says --force"
 run_trex force export -q --force -o "$TEST_TMP/exists.json" "$small"
 check "--force replaces it with the trace" \
-	test "$(rc_of force)" -eq 0 -a "$(head -c 16 "$TEST_TMP/exists.json")" = '{"traceEvents": '
+	test "$(rc_of force)" -eq 0 -a "$(head -c 21 "$TEST_TMP/exists.json")" = '{"schemaVersion": 1,' \
+	-a "$(grep -c '^"traceEvents": \[$' "$TEST_TMP/exists.json")" -eq 1
 
 expect_usage "export without -o" export "$small"
 expect_usage "export to a name that says no format" export -o "$TEST_TMP/x.txt" "$small"

@@ -20,7 +20,7 @@ own() {
 	stalls) echo "top dump source-path source-map kernel compare" ;;
 	metrics) echo "kernel metric summary" ;;
 	nodes) echo "top rank" ;;
-	export) echo "to range tracks filter ranks" ;;
+	export) echo "to range tracks filter ranks steps host-et" ;;
 	index) echo "" ;;
 	esac
 }
@@ -38,13 +38,14 @@ arg_of() {
 	to) echo "--to=chrome" ;;
 	range) echo "--range=1ms:2ms" ;;
 	ranks) echo "--ranks=0" ;;
+	steps) echo "--steps=1" ;;
 	*) echo "--$1=x" ;;
 	esac
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency no-cache
 rebuild-cache strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
-source-path source-map kernel compare metric summary to range tracks filter ranks"
+source-path source-map kernel compare metric summary to range tracks filter ranks steps host-et"
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \

@@ -16,6 +16,7 @@ KEYS = ("j k J K h l w s a d A D f 0 u T : . , t F m ' [ ] Enter Esc Backspace T
         "S-wheel-up:6,40 C-wheel-down:6,40 rclick:3,3").split()
 KEYS += ["L"]  # toggle-flows: every flow of the window drawn
 KEYS += ["!"]  # open-integrity: every counter, its examples, Enter to the timeline
+KEYS += ["X"]  # export-trace: the dialog; Enter writes into the work directory
 TYPED = list("gemm.*(k[0123456789") + ["Space", "Enter", "Backspace", "C-w", "Left"]
 PROMPTS = ("/", "\\", ":", "T", "F6", "x")
 SIZES = ((80, 24), (40, 12), (160, 48), (200, 60), (39, 11), (100, 30))

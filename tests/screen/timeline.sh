@@ -185,4 +185,17 @@ else
 	skip "corpus trace in the timeline" "no corpus"
 fi
 
+# ---- toggle-critical-path (P) ----------------------------------------------------------------
+screen_dump 100 30 "$TEST_TMP/cp1.txt" --demo --script 'P'
+check "P: the critical path's highlight turned off, and said" \
+	grep -q "critical path: not highlighted" "$TEST_TMP/cp1.txt"
+screen_dump 100 30 "$TEST_TMP/cp2.txt" --demo --script 'P P'
+check "P P: highlighted again, and said" \
+	grep -q "critical path: highlighted in the mark colour" "$TEST_TMP/cp2.txt"
+printf '{"traceEvents": [{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"v": 1}}, {"ph": "C", "name": "mem", "pid": 1, "ts": 9, "args": {"v": 2}}]}\n' \
+	>"$TEST_TMP/counters.json"
+screen_dump 100 30 "$TEST_TMP/cp3.txt" "$TEST_TMP/counters.json" --script 'P P'
+check "P P on a trace with no path: says there is none" \
+	grep -q "critical path: none in this trace" "$TEST_TMP/cp3.txt"
+
 done_testing

@@ -3,7 +3,9 @@
 #include "index_fixture.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "trex/load/chrome_phases.h"
 #include "trex/load/classify.h"
@@ -60,4 +62,22 @@ struct trex_index *fixture_build(struct trex_build_file *files, struct trex_buil
 
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_OK, "%s", err.message);
 	return idx;
+}
+
+unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len)
+{
+	uLongf cap = compressBound(len) + 64;
+	unsigned char *z = malloc(cap);
+	z_stream zs = {0};
+
+	cr_assert_not_null(z);
+	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (Bytef *)(uintptr_t)text; /* zlib reads it only */
+	zs.avail_in = (uInt)len;
+	zs.next_out = z;
+	zs.avail_out = (uInt)cap;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	*gz_len = zs.total_out;
+	deflateEnd(&zs);
+	return z;
 }

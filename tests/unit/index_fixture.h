@@ -31,4 +31,7 @@ void fixture_add(struct trex_builder *b, struct trex_build_file *file,
 struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
                                  size_t nfiles);
 
+/* text[0, len) as one gzip member (malloc'd; *gz_len its size). */
+unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len);
+
 #endif

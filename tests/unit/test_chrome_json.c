@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "index_fixture.h"
 #include "trex/core/index.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
@@ -374,17 +374,8 @@ Test(chrome_json, gzip_equals_plain, .timeout = 60)
 {
 	size_t len;
 	char *t = big_trace(20000, &len);
-	uLongf zlen = compressBound(len) + 64;
-	unsigned char *z = malloc(zlen);
-	z_stream zs = {0};
-	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = (unsigned char *)t;
-	zs.avail_in = (uInt)len;
-	zs.next_out = z;
-	zs.avail_out = (uInt)zlen;
-	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	size_t gz_len = zs.total_out;
-	deflateEnd(&zs);
+	size_t gz_len;
+	unsigned char *z = fixture_gzip(t, len, &gz_len);
 	struct trex_index *plain = load_text_threads(t, len, 1);
 	struct trex_index *gz = load_text_threads((const char *)z, gz_len, 2);
 	cr_assert(file0(gz)->gzip);

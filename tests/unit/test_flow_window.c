@@ -39,9 +39,9 @@ static struct trex_index *flows(uint32_t n, uint64_t seed)
 		int64_t a = 1000 + (int64_t)(next(&seed) % 5000),
 		        z = 1000 + (int64_t)(next(&seed) % 5000);
 
-		struct trex_flow_point p = {{cat, 0, k + 1},    name, TREX_FLOW_START,
-		                            TREX_HANDLE_NONE,   t0,   a,
-		                            TREX_BIND_ENCLOSING};
+		struct trex_flow_point p = {{cat, 0, k + 1},     name, TREX_FLOW_START,
+		                            TREX_HANDLE_NONE,    t0,   a,
+		                            TREX_BIND_ENCLOSING, false};
 
 		cr_assert_eq(trex_builder_flow(b, &p), 0);
 		p.role = TREX_FLOW_END, p.track = t1, p.ts = z;

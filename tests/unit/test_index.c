@@ -1374,6 +1374,75 @@ Test(index, correlation_and_external_id_lookups)
 	trex_index_free(idx);
 }
 
+/* A CUDA graph launch shares its link with all its kernels; with more of
+ * them than a fixed buffer and the kernels' track first in id order, the
+ * launch was once not found. */
+Test(index, launch_of_graph_launch_with_many_kernels)
+{
+	struct tev evs[21];
+	struct trace_spec spec[1] = {{evs, 21, 0}};
+	struct trex_index *idx;
+	struct trex_error err;
+	char names[20][8];
+	uint32_t launch;
+
+	for (int i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof names[i], "k%d", i);
+		evs[i] = LX("0", "7", "kernel", names[i], 30 + 10 * i, 7, 0);
+	}
+	evs[20] = LX("1", "1", "cuda_runtime", "cudaGraphLaunch", 10, 7, 0);
+	cr_assert_eq(build_spec(spec, 1, 1, 1, &idx, &err), TREX_OK);
+	launch = slice_id(idx, "cudaGraphLaunch");
+	cr_assert_eq(trex_index_slice(idx, launch)->kind, TREX_KIND_RUNTIME);
+	for (int i = 0; i < 20; i++) {
+		uint32_t k = slice_id(idx, names[i]);
+
+		cr_assert_lt(k, launch, "the kernels come first in id order");
+		cr_assert_eq(trex_index_launch_of(idx, k), launch, "%s", names[i]);
+	}
+	cr_assert_eq(trex_index_launch_of(idx, launch), TREX_NONE);
+	trex_index_free(idx);
+}
+
+/* Lookups by link over many entries with uneven gaps and repeats (the
+ * search guesses from the links' spread): every slice finds exactly the
+ * others with its link. */
+Test(index, link_lookups_over_uneven_links)
+{
+	enum { N = 300 };
+	static struct tev evs[N];
+	static char names[N][8];
+	static uint32_t corr[N];
+	struct trace_spec spec[1] = {{evs, N, 0}};
+	struct trex_index *idx;
+	struct trex_error err;
+	uint32_t out[N];
+	uint64_t x = 12345;
+
+	for (int i = 0; i < N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		/* clustered small links, a few huge ones, many repeats */
+		corr[i] =
+		    (x >> 60) == 0 ? (uint32_t)(x >> 33) | 1u : 1 + (uint32_t)((x >> 40) % 97);
+		snprintf(names[i], sizeof names[i], "s%d", i);
+		evs[i] = LX(i % 3 ? "0" : "1", "7", i % 3 ? "kernel" : "cuda_runtime", names[i],
+		            10 * i, corr[i], 0);
+	}
+	cr_assert_eq(build_spec(spec, 1, 1, 1, &idx, &err), TREX_OK);
+	for (int i = 0; i < N; i++) {
+		uint32_t id = slice_id(idx, names[i]);
+		size_t want = 0, got = trex_index_same_launch_link(idx, id, out, N);
+
+		for (int j = 0; j < N; j++)
+			want += j != i && corr[j] == corr[i];
+		cr_assert_eq(got, want, "%s (link %u): %zu linked, want %zu", names[i], corr[i],
+		             got, want);
+		for (size_t k = 0; k < got; k++)
+			cr_assert_eq(trex_index_slice(idx, out[k])->launch_link, corr[i]);
+	}
+	trex_index_free(idx);
+}
+
 /* ---- processes and tracks: order, kinds, names
  * ------------------------------------------------------ */
 

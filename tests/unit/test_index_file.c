@@ -52,7 +52,7 @@ static const char trace_json[] =
     "{\"ph\":\"X\",\"name\":\"cut\",\"pid\":1,\"tid\":2,\"ts\":1 \"dur\" 2},\n"
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"tail_kernel\",\"pid\":0,\"tid\":7,\"ts\":95,"
     "\"dur\":3,\"args\":{\"correlation\":100}}\n"
-    "]}\n";
+    "],\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\"}]}\n";
 
 static char tmpdir[] = "/tmp/trex-idxfile.XXXXXX";
 
@@ -243,6 +243,46 @@ static void same_events(const struct trex_index *a, const struct trex_index *b)
 	cr_assert_eq(trex_index_edge_count(a), trex_index_edge_count(b));
 }
 
+/* Link lookups, flow ids and top-level members, which live beside the
+ * event arrays (and once were not written). */
+static void same_links_and_ids(const struct trex_index *a, const struct trex_index *b)
+{
+	uint32_t la[8], lb[8];
+
+	for (uint32_t i = 0; i < trex_index_slice_count(a); i++) {
+		size_t n = trex_index_same_launch_link(a, i, la, 8);
+
+		cr_assert_eq(trex_index_launch_of(a, i), trex_index_launch_of(b, i), "slice %u", i);
+		cr_assert_eq(n, trex_index_same_launch_link(b, i, lb, 8));
+		cr_assert(memcmp(la, lb, (n < 8 ? n : 8) * sizeof(*la)) == 0);
+		n = trex_index_same_op_link(a, i, la, 8);
+		cr_assert_eq(n, trex_index_same_op_link(b, i, lb, 8));
+		cr_assert(memcmp(la, lb, (n < 8 ? n : 8) * sizeof(*la)) == 0);
+	}
+	for (uint32_t f = 0; f < trex_index_flow_count(a); f++) {
+		struct trex_flow_id x = trex_index_flow_id(a, f), y = trex_index_flow_id(b, f);
+
+		cr_assert(x.kind == y.kind && x.num == y.num && x.str == y.str &&
+		              x.chained == y.chained,
+		          "flow %u", f);
+	}
+	for (uint32_t f = 0; f < trex_index_file_count(a); f++) {
+		uint32_t n = trex_index_file_member_count(a, f);
+
+		cr_assert_eq(n, trex_index_file_member_count(b, f));
+		for (uint32_t i = 0; i < n; i++) {
+			struct trex_file_member x, y;
+
+			cr_assert(trex_index_file_member(a, f, i, &x) &&
+			          trex_index_file_member(b, f, i, &y));
+			cr_assert(x.key_len == y.key_len && memcmp(x.key, y.key, x.key_len) == 0);
+			cr_assert(x.value_len == y.value_len &&
+			          memcmp(x.value, y.value, x.value_len) == 0);
+			cr_assert_eq(x.after_events, y.after_events);
+		}
+	}
+}
+
 static void same_index(const struct trex_index *a, const struct trex_index *b)
 {
 	struct trex_integrity ia = trex_index_integrity(a), ib = trex_index_integrity(b);
@@ -261,6 +301,7 @@ static void same_index(const struct trex_index *a, const struct trex_index *b)
 	same_files(a, b);
 	same_tracks(a, b);
 	same_events(a, b);
+	same_links_and_ids(a, b);
 	for (uint32_t t = 0; t < trex_index_track_count(a); t++)
 		for (int64_t at = 0; at < 100000; at += 2500)
 			cr_assert_eq(trex_index_slice_at(a, t, at), trex_index_slice_at(b, t, at));
@@ -280,6 +321,14 @@ Test(index_file, round_trip_answers_every_query_alike)
 	cr_assert_gt(trex_index_sample_count(idx), 0);
 	cr_assert_gt(trex_index_instant_count(idx), 0);
 	cr_assert(trex_integrity_damaged(&trex_index_file(idx, 0)->integrity));
+	cr_assert_eq(trex_index_file_member_count(idx, 0), 1, "deviceProperties");
+	{
+		uint32_t launched = 0;
+
+		for (uint32_t i = 0; i < trex_index_slice_count(idx); i++)
+			launched += trex_index_launch_of(idx, i) != TREX_NONE;
+		cr_assert_eq(launched, 1, "gemm_kernel's launch");
+	}
 	back = round_trip(idx, in_tmp("t.trex"));
 	cr_assert_eq(trex_index_file_bytes(idx), 0);
 	cr_assert_gt(trex_index_file_bytes(back), 0);
@@ -518,7 +567,7 @@ Test(index_file, foreign_files_say_why)
 	expect_refusal(trace_json, sizeof(trace_json) - 1, "not a trex index file");
 	expect_refusal(bytes, len - 64, "truncated");
 	memcpy(bytes + 8, &v, sizeof(v));
-	expect_refusal(bytes, len, "index file version 99, this trex reads 1");
+	expect_refusal(bytes, len, "index file version 99, this trex reads 2");
 	v = 0x04030201; /* the other byte order */
 	memcpy(bytes + 8, &(uint32_t){TREX_INDEX_FILE_VERSION}, 4);
 	memcpy(bytes + 12, &v, sizeof(v));

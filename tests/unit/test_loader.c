@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "index_fixture.h"
 #include "trex/core/index.h"
 #include "trex/load/json_args.h"
 #include "trex/load/loader.h"
@@ -308,22 +308,6 @@ Test(loader, progress_and_cancel)
 	free(text);
 }
 
-static unsigned char *gzip_bytes(const char *text, size_t len, size_t *out_len)
-{
-	uLongf cap = compressBound(len) + 64;
-	unsigned char *z = malloc(cap);
-	z_stream zs = {0};
-	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = (unsigned char *)(uintptr_t)text;
-	zs.avail_in = (uInt)len;
-	zs.next_out = z;
-	zs.avail_out = (uInt)cap;
-	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
-	return z;
-}
-
 struct progress_last {
 	struct trex_load_progress last;
 };
@@ -339,7 +323,7 @@ Test(loader, gzip_progress_counts_disk_and_decoded_bytes)
 {
 	size_t len, gz_len;
 	char *text = many_events(300000, &len);
-	unsigned char *gz = gzip_bytes(text, len, &gz_len);
+	unsigned char *gz = fixture_gzip(text, len, &gz_len);
 	struct trex_source *src;
 	struct trex_error err;
 	struct progress_last seen = {0};
@@ -496,7 +480,7 @@ static void expect_same_index(const unsigned char *gz, size_t gz_len, const char
 
 static unsigned char *gzip_text(const char *text, size_t len, size_t *gz_len)
 {
-	return gzip_bytes(text, len, gz_len);
+	return fixture_gzip(text, len, gz_len);
 }
 
 Test(loader, gzip_threads_give_the_one_thread_index)
@@ -586,7 +570,7 @@ Test(loader, gzip_threads_cancel)
 {
 	size_t len, gz_len;
 	char *text = many_events(300000, &len);
-	unsigned char *gz = gzip_bytes(text, len, &gz_len);
+	unsigned char *gz = fixture_gzip(text, len, &gz_len);
 	volatile sig_atomic_t cancel = 0;
 	struct progress_seen stop = {.cancel = &cancel};
 	struct trex_load_opts opts = {.threads = 2,

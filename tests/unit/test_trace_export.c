@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "index_fixture.h"
+#include "trex/export/chakra_write.h"
 #include "trex/export/json_write.h"
 #include "trex/export/trace_export.h"
 
@@ -234,5 +236,90 @@ Test(trace_export, perfetto_of_nothing_is_a_trace)
 	cr_assert_eq(len, 6);
 	cr_assert_eq(memcmp(out, "\x0a\x04\x50\x01\x68\x03", 6), 0);
 	free(out);
+	trex_index_free(idx);
+}
+
+Test(trace_export, track_set_keeps_only_its_tracks)
+{
+	struct trex_index *idx = small_index();
+	uint8_t set[8] = {0};
+	struct trex_export_scope s = {.track_set = set};
+	size_t len;
+	char *out;
+	uint32_t stream = TREX_NONE;
+
+	cr_assert_leq(trex_index_track_count(idx), sizeof(set));
+	for (uint32_t i = 0; i < trex_index_track_count(idx); i++) {
+		const struct trex_track *t = trex_index_track(idx, i);
+
+		if (strcmp(trex_index_str(idx, t->tid), "stream 7") == 0)
+			stream = i;
+	}
+	cr_assert_neq(stream, TREX_NONE);
+	set[stream] = 1;
+	cr_assert(trex_export_track_in(idx, &s, stream));
+	cr_assert_not(trex_export_track_in(idx, &s, stream == 0 ? 1 : 0));
+	out = exported("csv", idx, &s, &len);
+	cr_assert(strstr(out, ",gemm,"), "%s", out);
+	cr_assert_null(strstr(out, "cudaLaunchKernel"), "another track: %s", out);
+	free(out);
+	cr_assert_eq(trex_chakra_export(idx, "/tmp/trex-export-test-never",
+	                                &(struct trex_export_opts){.scope = s}, NULL,
+	                                &(struct trex_error){0}),
+	             TREX_USAGE, "chakra refuses a track set");
+	trex_index_free(idx);
+}
+
+/* Chakra's writer reports progress every TREX_CHAKRA_PROGRESS_RECORDS
+ * records through the export's callback, which may cancel: then no file
+ * of the set is left behind. */
+struct progress_probe {
+	int calls;
+	uint64_t last_events;
+};
+
+static bool cancel_after_start(void *user, const struct trex_export_progress *p)
+{
+	struct progress_probe *c = user;
+
+	c->calls++;
+	c->last_events = p->events;
+	return p->events > 0;
+}
+
+Test(trace_export, chakra_progress_and_cancel)
+{
+	struct trex_build_file f = fixture_file("many.json");
+	struct trex_builder *b = trex_builder_new(0);
+	struct progress_probe probe = {0, 0};
+	struct trex_export_opts o = {
+	    .force = true, .progress = cancel_after_start, .progress_user = &probe};
+	char dir[] = "/tmp/trex-chakra-cancel-XXXXXX", prefix[64];
+	struct trex_error err;
+	struct trex_index *idx;
+	struct dirent *e;
+	DIR *d;
+	int left = 0;
+
+	for (int64_t i = 0; i < 10000; i++) {
+		struct fixture_slice s = {"0", "stream 7", "kernel", "k", 1000 + 10 * i,
+		                          5,   0,          0,        NULL};
+
+		fixture_add(b, &f, &s);
+	}
+	idx = fixture_build(&f, &b, 1);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(prefix, sizeof prefix, "%s/set", dir);
+	cr_assert_eq(trex_trace_exporter_named("chakra")->write(idx, prefix, &o, NULL, &err),
+	             TREX_CANCELLED, "%s", err.message);
+	cr_assert_eq(probe.calls, 2, "once at the start, once after the first records");
+	cr_assert_eq(probe.last_events, TREX_CHAKRA_PROGRESS_RECORDS);
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		left += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	cr_assert_eq(left, 0, "nothing left behind");
+	rmdir(dir);
 	trex_index_free(idx);
 }

@@ -149,6 +149,9 @@ struct trex_flow_point {
 	uint32_t track;
 	int64_t ts;
 	enum trex_flow_bind bind;
+	/* key.num is an unsigned 64-bit id (Perfetto's), not a signed one
+	 * (Chrome JSON's): how trex_index_flow_id gives it back */
+	bool id_unsigned;
 };
 
 int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p);
@@ -183,6 +186,15 @@ int trex_builder_process_device(struct trex_builder *b, uint32_t pid, bool devic
 /* A thread's or named track's display name and sort index. */
 int trex_builder_thread_name(struct trex_builder *b, uint32_t track, uint32_t name);
 int trex_builder_thread_sort_index(struct trex_builder *b, uint32_t track, int64_t index);
+
+/* A top-level member of the file that is no event (index.h,
+ * trex_file_member), copied: members keep the order of the calls (file
+ * order across builders). A loader keeps none longer than
+ * TREX_FILE_MEMBER_MAX bytes (key and value): it counts such a member as
+ * bad_values instead (exports lack it). Returns 0, or -1 when out of
+ * memory (the builder is then unusable). */
+#define TREX_FILE_MEMBER_MAX ((size_t)16 << 20)
+int trex_builder_file_member(struct trex_builder *b, const struct trex_file_member *m);
 
 /* Events recorded so far (all kinds), for progress lines. */
 uint64_t trex_builder_event_count(const struct trex_builder *b);

@@ -296,6 +296,42 @@ struct trex_file {
 	void *codec_ctx;
 };
 
+/* A member of a file's top level that is no event, as its loader kept it
+ * (trex_builder_file_member): for Chrome JSON every top-level member but
+ * traceEvents (schemaVersion, deviceProperties, distributedInfo,
+ * displayTimeUnit, baseTimeNanoseconds, traceName, ...). Format-neutral
+ * text: the key as written between its quotes (escapes kept) and the
+ * value's JSON text, byte for byte; after_events: it followed the file's
+ * events. Kept for exporters; no analysis reads them. */
+struct trex_file_member {
+	const char *key;
+	size_t key_len;
+	const char *value;
+	size_t value_len;
+	bool after_events;
+};
+
+/* ---- flow ids --------------------------------------------------------------
+ * The id a flow had in its file (Chrome's "id", Perfetto's flow id), kept
+ * beside the flows rather than in them (trex_index_flow_id): a number or a
+ * string id, scoped by the flow's category (trex_flow.cat) and its file.
+ * Flows a loader made from edges have none. chained: the hop is one of
+ * several of one chain (a step point at either end), whose points share
+ * the id. */
+enum trex_flow_id_kind {
+	TREX_FLOW_ID_NONE = 0,
+	TREX_FLOW_ID_NUM, /* a signed number (Chrome JSON) */
+	TREX_FLOW_ID_STR,
+	TREX_FLOW_ID_U64, /* an unsigned 64-bit number (Perfetto): num holds its bits */
+};
+
+struct trex_flow_id {
+	int64_t num;  /* TREX_FLOW_ID_NUM, TREX_FLOW_ID_U64 */
+	uint32_t str; /* TREX_FLOW_ID_STR: string id */
+	uint8_t kind; /* enum trex_flow_id_kind */
+	bool chained;
+};
+
 /* ---- the index ------------------------------------------------------------ */
 
 struct trex_index; /* opaque */
@@ -329,6 +365,19 @@ const struct trex_counter_sample *trex_index_sample(const struct trex_index *idx
 
 uint32_t trex_index_flow_count(const struct trex_index *idx);
 const struct trex_flow *trex_index_flow(const struct trex_index *idx, uint32_t id);
+
+/* The id flow had in its file; kind TREX_FLOW_ID_NONE when it had none
+ * or id is out of range. */
+struct trex_flow_id trex_index_flow_id(const struct trex_index *idx, uint32_t flow);
+
+/* The file's top-level members (trex_file_member) in file order: how many,
+ * and the i-th (false when out of range). */
+uint32_t trex_index_file_member_count(const struct trex_index *idx, uint32_t file);
+bool trex_index_file_member(const struct trex_index *idx, uint32_t file, uint32_t i,
+                            struct trex_file_member *out);
+/* The last member of file whose key text is key; false when none. */
+bool trex_index_file_member_find(const struct trex_index *idx, uint32_t file, const char *key,
+                                 struct trex_file_member *out);
 
 /* Earliest start and latest end over all events; both 0 for an empty index. */
 int64_t trex_index_start(const struct trex_index *idx);

@@ -13,7 +13,12 @@
  *  - an index without a graph (Kineto, unitrace, Perfetto GPU traces): per
  *    file (rank) its device work in start order: kernels, copies and sets
  *    as COMP nodes, communication kernels as COMM_COLL nodes, each
- *    depending on the work before it on its stream.
+ *    depending on the work before it on its stream and on what the
+ *    trace's cross-stream waits and synchronizations order it after.
+ *    A collective of a process group that is not the whole set gets the
+ *    group's pg_name, and the groups go to {prefix}.comm_groups.json
+ *    (ASTRA-sim's --comm-group-configuration; chakra-json: the document's
+ *    "comm_groups" member).
  *
  * All files of a set are written beside their targets and renamed over
  * them only once every file is complete (atomic_file.h): an error or a
@@ -28,19 +33,38 @@
 
 #include "trex/core/index.h"
 #include "trex/core/status.h"
+#include "trex/export/export_steps.h"
 #include "trex/export/pb_wire.h"
+
+/* What the comm-group file of an ET set is called: {prefix} and this. */
+#define TREX_CHAKRA_GROUPS_SUFFIX ".comm_groups.json"
 
 enum trex_chakra_out_format {
 	TREX_CHAKRA_OUT_ET,   /* {prefix}.{rank}.et per rank */
 	TREX_CHAKRA_OUT_JSON, /* one JSON document at prefix itself */
 };
 
+struct trex_chakra_host_link; /* chakra_host_link.h */
+
 struct trex_chakra_write_opts {
 	const char *prefix; /* ET: files {prefix}.{rank}.et; JSON: the file's path */
 	enum trex_chakra_out_format format;
 	bool force;                    /* replace existing files */
 	volatile sig_atomic_t *cancel; /* non-zero: stop, write nothing; may be NULL */
+	/* GPU traces: only the device work launched in these steps
+	 * (export_steps.h); NULL: all of it */
+	const struct trex_export_steps *steps;
+	/* GPU traces: host ops to write as CPU nodes, device work linked to
+	 * them (chakra_host_link.h); NULL: none */
+	struct trex_chakra_host_link *host_link;
+	/* Called every TREX_CHAKRA_PROGRESS_RECORDS records with the records and
+	 * bytes written so far; returning true cancels (as cancel does). May
+	 * be NULL. */
+	bool (*progress)(const void *user, uint64_t records, uint64_t bytes);
+	const void *progress_user;
 };
+
+#define TREX_CHAKRA_PROGRESS_RECORDS 4096u
 
 /* Chakra NodeType numbers (the schema's, not enum trex_node_type). */
 enum trex_chakra_node_type {
@@ -63,8 +87,21 @@ struct trex_chakra_write_result {
 	uint64_t copied;                          /* nodes whose record was kept as read */
 	uint64_t comm_size_unknown;               /* collectives written with comm_size 0 */
 	uint64_t p2p_as_comp;                     /* send/recv kernels written as COMP */
-	bool order_differs;                       /* collectives differ in order across ranks */
-	char note[200];                           /* the first such difference, or "" */
+	uint64_t comm_helpers; /* work under a collective's call written as COMP */
+	bool order_differs;    /* collectives differ in order across ranks */
+	char note[200];        /* the first such difference, or "" */
+	/* GPU traces: process groups (their pg_name on collectives) */
+	uint64_t groups;           /* groups written */
+	bool groups_file;          /* ET: {prefix}.comm_groups.json written */
+	uint64_t pg_tagged;        /* collectives written with a pg_name */
+	uint64_t groups_by_use;    /* groups the trace names without ranks: ranks from use */
+	uint64_t groups_outside;   /* groups listing ranks that are not in the set */
+	uint64_t groups_conflicts; /* a name listed with two rank lists, or used by a non-member */
+	uint64_t groups_named;     /* groups with ranks but no name: named 1000000, 1000001, ... */
+	/* GPU traces: waits and synchronizations turned into dependencies */
+	uint64_t stream_waits, host_syncs; /* that added dependencies */
+	uint64_t sync_deps;                /* dependencies they added */
+	uint64_t syncs_unmatched;          /* that named no earlier work */
 };
 
 /* Writes idx as opts says. Fails with TREX_EXISTS (a target exists and

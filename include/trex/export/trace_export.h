@@ -34,7 +34,9 @@ struct trex_rank_range {
  *    samples inside it, and each counter's value at start;
  *  - tracks: tracks whose name (else tid text) matches;
  *  - names: slices, instants and counter series whose names match;
- *  - ranks: tracks of processes whose rank is in one of the ranges.
+ *  - ranks: tracks of processes whose rank is in one of the ranges;
+ *  - track_set: tracks whose entry (indexed by track id) is nonzero, for a
+ *    set no pattern names (the tracks a screen shows).
  * A flow is kept when both its ends are. */
 struct trex_export_scope {
 	bool has_range;
@@ -43,6 +45,7 @@ struct trex_export_scope {
 	const struct trex_regex *names;
 	const struct trex_rank_range *ranks;
 	size_t nranks;
+	const uint8_t *track_set; /* NULL: every track */
 };
 
 /* How far an export got: output bytes (before gzip) and events written. */
@@ -50,6 +53,9 @@ struct trex_export_progress {
 	uint64_t bytes;
 	uint64_t events;
 	char note[240]; /* at the end: what the output approximates, "" if nothing */
+	/* at the end: lines about files written beside OUT and how to use
+	 * them ('\n' between lines), "" if none */
+	char also[1024];
 };
 
 /* Called every few MiB of output and once at the end; returning true
@@ -61,6 +67,12 @@ struct trex_export_opts {
 	bool force;                        /* replace existing output */
 	trex_export_progress_fn *progress; /* NULL: none */
 	void *progress_user;
+	/* --steps: ProfilerStep numbers lo..hi (export_steps.h); the chakra
+	 * exporters keep the work launched in them, the CLI turns them into
+	 * scope.range for the others */
+	const struct trex_rank_range *steps;
+	size_t nsteps;
+	const char *host_et; /* chakra, chakra-json: --host-et (chakra_host_link.h), or NULL */
 };
 
 /* X(ID, "name", "extensions", function, "summary"): the exporters. The

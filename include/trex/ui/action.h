@@ -85,6 +85,8 @@
 	  "Follow the launch, flow or dependency link of the slice")                               \
 	X(SELECT, TOGGLE_FLOWS, "toggle-flows",                                                    \
 	  "Draw every flow in the window, or only the selection's")                                \
+	X(SELECT, TOGGLE_CRITICAL, "toggle-critical-path",                                         \
+	  "Highlight the critical path, or stop highlighting it")                                  \
 	X(SELECT, MARK_RANGE, "mark-range", "Set the start, then the end, of a range")             \
 	X(SELECT, JUMP_MARK, "jump-mark", "Jump back to the range start")                          \
 	X(SELECT, NEXT_MARK, "next-mark", "Go to the next mark")                                   \
@@ -100,6 +102,8 @@
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
 	X(MISC, EXPORT_TABLE, "export-table", "Export the table or its marked rows (CSV, JSON)")   \
+	X(MISC, EXPORT_TRACE, "export-trace",                                                      \
+	  "Export the trace or a part of it (Chrome, Perfetto, Chakra)")                           \
 	X(MISC, REDRAW, "redraw", "Redraw the screen")                                             \
 	X(MISC, SUSPEND, "suspend", "Suspend trex (fg resumes)")                                   \
 	X(MISC, QUIT, "quit", "Quit trex")
