@@ -371,10 +371,6 @@ static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
 
 bool trex_index_file_supported(const struct trex_index *idx, const char **why)
 {
-	if (idx->mapped) {
-		*why = "it was opened from an index file";
-		return false;
-	}
 	if (idx->graph) {
 		*why = "execution graphs are not cached (their schedule is rebuilt on every load)";
 		return false;

@@ -193,7 +193,8 @@ static void *identity_make(const struct input_now *in, size_t n, uint64_t key, s
  * differs. recorded[i] receives where input i's path as it was given
  * then lies in the written bytes. */
 static bool identity_matches(const unsigned char *p, size_t len, const struct input_now *in,
-                             size_t n, uint64_t key, const char **recorded, const char **why)
+                             size_t n, uint64_t key, const char **recorded, bool *was_racy,
+                             const char **why)
 {
 	struct identity_head head;
 	size_t at = sizeof(head);
@@ -221,6 +222,7 @@ static bool identity_matches(const unsigned char *p, size_t len, const struct in
 		    p[at + id.real_len] || p[at + pad8(id.real_len + 1) + id.given_len])
 			return false;
 		recorded[i] = (const char *)p + at + pad8(id.real_len + 1);
+		*was_racy |= id.racy != 0;
 		at += pad8(id.real_len + 1) + pad8(id.given_len + 1);
 		if (id.size != in[i].id.size || id.mtime_ns != in[i].id.mtime_ns ||
 		    id.sample_hash != in[i].id.sample_hash ||
@@ -449,6 +451,38 @@ static void note_refused(struct trex_cache_report *rep, const char *path, const 
 		         path, why);
 }
 
+/* idx written to path with the inputs' identity now; false (with a note
+ * when it failed) when not written. */
+static bool write_to(struct cache_load *c, const char *path, const struct trex_index *idx)
+{
+	struct trex_error e;
+	const char *why;
+	bool ok;
+	void *id;
+	size_t len;
+
+	if (!trex_index_file_supported(idx, &why) ||
+	    !(id = identity_make(c->in, c->n, c->key, &len)))
+		return false;
+	trex_error_clear(&e);
+	ok = trex_index_file_write(idx, path, id, len, &e) == TREX_OK;
+	if (!ok)
+		snprintf(c->rep->note, sizeof(c->rep->note), "cannot write index file %s: %s", path,
+		         e.message);
+	free(id);
+	return ok;
+}
+
+/* Whether an input is racy now: an index file written racy is written
+ * again once none is, so that its opens stop hashing whole traces. */
+static bool any_racy(const struct cache_load *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->in[i].id.racy)
+			return true;
+	return false;
+}
+
 /* The index in the index file at path when it is fresh and checks. */
 static bool open_fresh(struct cache_load *c, const char *path, struct trex_index **out)
 {
@@ -456,6 +490,7 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 	struct trex_index_file *f = NULL;
 	struct trex_error e;
 	const char *why = NULL;
+	bool was_racy = false;
 	const void *id;
 	size_t len;
 
@@ -467,7 +502,7 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 		return false;
 	}
 	id = trex_index_file_identity(f, &len);
-	if (!identity_matches(id, len, c->in, c->n, c->key, recorded, &why)) {
+	if (!identity_matches(id, len, c->in, c->n, c->key, recorded, &was_racy, &why)) {
 		note_refused(c->rep, path, why);
 		trex_index_file_close(f);
 	} else {
@@ -487,6 +522,8 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 		} else if (strict_refuses(*out, c->opts)) {
 			trex_index_free(*out);
 			*out = NULL;
+		} else if (was_racy && !any_racy(c)) {
+			write_to(c, path, *out);
 		}
 		free(now);
 	}
@@ -496,26 +533,14 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 
 static void write_index(struct cache_load *c, struct places *pl, const struct trex_index *idx)
 {
-	struct trex_error e;
-	const char *why;
-	void *id;
-	size_t len;
-
-	if (!pl->write[0] || !trex_index_file_supported(idx, &why))
+	if (!pl->write[0])
 		return;
 	if (pl->write_in_cache)
 		make_dirs(pl->dir);
-	if (!(id = identity_make(c->in, c->n, c->key, &len)))
-		return;
-	trex_error_clear(&e);
-	if (trex_index_file_write(idx, pl->write, id, len, &e) == TREX_OK) {
+	if (write_to(c, pl->write, idx)) {
 		c->rep->written = true;
 		snprintf(c->rep->path, sizeof(c->rep->path), "%s", pl->write);
-	} else {
-		snprintf(c->rep->note, sizeof(c->rep->note), "cannot write index file %s: %s",
-		         pl->write, e.message);
 	}
-	free(id);
 }
 
 static bool cacheable(struct cache_load *c, struct trex_source **sources)

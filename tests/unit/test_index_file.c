@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -684,6 +685,39 @@ Test(index_file, racy_trace_is_checked_whole)
 	cr_assert_neq(trex_strtab_find(trex_index_strings(idx), at + 1, 7), TREX_STR_ERROR);
 	trex_index_free(idx);
 	free(json);
+}
+
+/* An index file written while its trace was racy is written again by the
+ * first open after the racy window, so later opens stop hashing the whole
+ * trace: the file is replaced once (a new inode), then left alone. */
+Test(index_file, racy_index_file_is_written_again_once_settled)
+{
+	char *trace = in_tmp("t.json");
+	struct timespec now, times[2] = {{0, UTIME_OMIT}, {0, 0}};
+	struct trex_cache_report rep;
+	struct stat a, b, c;
+
+	write_file(trace, trace_json, sizeof(trace_json) - 1);
+	clock_gettime(CLOCK_REALTIME, &now);
+	times[1] = now;
+	times[1].tv_sec -= 1; /* modified 1 s ago: racy for 1 s more */
+	cr_assert(utimensat(AT_FDCWD, trace, times, 0) == 0);
+	trex_index_free(load_path(trace, TREX_CACHE_USE, &rep));
+	cr_assert(rep.written);
+	cr_assert(stat(rep.path, &a) == 0);
+	trex_index_free(load_path(trace, TREX_CACHE_USE, &rep));
+	cr_assert(rep.hit);
+	cr_assert(stat(rep.path, &b) == 0);
+	if (b.st_ino == a.st_ino) /* still racy: wait the window out */
+		cr_assert(usleep(1200000) == 0);
+	trex_index_free(load_path(trace, TREX_CACHE_USE, &rep));
+	cr_assert(rep.hit && !rep.note[0], "%s", rep.note);
+	cr_assert(stat(rep.path, &b) == 0);
+	cr_assert_neq(b.st_ino, a.st_ino, "written again once settled");
+	trex_index_free(load_path(trace, TREX_CACHE_USE, &rep));
+	cr_assert(rep.hit);
+	cr_assert(stat(rep.path, &c) == 0);
+	cr_assert_eq(c.st_ino, b.st_ino, "then left alone");
 }
 
 Test(index_file, corrupt_index_file_is_rebuilt_with_a_note)
