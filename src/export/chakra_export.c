@@ -46,12 +46,36 @@ static bool chakra_progress(const void *user, uint64_t records, uint64_t bytes)
 	return opts->progress && opts->progress(opts->progress_user, &p);
 }
 
-/* What the writer approximated, for the command to say. */
-static void chakra_note(const struct trex_chakra_write_result *r, char *buf, size_t size)
+/* What --host-et linked (first in the note: it is what was asked for). */
+static void host_link_note(const struct trex_chakra_host_link *l, char *buf, size_t size, size_t *n)
+{
+	const struct trex_chakra_host_link_stats *s = trex_chakra_host_link_stats(l);
+
+	say(buf, size, n,
+	    "host ETs: %" PRIu64 " host ops as CPU nodes (%" PRIu64
+	    " linked by record-function id, %" PRIu64 " by name, %" PRIu64 " unmatched), %" PRIu64
+	    " device ops after their launching op, %" PRIu64 " with none; ",
+	    s->host_ops, s->matched_rf_id, s->matched_by_name, s->unmatched_ops, s->work_linked,
+	    s->work_unlinked);
+	if (s->host_skipped)
+		say(buf, size, n, "%" PRIu64 " host ET device or duplicate nodes left out; ",
+		    s->host_skipped);
+	if (s->damaged_host_ets)
+		say(buf, size, n,
+		    "%" PRIu64 " host ET%s damaged: `trex integrity` on %s says what was lost; ",
+		    s->damaged_host_ets, plural(s->damaged_host_ets, "", "s"),
+		    plural(s->damaged_host_ets, "it", "them"));
+}
+
+/* What the writer linked (--host-et) and approximated, for the command to say. */
+static void chakra_note(const struct trex_chakra_write_result *r,
+                        const struct trex_chakra_host_link *host_link, char *buf, size_t size)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
+	if (host_link)
+		host_link_note(host_link, buf, size, &n);
 	if (r->comm_size_unknown)
 		say(buf, size, &n,
 		    "%" PRIu64 " collective%s written with comm_size 0 (no size in the trace); ",
@@ -134,30 +158,6 @@ static void chakra_also(const struct trex_chakra_write_result *r, const char *pa
 		buf[n - 1] = '\0';
 }
 
-/* What --host-et linked, first in the note (it is what was asked for). */
-static size_t host_link_note(const struct trex_chakra_host_link *l, char *buf, size_t size)
-{
-	const struct trex_chakra_host_link_stats *s = trex_chakra_host_link_stats(l);
-	int n = snprintf(buf, size,
-	                 "host ETs: %" PRIu64 " host ops as CPU nodes (%" PRIu64
-	                 " linked by record-function id, %" PRIu64 " by name, %" PRIu64
-	                 " unmatched), %" PRIu64 " device ops after their launching op, %" PRIu64
-	                 " with none; ",
-	                 s->host_ops, s->matched_rf_id, s->matched_by_name, s->unmatched_ops,
-	                 s->work_linked, s->work_unlinked);
-	if (n >= 0 && (size_t)n < size && s->host_skipped)
-		n += snprintf(buf + n, size - (size_t)n,
-		              "%" PRIu64 " host ET device or duplicate nodes left out; ",
-		              s->host_skipped);
-	if (n >= 0 && (size_t)n < size && s->damaged_host_ets)
-		n += snprintf(buf + n, size - (size_t)n,
-		              "%" PRIu64 " host ET%s damaged: `trex integrity` on %s says what was "
-		              "lost; ",
-		              s->damaged_host_ets, s->damaged_host_ets == 1 ? "" : "s",
-		              s->damaged_host_ets == 1 ? "it" : "them");
-	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
-}
-
 static enum trex_status chakra_export(const struct trex_index *idx, const char *path,
                                       const struct trex_export_opts *opts,
                                       struct trex_export_progress *done,
@@ -198,16 +198,13 @@ static enum trex_status chakra_export(const struct trex_index *idx, const char *
 	if (st == TREX_OK)
 		st = trex_chakra_write(idx, &wo, &res, err);
 	trex_export_steps_free(steps);
-	size_t linked = st == TREX_OK && wo.host_link
-	                    ? host_link_note(wo.host_link, p.note, sizeof(p.note))
-	                    : 0;
+	if (st == TREX_OK) {
+		p.events = res.nodes;
+		chakra_note(&res, wo.host_link, p.note, sizeof(p.note));
+	}
 	trex_chakra_host_link_free(wo.host_link);
 	if (st != TREX_OK)
 		return st;
-	p.events = res.nodes;
-	chakra_note(&res, p.note + linked, sizeof(p.note) - linked);
-	if (linked && !p.note[linked])
-		p.note[linked - 2] = '\0'; /* the host note's "; " when nothing follows */
 	chakra_also(&res, path, format, p.also, sizeof(p.also));
 	if (done)
 		*done = p;
