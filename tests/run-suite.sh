@@ -4,13 +4,16 @@
 #   1. bootstrap: autoreconf -fi when configure is missing or older than
 #      configure.ac;
 #   2. build/normal: configure --enable-werror, make, make check, and once
-#      make distcheck (its own make check runs with TREX_E2E_QUICK=1);
+#      make distcheck (its own make check runs the unit tests and the golden
+#      outputs; scripts/check-dist.sh then checks that the tarball holds
+#      every file git tracks);
 #   3. build/asan: configure --enable-werror --enable-sanitizers, make check
 #      (ASan + UBSan, leaks detected, any report aborts);
 #   4. build/noisal: configure --enable-werror --without-isal (gzip through
 #      zlib alone), make check of a fast subset: the source, loader and
 #      Chrome-parser unit tests and every command's golden output;
-#   5. make fuzz: the libFuzzer target for FUZZ_SECONDS (default 60) seconds;
+#   5. make fuzz: the JSON target for FUZZ_SECONDS (default here 30) seconds,
+#      the other parsers' targets for 8 seconds each (FUZZ_*_SECONDS);
 #   6. scripts/check-format.sh: every tracked C file as clang-format 14 writes it.
 #
 # Prints the failing logs, and ends with exactly one line "N passed, N failed":
@@ -18,7 +21,7 @@
 # test-suite.log), plus distcheck, the fuzz run and the format check as one test each. Exits
 # non-zero when anything failed. Needs no terminal and no stdin.
 #
-# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (60), TREX_CORPUS (the
+# Environment: JOBS (make -j, default 2), FUZZ_SECONDS (30), TREX_CORPUS (the
 # shared trace corpus; default ../shared/corpus beside this checkout or beside
 # the repository it was cloned from), SKIP_DISTCHECK=1, SKIP_ASAN=1, SKIP_NOISAL=1,
 # SKIP_FUZZ=1, SKIP_FORMAT=1.
@@ -28,7 +31,13 @@ exec </dev/null
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 2
 jobs=${JOBS:-2}
-export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+# CI fuzzes each parser briefly (a smoke run over the seeds and a little
+# beyond); `make fuzz` alone keeps its longer defaults.
+export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+for f in CLASSIFY METRICS PERFETTO CHAKRA INDEX STALLS ASTRA; do
+	v=FUZZ_${f}_SECONDS
+	export "$v=${!v:-8}"
+done
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 start=$SECONDS
@@ -130,6 +139,14 @@ configure_build() {
 	make -C "build/$dir" -j"$jobs"
 }
 
+# slowest BUILDDIR: the eight tests of the last make check that ran longest
+# (birth to last write of each .log), to keep the suite's time in view.
+slowest() {
+	find "$1/tests" -name '*.log' -newer "$1/config.status" -exec stat -c '%W %Y %n' {} + 2>/dev/null |
+		awk '$1 > 0 { printf "%6ds %s\n", $2 - $1, $3 }' | sort -rn | head -n 8 |
+		sed 's/^/  slowest: /'
+}
+
 # check DIR [MAKE-ARGS...]: make check in build/DIR (TESTS='...' for a
 # subset); counts its tests.
 check() {
@@ -142,6 +159,7 @@ check() {
 	fi
 	if [ -f "$log" ]; then
 		count_log "$log" "make check ($dir)"
+		slowest "build/$dir"
 	else
 		one_test "make check ($dir): no test-suite.log" 1
 	fi
@@ -152,9 +170,14 @@ if configure_build normal --enable-werror; then
 	check normal
 	if [ -z "${SKIP_DISTCHECK:-}" ]; then
 		say "make distcheck"
+		# The tarball's completeness is checked file by file (check-dist.sh),
+		# so the build from it runs the unit tests and the golden outputs
+		# only: the whole suite has just run on the same sources.
 		if TREX_E2E_QUICK=1 make -C build/normal -j"$jobs" distcheck \
-			DISTCHECK_CONFIGURE_FLAGS=--enable-werror >build/distcheck.log 2>&1; then
-			tail -n 6 build/distcheck.log
+			DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
+			TESTS='$(UNIT_TESTS) tests/e2e/golden.sh' >build/distcheck.log 2>&1 &&
+			scripts/check-dist.sh build/normal/trex-*.tar.gz >>build/distcheck.log 2>&1; then
+			tail -n 7 build/distcheck.log
 			one_test "make distcheck" 0
 		else
 			tail -n 150 build/distcheck.log
