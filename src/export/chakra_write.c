@@ -45,7 +45,8 @@ struct cw {
 	char *obuf;         /* ET: records waiting to be written in one large write */
 	size_t olen;
 	uint8_t *as_comp; /* GPU traces: per work item of the rank, 1 = a collective's helper */
-	uint64_t records, bytes; /* written so far, for progress */
+	struct trex_comm_matcher *comm; /* GPU traces: the classifier's rules, for ops */
+	uint64_t records, bytes;        /* written so far, for progress */
 };
 
 static enum trex_status cw_nomem(struct trex_error *err)
@@ -480,14 +481,12 @@ static uint64_t cw_args_bytes(const struct trex_args *a)
 }
 
 /* Whether a CPU op's name is a process group's or c10d's collective. */
-static bool cw_comm_op(const char *name)
+/* Whether name is a collective's call: an op the classifier's OP rules
+ * (c10d-op, process-group-op, ...) put its launched work in communication
+ * for, so that the writer and the classifier agree on what a call is. */
+static bool cw_comm_op(const struct trex_comm_matcher *m, const char *name)
 {
-	static const char *const prefixes[] = {
-	    "c10d::", "nccl:", "rccl:", "gloo:", "xccl:", "hccl:"};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return strcmp(name, "record_param_comms") == 0;
+	return trex_comm_match(m, TREX_COMM_BY_OP, name) != TREX_COMM_NONE;
 }
 
 /* Whether slice's communication rule is its own (its name or args), not
@@ -502,13 +501,14 @@ static bool cw_comm_itself(const struct trex_slice *s)
 
 /* The outermost communication op (cw_comm_op) above the runtime call that
  * launched slice: the collective's call; TREX_NONE if none. */
-static uint32_t cw_comm_call(const struct trex_index *idx, uint32_t slice)
+static uint32_t cw_comm_call(const struct trex_index *idx, const struct trex_comm_matcher *m,
+                             uint32_t slice)
 {
 	uint32_t call = TREX_NONE;
 
 	for (uint32_t up = trex_index_launch_of(idx, slice); up != TREX_NONE;
 	     up = trex_index_parent(idx, up))
-		if (cw_comm_op(trex_index_str(idx, trex_index_slice(idx, up)->name)))
+		if (cw_comm_op(m, trex_index_str(idx, trex_index_slice(idx, up)->name)))
 			call = up;
 	return call;
 }
@@ -524,8 +524,9 @@ static int cw_u32_cmp(const void *a, const void *b)
  * collective's call launched it (a copy kernel inside nccl:all_gather),
  * beside work that is communication itself (the NCCL kernel), helps that
  * collective: it is written as COMP (*as_comp[i] = 1; malloc'd). */
-static bool cw_mark_helpers(const struct trex_index *idx, const struct cw_work *work, size_t n,
-                            uint8_t **as_comp, uint64_t *helpers)
+static bool cw_mark_helpers(const struct trex_index *idx, const struct trex_comm_matcher *m,
+                            const struct cw_work *work, size_t n, uint8_t **as_comp,
+                            uint64_t *helpers)
 {
 	uint32_t *calls = malloc((n ? n : 1) * sizeof(*calls));
 	size_t ncalls = 0;
@@ -537,7 +538,7 @@ static bool cw_mark_helpers(const struct trex_index *idx, const struct cw_work *
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t call = cw_comm_itself(trex_index_slice(idx, work[i].slice))
-		                    ? cw_comm_call(idx, work[i].slice)
+		                    ? cw_comm_call(idx, m, work[i].slice)
 		                    : TREX_NONE;
 		if (call != TREX_NONE)
 			calls[ncalls++] = call;
@@ -549,7 +550,7 @@ static bool cw_mark_helpers(const struct trex_index *idx, const struct cw_work *
 
 		if (s->comm == TREX_COMM_NONE || cw_comm_itself(s))
 			continue;
-		call = cw_comm_call(idx, work[i].slice);
+		call = cw_comm_call(idx, m, work[i].slice);
 		if (call != TREX_NONE &&
 		    bsearch(&call, calls, ncalls, sizeof(*calls), cw_u32_cmp)) {
 			(*as_comp)[i] = 1;
@@ -584,15 +585,17 @@ static bool cw_pg_from_args(const struct trex_args *a, struct cw_pg_args *pg)
 	return true;
 }
 
-static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t file,
+static enum trex_status cw_comm_from_args(const struct cw *w, uint32_t file,
                                           const struct trex_slice *s, bool op, struct cw_comm *c,
                                           struct trex_error *err)
 {
+	const struct trex_index *idx = w->idx;
+
 	struct trex_args a;
 
-	if (c->type < 0 && (!op || cw_comm_op(trex_index_str(idx, s->name))))
+	if (c->type < 0 && (!op || cw_comm_op(w->comm, trex_index_str(idx, s->name))))
 		c->type = trex_chakra_comm_type_of(trex_index_str(idx, s->name));
-	if (s->args == TREX_ARGS_NONE || (op && !cw_comm_op(trex_index_str(idx, s->name))))
+	if (s->args == TREX_ARGS_NONE || (op && !cw_comm_op(w->comm, trex_index_str(idx, s->name))))
 		return TREX_OK;
 	enum trex_status st = trex_index_args(idx, file, s->args, &a, NULL, err);
 	if (st != TREX_OK)
@@ -611,16 +614,17 @@ static enum trex_status cw_comm_from_args(const struct trex_index *idx, uint32_t
 
 /* What a communication kernel is: its own args and name first, then the
  * CPU ops around the runtime call that launched it, innermost first. */
-static enum trex_status cw_comm_of(const struct trex_index *idx, uint32_t file, uint32_t slice,
+static enum trex_status cw_comm_of(const struct cw *w, uint32_t file, uint32_t slice,
                                    struct cw_comm *c, struct trex_error *err)
 {
+	const struct trex_index *idx = w->idx;
 	enum trex_status st =
-	    cw_comm_from_args(idx, file, trex_index_slice(idx, slice), false, c, err);
+	    cw_comm_from_args(w, file, trex_index_slice(idx, slice), false, c, err);
 	for (uint32_t up = trex_index_launch_of(idx, slice); st == TREX_OK && up != TREX_NONE;
 	     up = trex_index_parent(idx, up)) {
 		if (c->type >= 0 && c->size && (c->pg.name || c->pg.ranks || c->said))
 			break; /* the process group is said where the collective is */
-		st = cw_comm_from_args(idx, file, trex_index_slice(idx, up), true, c, err);
+		st = cw_comm_from_args(w, file, trex_index_slice(idx, up), true, c, err);
 	}
 	return st;
 }
@@ -656,7 +660,7 @@ static enum trex_status cw_gpu_comm(struct cw *w, uint32_t file, const struct cw
 {
 	struct cw_comm c = {-1, 0, {NULL, NULL, NULL}, false};
 	const char *pg = NULL;
-	enum trex_status st = cw_comm_of(w->idx, file, work->slice, &c, err);
+	enum trex_status st = cw_comm_of(w, file, work->slice, &c, err);
 
 	if (st == TREX_OK && c.type >= 0)
 		st = cw_groups_name(&w->groups, w->res->ranks, &c.pg, &pg, err);
@@ -774,7 +778,7 @@ static enum trex_status cw_gpu_rank(struct cw *w, uint32_t file, const struct cw
 	w->res->sync_deps += w->sync.edges;
 	w->res->syncs_unmatched += w->sync.unmatched;
 	free(w->as_comp);
-	if (!cw_mark_helpers(w->idx, work, n, &w->as_comp, &w->res->comm_helpers)) {
+	if (!cw_mark_helpers(w->idx, w->comm, work, n, &w->as_comp, &w->res->comm_helpers)) {
 		cw_sync_deps_free(&w->sync);
 		return cw_nomem(err);
 	}
@@ -864,6 +868,8 @@ static enum trex_status cw_gpu(struct cw *w, struct trex_error *err)
 	for (uint32_t t = 0; last && t < tracks; t++)
 		last[t] = UINT64_MAX;
 	if (st == TREX_OK)
+		st = trex_comm_matcher_new(&w->comm, err);
+	if (st == TREX_OK)
 		st = cw_groups_begin(w, err);
 	for (uint32_t f = 0; st == TREX_OK && f < trex_index_file_count(w->idx); f++) {
 		size_t n;
@@ -902,6 +908,7 @@ static void cw_free(struct cw *w)
 	free(w->stale_groups);
 	free(w->obuf);
 	free(w->as_comp);
+	trex_comm_matcher_free(w->comm);
 	cw_groups_free(&w->groups);
 }
 

@@ -56,16 +56,34 @@ for t in streams device; do
 	check "sync $t: the dependencies worked out by hand" diff "$TEST_TMP/$t.got" "$SYNC/$t.deps"
 done
 # ---- one collective, one node -----------------------------------------------------------------
-run_trex helper export --to chakra-json -o "$TEST_TMP/helper.json" "$SYNC/helper_copy.json"
-check "a copy kernel inside nccl:all_gather is COMP, the NCCL kernel the one collective" \
-	test "$("$PYTHON3" -c '
+# node_types OUT: each node of a chakra-json file as NAME:TYPE[:COMM_TYPE].
+node_types() {
+	"$PYTHON3" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(" ".join("%s:%s" % (n["name"].split("(")[0], n["type"]) for r in d["ranks"] for n in r["nodes"]))' \
-		"$TEST_TMP/helper.json")" = "ncclDevKernel_AllGather_RING_LL:COMM_COLL_NODE CatArrayBatchedCopy:COMP_NODE"
-check "the summary says the copy was written as compute" grep -q \
-	"1 kernel launched inside a collective's call beside its communication kernel written as compute" \
-	"$TEST_TMP/helper.err"
+def ct(n):
+    return "".join(":" + str(a["int64Val"]) for a in n.get("attr", []) if a["name"] == "comm_type")
+print(" ".join("%s:%s%s" % (n["name"].split("(")[0], n["type"], ct(n)) for r in d["ranks"] for n in r["nodes"]))' "$1"
+}
+helper_said="1 kernel launched inside a collective's call beside its communication kernel written as compute"
+run_trex helper export --to chakra-json -o "$TEST_TMP/helper.json" "$SYNC/helper_copy.json"
+check "a copy kernel inside nccl:all_gather is COMP, the NCCL kernel the one collective" \
+	test "$(node_types "$TEST_TMP/helper.json")" = \
+	"ncclDevKernel_AllGather_RING_LL:COMM_COLL_NODE:2 CatArrayBatchedCopy:COMP_NODE"
+check "the summary says the copy was written as compute" grep -q "$helper_said" "$TEST_TMP/helper.err"
+# The same under a functional collective: which ops are a collective's call
+# is the classifier's OP rules (c10d-op here), not a list of the writer's own.
+run_trex helper_c10d export --to chakra-json -o "$TEST_TMP/helper_c10d.json" \
+	"$SYNC/helper_copy_c10d.json"
+check "a copy kernel inside _c10d_functional::all_gather_into_tensor is COMP too" \
+	test "$(node_types "$TEST_TMP/helper_c10d.json")" = \
+	"ncclDevKernel_AllGather_RING_LL:COMM_COLL_NODE:2 CatArrayBatchedCopy:COMP_NODE"
+check "... and the summary counts it as the collective's helper" \
+	grep -q "$helper_said" "$TEST_TMP/helper_c10d.err"
+run_trex generic_c10d export --to chakra-json -o "$TEST_TMP/generic_c10d.json" \
+	"$SYNC/generic_c10d.json"
+check "ncclDevKernel_Generic under _c10d_functional::all_reduce is an ALL_REDUCE collective" \
+	test "$(node_types "$TEST_TMP/generic_c10d.json")" = "ncclDevKernel_Generic:COMM_COLL_NODE:0"
 
 check "sync streams: the summary counts them" grep -q -x \
 	'trex: 8 dependencies from 1 stream wait and 3 synchronizations' "$TEST_TMP/streams.err"
