@@ -326,11 +326,12 @@ void cli_describe_losses(const struct trex_index *idx, FILE *out);
 /* A directory among the paths becomes its regular files, by name (hidden
  * files and index files left out); IO when it holds none. */
 enum trex_status cli_expand_dirs(struct cli_paths *p, struct trex_error *err);
-/* `trex kernels` of several traces (files, globs, directories) grouped by
- * name, from each rank's index file without loading the set as one index
- * (cli_ranks.c says how); *done false, nothing written, when the options
- * or the inputs need the merged load (which then runs as before). */
-enum trex_status cli_kernels_lazy(const struct cli_opts *o, FILE *out, bool *done,
+/* `trex kernels` (grouped by name) and `trex gpu-time` of several traces
+ * (files, globs, directories), rank by rank without loading the set as
+ * one index (cli_ranks.c says how); *done false, nothing written, when
+ * the options or the inputs need the merged load (which then runs as
+ * before). */
+enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,
                                   struct trex_error *err);
 
 /* ---- one file per command ------------------------------------------------------------ */

@@ -1,9 +1,12 @@
-/* Many ranks without one index of them all: directories as inputs, and
+/* Many ranks without one index of them all: directories as inputs;
  * `trex kernels` of several traces from each rank's own index file (its
- * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h).
- * The set is never loaded as one index: a rank whose index file is fresh
- * is only mapped and its summary read; any other is loaded alone (parsed,
- * its index file written), summarised and freed, -j N ranks at once. */
+ * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h);
+ * `trex gpu-time` of several traces as each rank's own table, its rows
+ * (one per device of that rank) relabelled as the set names them. The set
+ * is never loaded as one index: for kernels a rank whose index file is
+ * fresh is only mapped and its summary read; any other rank is loaded
+ * alone (from its index file, or parsed and its index file written),
+ * summarised or tabled, and freed, -j N ranks at once. */
 #include "config.h"
 
 #include "cli.h"
@@ -17,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/kernels_merge.h"
 #include "trex/core/index.h"
@@ -100,8 +104,12 @@ struct rank_job {
 	enum trex_status st;
 	struct trex_error err;
 	struct trex_cache_rank r;
-	int64_t rank;   /* in the set */
-	char *warnings; /* the loss of a damaged trace, as the merged load tells it */
+	struct trex_table table; /* gpu-time: the rank's own, when has_table */
+	bool has_table;
+	int64_t own_rank; /* as its own index gives it */
+	bool claimed;     /* by the trace itself (distributedInfo) */
+	int64_t rank;     /* in the set */
+	char *warnings;   /* the loss of a damaged trace, as the merged load tells it */
 	size_t warnings_len;
 };
 
@@ -111,6 +119,7 @@ struct rank_pool {
 	pthread_mutex_t lock;
 	struct trex_load_opts lo;
 	enum trex_cache_mode mode;
+	bool gpu_time; /* each rank's gpu-time table, else its kernel summary */
 	bool progress; /* a line on stderr */
 	struct timespec start;
 };
@@ -141,13 +150,43 @@ static void rank_loaded(struct rank_job *job)
 	job->r.idx = NULL;
 }
 
+/* The rank loaded alone, whole (through its index file when fresh), and
+ * its gpu-time table made. */
+static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
+{
+	struct trex_source *src = NULL;
+	enum trex_status st = trex_source_open(job->path, &src, &job->err);
+
+	if (st == TREX_OK)
+		st = trex_cache_load(&src, 1, &pool->lo, pool->mode, &job->r.rep, &job->r.idx,
+		                     &job->err);
+	if (st == TREX_OK && trex_index_file_count(job->r.idx) == 1 &&
+	    !trex_index_graph(job->r.idx)) {
+		job->own_rank = trex_index_file(job->r.idx, 0)->rank;
+		job->claimed = trex_index_file(job->r.idx, 0)->has_rank;
+		st = trex_gpu_time_table(job->r.idx, &job->table, &job->err);
+		job->has_table = st == TREX_OK;
+	}
+	return st;
+}
+
 static void rank_one(struct rank_pool *pool, struct rank_job *job)
 {
 	trex_error_clear(&job->err);
-	job->st = trex_cache_rank_open(job->path, &pool->lo, pool->mode, &job->r, &job->err);
-	if (job->st == TREX_OK && job->r.idx && trex_index_graph(job->r.idx))
+	if (pool->gpu_time) {
+		job->st = rank_table(pool, job);
+	} else {
+		job->st =
+		    trex_cache_rank_open(job->path, &pool->lo, pool->mode, &job->r, &job->err);
+		if (job->st == TREX_OK) {
+			job->own_rank = job->r.sum.files[0].rank;
+			job->claimed = job->r.sum.files[0].has_rank;
+		}
+	}
+	if (job->st == TREX_OK && job->r.idx &&
+	    (trex_index_graph(job->r.idx) || (pool->gpu_time && !job->has_table)))
 		job->st = trex_error_set(&job->err, TREX_USAGE, job->path, -1,
-		                         "an execution graph: loaded with the set");
+		                         "an execution graph or several runs: loaded with the set");
 	if (job->st == TREX_OK && job->r.idx)
 		rank_loaded(job);
 }
@@ -207,12 +246,12 @@ static int cmp_i64(const void *a, const void *b)
 static bool assign_ranks(struct rank_job *jobs, size_t n)
 {
 	int64_t *v = malloc((n ? n : 1) * sizeof(*v));
-	bool *claimed = malloc((n ? n : 1) * sizeof(*claimed));
+	bool *claimed = calloc(n ? n : 1, sizeof(*claimed));
 	bool distinct = v && claimed;
 
 	for (size_t i = 0; distinct && i < n; i++) {
-		v[i] = jobs[i].r.sum.files[0].rank;
-		claimed[i] = jobs[i].r.sum.files[0].has_rank;
+		v[i] = jobs[i].own_rank;
+		claimed[i] = jobs[i].claimed;
 	}
 	distinct = distinct && trex_load_assign_ranks(v, claimed, n);
 	for (size_t i = 0; distinct && i < n; i++)
@@ -244,10 +283,28 @@ static void report_jobs(const struct rank_job *jobs, size_t n)
 	}
 }
 
-/* The table of the summarised set; *done false (nothing written) when the
- * set needs the merged load: two files of one rank, no kernel at all. */
-static enum trex_status merged_table(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                     FILE *out, bool *done, struct trex_error *err)
+/* t (taken over) as the command's report, after the notes and warnings of
+ * the ranks: *done. */
+static enum trex_status write_report(const struct cli_opts *o, const struct rank_job *jobs,
+                                     size_t n, struct trex_table *t, FILE *out, bool *done,
+                                     struct trex_error *err)
+{
+	enum trex_status st;
+
+	*done = true;
+	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
+	st = trex_table_write(out, t, o->format, err);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+		cli_print_note(out, t);
+	trex_table_free(t);
+	return st;
+}
+
+/* The kernels table of the summarised set; *done false (nothing written)
+ * when the set needs the merged load: two files of one rank, no kernel at
+ * all. */
+static enum trex_status kernels_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                       FILE *out, bool *done, struct trex_error *err)
 {
 	struct trex_kernels_part *parts = malloc((n ? n : 1) * sizeof(*parts));
 	struct trex_table t;
@@ -269,21 +326,96 @@ static enum trex_status merged_table(const struct cli_opts *o, struct rank_job *
 			trex_table_free(&t);
 		return st;
 	}
-	*done = true;
-	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
-	st = trex_table_write(out, &t, o->format, err);
-	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
-		cli_print_note(out, &t);
-	trex_table_free(&t);
-	return st;
+	return write_report(o, jobs, n, &t, out, done, err);
 }
 
-/* Whether the options ask for what summaries hold: kernels by name, alone. */
-static bool summaries_serve(const struct cli_opts *o)
+/* Row r of in appended to out: the rank column the set's rank, the device
+ * named as in a set ("rank 3 GPU 0"), text copied into out's arena. */
+static bool append_row(struct trex_table *out, const struct trex_table *in, size_t r, int64_t rank)
 {
-	return o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME && !o->memory &&
-	       !o->nmetric_args && !o->schema && !o->compiler_log && !o->no_cache && !o->demo &&
-	       !o->dump && !o->compare && o->input_count > 0;
+	union trex_cell *cell = trex_table_add_row(out);
+
+	for (size_t c = 0; cell && c < in->ncols; c++) {
+		const union trex_cell *from = trex_table_cell(in, r, c);
+		char label[600];
+
+		cell[c] = *from;
+		if (strcmp(in->cols[c].key, "rank") == 0)
+			cell[c].count = rank;
+		else if (strcmp(in->cols[c].key, "device") == 0)
+			snprintf(label, sizeof(label), "rank %lld %s", (long long)rank, from->text);
+		if (in->cols[c].type != TREX_COL_TEXT)
+			continue;
+		if (strcmp(in->cols[c].key, "device") != 0)
+			snprintf(label, sizeof(label), "%s", from->text);
+		if (!(cell[c].text = trex_table_strdup(out, label, strlen(label))))
+			return false;
+	}
+	return cell != NULL;
+}
+
+static int cmp_job_rank(const void *a, const void *b)
+{
+	const struct rank_job *x = *(const struct rank_job *const *)a;
+	const struct rank_job *y = *(const struct rank_job *const *)b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The ranks' gpu-time rows, by rank, in one table (columns as theirs). */
+static bool joined_tables(struct rank_job **order, size_t n, struct trex_table *t)
+{
+	const struct trex_table *first = &order[0]->table;
+	struct trex_column *cols = trex_table_init_owned(t, first->name, first->ncols);
+	bool ok = cols != NULL;
+
+	for (size_t c = 0; ok && c < first->ncols; c++) {
+		cols[c] = first->cols[c];
+		cols[c].key = trex_table_strdup(t, first->cols[c].key, strlen(first->cols[c].key));
+		cols[c].title =
+		    trex_table_strdup(t, first->cols[c].title, strlen(first->cols[c].title));
+		ok = cols[c].key && cols[c].title;
+	}
+	for (size_t i = 0; ok && i < n; i++)
+		for (size_t r = 0; ok && r < order[i]->table.nrows; r++)
+			ok = append_row(t, &order[i]->table, r, order[i]->rank);
+	return ok;
+}
+
+/* The gpu-time table of the set from each rank's; *done false when the set
+ * needs the merged load: two files of one rank, no device work at all. */
+static enum trex_status gpu_time_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                        FILE *out, bool *done, struct trex_error *err)
+{
+	struct rank_job **order = malloc((n ? n : 1) * sizeof(*order));
+	struct trex_table t;
+	bool ok;
+
+	if (!order || !assign_ranks(jobs, n)) {
+		free(order);
+		return TREX_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &jobs[i];
+	qsort(order, n, sizeof(*order), cmp_job_rank);
+	ok = joined_tables(order, n, &t);
+	free(order);
+	if (!ok || t.nrows == 0) {
+		trex_table_free(&t);
+		return ok ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	}
+	return write_report(o, jobs, n, &t, out, done, err);
+}
+
+/* Whether the command asks for what ranks give apart: kernels by name
+ * alone (summaries), or gpu-time (device rows). */
+static bool ranks_serve(const struct cli_opts *o)
+{
+	bool kernels = o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME &&
+	               !o->memory && !o->nmetric_args;
+
+	return (kernels || o->command == CLI_CMD_GPU_TIME) && !o->schema && !o->compiler_log &&
+	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
 }
 
 static unsigned default_jobs(const struct cli_opts *o)
@@ -297,7 +429,8 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
                                 bool *done, struct trex_error *err)
 {
 	struct sigaction old;
-	struct rank_pool pool = {.n = paths->n, .mode = cli_cache_mode(o)};
+	struct rank_pool pool = {
+	    .n = paths->n, .mode = cli_cache_mode(o), .gpu_time = o->command == CLI_CMD_GPU_TIME};
 	enum trex_status st = TREX_OK;
 	bool failed = false;
 
@@ -323,8 +456,11 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		else if (pool.jobs[i].st != TREX_OK)
 			failed = true; /* the merged load says what is wrong */
 	if (st == TREX_OK && !failed)
-		st = merged_table(o, pool.jobs, paths->n, out, done, err);
+		st = pool.gpu_time ? gpu_time_report(o, pool.jobs, paths->n, out, done, err)
+		                   : kernels_report(o, pool.jobs, paths->n, out, done, err);
 	for (size_t i = 0; i < paths->n; i++) {
+		if (pool.jobs[i].has_table)
+			trex_table_free(&pool.jobs[i].table);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}
@@ -332,14 +468,14 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	return st;
 }
 
-enum trex_status cli_kernels_lazy(const struct cli_opts *o, FILE *out, bool *done,
+enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,
                                   struct trex_error *err)
 {
 	struct cli_paths paths;
 	enum trex_status st;
 
 	*done = false;
-	if (!summaries_serve(o))
+	if (!ranks_serve(o))
 		return TREX_OK;
 	/* any problem with the inputs is the merged load's to tell */
 	if (cli_expand_inputs(o->inputs, o->input_count, &paths, err) != TREX_OK) {

@@ -198,8 +198,8 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 		trex_srcfiles_free(sources);
 		return st;
 	}
-	/* kernels of many ranks: from their index files, the set never loaded whole */
-	st = cli_kernels_lazy(o, out.stream, &lazy, err);
+	/* kernels and gpu-time of many ranks: rank by rank, the set never loaded whole */
+	st = cli_ranks_report(o, out.stream, &lazy, err);
 	if (st == TREX_OK && !lazy)
 		st = cli_load(o, set, &idx, &metrics, err);
 	if (st == TREX_OK && !lazy && !idx && o->command != CLI_CMD_METRICS)

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
 # traces reads each rank's kernel summary from its own index file and
-# merges them, never loading the set as one index (no set index file is
-# written, the ranks' index files are only read). Its output, stdout and
-# stderr, is the merged load's (--no-cache) byte for byte: text, CSV,
-# JSON, --per-rank, a directory, a glob, any input order, -j 1 and -j 3,
-# ranks from distributedInfo or from the order, a damaged rank (its
-# warnings), --strict. A corrupt, truncated or stale index file in the set
+# merges them, and `trex gpu-time` joins each rank's own table, never
+# loading the set as one index (no set index file is written, the ranks'
+# index files are only read). Their output, stdout and stderr, is the
+# merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
+# directory, a glob, any input order, -j 1 and -j 3, ranks from
+# distributedInfo or from the order, a damaged rank (its warnings),
+# --strict. A corrupt, truncated or stale index file in the set
 # is noticed (one line) and rebuilt; two files of one rank, --memory and
 # other groupings take the merged load.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
@@ -36,11 +37,12 @@ untouched() {
 		[ "$(grep -c ' set-' "$TEST_TMP/before.ls")" = "$(grep -c ' set-' "$TEST_TMP/after.ls")" ]
 }
 
-# same_as_merged LABEL [ARGS...] -- MERGED_ARGS...: `trex kernels ARGS` (the
+# same_as_merged LABEL [ARGS...] -- MERGED_ARGS...: `trex $CMD ARGS` (the
 # lazy path, which must write no set index file and leave the index files
-# there as they were) prints what `trex kernels --no-cache MERGED_ARGS` does.
+# there as they were) prints what `trex $CMD --no-cache MERGED_ARGS` does.
+CMD=kernels
 same_as_merged() {
-	label=$1
+	label="$CMD: $1"
 	shift
 	lazy=""
 	while [ "$1" != "--" ]; do
@@ -50,8 +52,8 @@ same_as_merged() {
 	shift
 	listing before
 	# shellcheck disable=SC2086
-	run_trex lazy kernels $lazy
-	run_trex merged kernels --no-cache "$@"
+	run_trex lazy $CMD $lazy
+	run_trex merged $CMD --no-cache "$@"
 	if cmp -s "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" &&
 		cmp -s "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" &&
 		[ "$(rc_of merged)" = "$(rc_of lazy)" ] &&
@@ -83,6 +85,13 @@ same_as_merged "reversed order" "$8" "$7" "$6" "$5" "$4" "$3" "$2" "$1" -- "$@"
 same_as_merged "-j 1" -j 1 "$R" -- "$@"
 same_as_merged "-j 3" -j 3 "$R" -- "$@"
 same_as_merged "3 ranks" "$2" "$5" "$7" -- "$2" "$5" "$7"
+CMD=gpu-time
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "a directory, -j 1" -j 1 "$R" -- "$@"
+same_as_merged "3 ranks, reversed" "$7" "$5" "$2" -- "$2" "$5" "$7"
+CMD=kernels
 
 # The numbers themselves, computed apart (expected.py: Python over the JSON).
 run_py multi "8 ranks from their summaries" "$R" "$@"
@@ -102,6 +111,12 @@ same_as_merged "ranks from the order, again (mapped)" "$W/k2.json" "$W/k0.json" 
 	"$W/k2.json" "$W/k0.json" "$W/k1.json"
 same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
 	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+CMD=gpu-time
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
+	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+CMD=kernels
 same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
 	--strict "$1" "$D/damaged.json"
 check "--strict with a damaged rank exits 2" [ "$(rc_of lazy)" = 2 ]
