@@ -97,6 +97,8 @@ enum trex_status cli_expand_dirs(struct cli_paths *p, struct trex_error *err)
 	return TREX_OK;
 }
 
+#define PROGRESS_SECONDS 0.1 /* between redraws, as the loading line */
+
 /* ---- one rank ------------------------------------------------------------------------------ */
 
 struct rank_job {
@@ -121,6 +123,8 @@ struct rank_pool {
 	enum trex_cache_mode mode;
 	bool gpu_time; /* each rank's gpu-time table, else its kernel summary */
 	bool progress; /* a line on stderr */
+	bool shown;    /* it was drawn */
+	double shown_at;
 	struct timespec start;
 };
 
@@ -197,6 +201,7 @@ static void *rank_worker(void *arg)
 
 	for (;;) {
 		size_t i;
+		double now;
 
 		pthread_mutex_lock(&pool->lock);
 		i = pool->next < pool->n && !*pool->lo.cancel ? pool->next++ : pool->n;
@@ -206,9 +211,13 @@ static void *rank_worker(void *arg)
 		rank_one(pool, &pool->jobs[i]);
 		pthread_mutex_lock(&pool->lock);
 		pool->done++;
-		if (pool->progress)
+		now = seconds_since(&pool->start);
+		if (pool->progress && now - pool->shown_at >= PROGRESS_SECONDS) {
 			fprintf(stderr, "\rtrex: ranks %zu/%zu, %.1f s\033[K", pool->done, pool->n,
-			        seconds_since(&pool->start));
+			        now);
+			pool->shown_at = now;
+			pool->shown = true;
+		}
 		pthread_mutex_unlock(&pool->lock);
 	}
 }
@@ -227,7 +236,7 @@ static void run_jobs(struct rank_pool *pool, unsigned jobs)
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
-	if (pool->progress && pool->done)
+	if (pool->shown)
 		fputs("\r\033[K", stderr);
 }
 
