@@ -300,7 +300,8 @@ static bool fill(struct merge *mg, bool per_rank, struct trex_table *t)
 		group_stats(&mg->groups[g]);
 		grand += mg->groups[g].sum;
 	}
-	qsort(mg->groups, mg->ngroups, sizeof(*mg->groups), cmp_mgroup);
+	if (mg->ngroups) /* groups is NULL without any: qsort's pointer must not be */
+		qsort(mg->groups, mg->ngroups, sizeof(*mg->groups), cmp_mgroup);
 	if (!make_columns(mg, per_rank, t))
 		return false;
 	for (size_t g = 0; g < mg->ngroups; g++)

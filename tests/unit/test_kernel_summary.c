@@ -208,6 +208,31 @@ Test(kernel_summary, merge_equals_the_merged_index_many_instances)
 	merge_matches(301, false, false);
 }
 
+/* Ranks without a kernel: a table without rows (the CLI then takes the
+ * merged load for its note), its columns all there. */
+Test(kernel_summary, merge_without_kernels_has_no_rows)
+{
+	static char cpu_only[] = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\","
+	                         "\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":5}]}";
+	struct text t = {cpu_only, sizeof(cpu_only) - 1, NULL};
+	struct trex_index *idx = load_texts(&t, 1);
+	struct trex_ksum s;
+	struct trex_kernels_part parts[2];
+	struct trex_table table;
+	struct trex_error err;
+
+	cr_assert(trex_ksum_of_index(idx, &s, &err) == TREX_OK);
+	cr_assert_eq(s.nrows, 0);
+	parts[0] = (struct trex_kernels_part){&s, 0, 0};
+	parts[1] = (struct trex_kernels_part){&s, 0, 1};
+	cr_assert(trex_kernels_merge_table(parts, 2, true, &table, &err) == TREX_OK);
+	cr_assert_eq(table.nrows, 0);
+	cr_assert_eq(table.ncols, 13); /* 10 statistics, 2 ranks, the name */
+	trex_table_free(&table);
+	trex_ksum_free(&s);
+	trex_index_free(idx);
+}
+
 /* ---- the summary itself -------------------------------------------------------------------- */
 
 static const struct trex_ksum_row *row_named(const struct trex_ksum *s, const char *name)
