@@ -103,6 +103,17 @@ static const struct trex_column label_cols[NLABEL] = {
     [L_OP] = {"op", "Op", TREX_COL_TEXT, false},
 };
 
+const struct trex_column *trex_kernels_stat_columns(size_t *n)
+{
+	*n = NSTAT;
+	return stat_cols;
+}
+
+const struct trex_column *trex_kernels_name_column(void)
+{
+	return &label_cols[L_NAME];
+}
+
 /* The label columns of each grouping, in order; NLABEL ends a list. */
 static const enum label group_labels[TREX_KERNELS_BY_COUNT][NLABEL + 1] = {
     [TREX_KERNELS_BY_NAME] = {L_NAME, NLABEL},

@@ -269,6 +269,8 @@ struct cli_paths {
 enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_paths *out,
                                    struct trex_error *err);
 void cli_paths_free(struct cli_paths *p);
+/* Appends a copy of path. */
+enum trex_status cli_paths_push(struct cli_paths *p, const char *path, struct trex_error *err);
 /* Whether path names an index file (FILE.trex): globs leave those out, and
  * one given as an input stands for its trace. */
 bool cli_is_index_file(const char *path);
@@ -314,6 +316,23 @@ enum trex_status cli_check_pattern(const char *option, const char *arg, struct t
  * SIGINT sets the flag begin returns instead of ending trex. */
 const volatile sig_atomic_t *cli_interrupt_begin(struct sigaction *old);
 void cli_interrupt_end(const struct sigaction *old);
+
+/* The warning lines of every file of idx that lost data, as cli_load
+ * prints them. */
+void cli_describe_losses(const struct trex_index *idx, FILE *out);
+
+/* ---- cli_ranks.c: many ranks ------------------------------------------------------------ */
+
+/* A directory among the paths becomes its regular files, by name (hidden
+ * files and index files left out); IO when it holds none. */
+enum trex_status cli_expand_dirs(struct cli_paths *p, struct trex_error *err);
+/* `trex kernels` (grouped by name) and `trex gpu-time` of several traces
+ * (files, globs, directories), rank by rank without loading the set as
+ * one index (cli_ranks.c says how); *done false, nothing written, when
+ * the options or the inputs need the merged load (which then runs as
+ * before). */
+enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,
+                                  struct trex_error *err);
 
 /* ---- one file per command ------------------------------------------------------------ */
 

@@ -676,6 +676,11 @@ static enum trex_status paths_add(struct cli_paths *p, const char *s, size_t len
 	return TREX_OK;
 }
 
+enum trex_status cli_paths_push(struct cli_paths *p, const char *path, struct trex_error *err)
+{
+	return paths_add(p, path, strlen(path), err);
+}
+
 void cli_paths_free(struct cli_paths *p)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -937,6 +942,8 @@ static enum trex_status load_files(const struct cli_opts *o, const struct trex_l
 
 	if (st == TREX_OK)
 		st = expand_chakra_sets(&paths, o->quiet, err);
+	if (st == TREX_OK) /* after the Chakra sets, which may be directories */
+		st = cli_expand_dirs(&paths, err);
 	if (st != TREX_OK) {
 		cli_paths_free(&paths);
 		return st;
@@ -1011,6 +1018,13 @@ static void describe_loss(const struct trex_index *idx, uint32_t file, FILE *out
 		         trex_integrity_get(&f->integrity, k), trex_integrity_label(k));
 		loss_line(idx, file, p, what, out);
 	}
+}
+
+void cli_describe_losses(const struct trex_index *idx, FILE *out)
+{
+	for (uint32_t i = 0; i < trex_index_file_count(idx); i++)
+		if (trex_file_lost_data(trex_index_file(idx, i)))
+			describe_loss(idx, i, out);
 }
 
 /* Warning lines for every file that lost data; under --strict, an error

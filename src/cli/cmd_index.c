@@ -176,6 +176,8 @@ enum trex_status cmd_index(const struct cli_opts *o, const struct cli_model *m, 
 		return trex_error_set(err, TREX_USAGE, NULL, -1, "index: which traces? (FILE...)");
 	st = cli_expand_inputs(o->inputs, o->input_count, &paths, err);
 	if (st == TREX_OK)
+		st = cli_expand_dirs(&paths, err);
+	if (st == TREX_OK)
 		st = index_paths(o, &paths, out, err);
 	cli_paths_free(&paths);
 	return st;

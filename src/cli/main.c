@@ -178,6 +178,7 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	enum trex_status st = cmd_categories_schema(o, &set, err);
 	enum trex_status st_close;
 	const char *ui_only = ui_only_option(o);
+	bool lazy = false;
 
 	if (st == TREX_OK && ui_only && o->command == CLI_CMD_DEFAULT)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
@@ -197,14 +198,17 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 		trex_srcfiles_free(sources);
 		return st;
 	}
-	st = cli_load(o, set, &idx, &metrics, err);
-	if (st == TREX_OK && !idx && o->command != CLI_CMD_METRICS)
+	/* kernels and gpu-time of many ranks: rank by rank, the set never loaded whole */
+	st = cli_ranks_report(o, out.stream, &lazy, err);
+	if (st == TREX_OK && !lazy)
+		st = cli_load(o, set, &idx, &metrics, err);
+	if (st == TREX_OK && !lazy && !idx && o->command != CLI_CMD_METRICS)
 		st = trex_error_set(err, TREX_USAGE, NULL, -1,
 		                    "no trace among the inputs, only metrics ('trex metrics FILE' "
 		                    "reads them alone)");
 	if (st == TREX_OK && idx && metrics)
 		st = cli_link_metrics(o, idx, metrics, err);
-	if (st == TREX_OK) {
+	if (st == TREX_OK && !lazy) {
 		struct cli_model m = {idx, set, ideal, profile, baseline, sources, metrics};
 
 		if (idx)

@@ -337,8 +337,13 @@ static void head_counts(const struct trex_index *idx, struct file_header *h)
 }
 
 /* Everything after the header and table, then those two at offset 0. */
+struct w_blobs {
+	const void *identity, *summary;
+	size_t identity_len, summary_len;
+};
+
 static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
-                                const void *identity, size_t identity_len, struct trex_error *err)
+                                const struct w_blobs *b, struct trex_error *err)
 {
 	struct file_header head;
 	struct section sec[SEC_COUNT];
@@ -350,7 +355,7 @@ static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
 	w->pos = sizeof(head) + sizeof(sec);
 	if (lseek(w->fd, (off_t)w->pos, SEEK_SET) < 0)
 		w->errnum = errno;
-	w_section(w, &sec[SEC_IDENTITY], identity, identity_len);
+	w_section(w, &sec[SEC_IDENTITY], b->identity, b->identity_len);
 	w_strings(w, idx, &head, sec);
 	w_files(w, idx, &sec[SEC_FILES]);
 	w_arrays(w, idx, &head, sec);
@@ -359,6 +364,7 @@ static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
 	st = w_codecs(w, idx, sec, err);
 	if (st != TREX_OK)
 		return st;
+	w_section(w, &sec[SEC_KERNEL_SUMMARY], b->summary, b->summary_len);
 	w_pad(w, ALIGN);
 	w_flush(w);
 	head.file_size = w->pos;
@@ -402,6 +408,15 @@ enum trex_status trex_index_file_write(const struct trex_index *idx, const char 
                                        const void *identity, size_t identity_len,
                                        struct trex_error *err)
 {
+	return trex_index_file_write_summary(idx, path, identity, identity_len, NULL, 0, err);
+}
+
+enum trex_status trex_index_file_write_summary(const struct trex_index *idx, const char *path,
+                                               const void *identity, size_t identity_len,
+                                               const void *summary, size_t summary_len,
+                                               struct trex_error *err)
+{
+	struct w_blobs blobs = {identity, summary, identity_len, summary_len};
 	char tmp[TREX_ERROR_PATH_MAX + 64];
 	struct writer w = {.fd = -1};
 	const char *why;
@@ -416,7 +431,7 @@ enum trex_status trex_index_file_write(const struct trex_index *idx, const char 
 		free(w.buf);
 		return trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(errno));
 	}
-	st = w_index(&w, idx, identity, identity_len, err);
+	st = w_index(&w, idx, &blobs, err);
 	if (close(w.fd) != 0 && !w.errnum)
 		w.errnum = errno;
 	free(w.buf);
@@ -564,6 +579,18 @@ void trex_index_file_close(struct trex_index_file *f)
 		munmap(f->map, f->map_len);
 	free(f->name);
 	free(f);
+}
+
+enum trex_status trex_index_file_kernel_summary(const struct trex_index_file *f, const void **data,
+                                                size_t *len, struct trex_error *err)
+{
+	const struct section *s = &f->sec[SEC_KERNEL_SUMMARY];
+
+	*data = f->data + s->offset;
+	*len = (size_t)s->length;
+	if (!trex_index_file_checksum_ok(trex_index_file_checksum(*data, s->length), s->checksum))
+		return bad(f, err, "damaged index file (kernel summary)");
+	return TREX_OK;
 }
 
 uint64_t trex_index_file_bytes(const struct trex_index *idx)

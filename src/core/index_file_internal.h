@@ -47,6 +47,7 @@ enum section_id {
 	SEC_FLOW_ID_VAL, /* per flow, its id as read (empty: no ids kept) */
 	SEC_FLOW_ID_HOW, /* per flow, the id's kind and chained bit */
 	SEC_MEMBERS,     /* per file: n, text length, n (key at, len, value at, len, after), text */
+	SEC_KERNEL_SUMMARY, /* per file, per kernel name: aggregates (core/kernel_summary.h) */
 	SEC_COUNT
 };
 

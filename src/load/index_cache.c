@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "trex/core/kernel_summary.h"
+
 #define IDENTITY_MAGIC 0x3264697865727472ull /* "trexid2" */
 #define SAMPLE_BLOCKS 16
 #define SAMPLE_SIZE 4096
@@ -458,14 +460,20 @@ static bool write_to(struct cache_load *c, const char *path, const struct trex_i
 	struct trex_error e;
 	const char *why;
 	bool ok;
-	void *id;
-	size_t len;
+	void *id, *summary = NULL;
+	size_t len, summary_len = 0;
 
 	if (!trex_index_file_supported(idx, &why) ||
 	    !(id = identity_make(c->in, c->n, c->key, &len)))
 		return false;
 	trex_error_clear(&e);
-	ok = trex_index_file_write(idx, path, id, len, &e) == TREX_OK;
+	/* without memory for the summary, the file is written without one:
+	 * a lazy reader then loads the index instead */
+	if (trex_ksum_encode(idx, &summary, &summary_len, &e) != TREX_OK)
+		summary_len = 0;
+	trex_error_clear(&e);
+	ok = trex_index_file_write_summary(idx, path, id, len, summary, summary_len, &e) == TREX_OK;
+	free(summary);
 	if (!ok)
 		snprintf(c->rep->note, sizeof(c->rep->note), "cannot write index file %s: %s", path,
 		         e.message);
@@ -591,4 +599,86 @@ enum trex_status trex_cache_load(struct trex_source **sources, size_t count,
 	inputs_free(c.in, c.n);
 	free(pl);
 	return st;
+}
+
+/* ---- one trace of a set, by its summary --------------------------------------------------- */
+
+/* The summary of the fresh index file at path for c's one input, when it
+ * checks and its trace lost nothing (a loss is told from the whole index);
+ * silent otherwise: the whole load that follows says what it refuses. */
+static bool summary_at(struct cache_load *c, const char *path, struct trex_cache_rank *out)
+{
+	const char *recorded = NULL, *why = NULL;
+	struct trex_index_file *f = NULL;
+	struct trex_error e;
+	bool was_racy = false;
+	const void *bytes;
+	size_t len;
+
+	trex_error_clear(&e);
+	if (trex_index_file_map(path, &f, &e) != TREX_OK)
+		return false;
+	bytes = trex_index_file_identity(f, &len);
+	if (!identity_matches(bytes, len, c->in, 1, c->key, &recorded, &was_racy, &why) ||
+	    was_racy || trex_index_file_kernel_summary(f, &bytes, &len, &e) != TREX_OK || !len ||
+	    trex_ksum_decode(bytes, len, path, &out->sum, &e) != TREX_OK) {
+		trex_index_file_close(f);
+		return false;
+	}
+	if (out->sum.nfiles != 1 || out->sum.files[0].lost_data) {
+		trex_ksum_free(&out->sum);
+		trex_index_file_close(f);
+		return false;
+	}
+	out->file = f;
+	out->rep.hit = true;
+	snprintf(out->rep.path, sizeof(out->rep.path), "%s", path);
+	return true;
+}
+
+static bool summary_fresh(const char *path, const struct trex_load_opts *opts,
+                          struct trex_cache_rank *out)
+{
+	struct cache_load c = {.n = 1, .key = opts_key(opts), .opts = opts, .rep = &out->rep};
+	struct places *pl = malloc(sizeof(*pl));
+	bool ok = false;
+
+	if (pl && !(opts && opts->comm_override) && (c.in = calloc(1, sizeof(*c.in))) &&
+	    input_now(path, &c.in[0]) && places_of(c.in, 1, c.key, pl))
+		for (int i = 0; !ok && i < pl->nlook; i++)
+			ok = access(pl->look[i], F_OK) == 0 && summary_at(&c, pl->look[i], out);
+	inputs_free(c.in, c.n);
+	free(pl);
+	return ok;
+}
+
+enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_opts *opts,
+                                      enum trex_cache_mode mode, struct trex_cache_rank *out,
+                                      struct trex_error *err)
+{
+	struct trex_source *src = NULL;
+	enum trex_status st;
+
+	memset(out, 0, sizeof(*out));
+	if (mode == TREX_CACHE_USE && summary_fresh(path, opts, out))
+		return TREX_OK;
+	memset(&out->rep, 0, sizeof(out->rep));
+	st = trex_source_open(path, &src, err);
+	if (st == TREX_OK)
+		st = trex_cache_load(&src, 1, opts, mode, &out->rep, &out->idx, err);
+	if (st == TREX_OK)
+		st = trex_ksum_of_index(out->idx, &out->sum, err);
+	if (st != TREX_OK)
+		trex_cache_rank_close(out);
+	return st;
+}
+
+void trex_cache_rank_close(struct trex_cache_rank *r)
+{
+	trex_ksum_free(&r->sum);
+	trex_index_file_close(r->file);
+	if (r->idx)
+		trex_index_free(r->idx);
+	r->file = NULL;
+	r->idx = NULL;
 }

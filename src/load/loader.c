@@ -413,34 +413,52 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+bool trex_load_assign_ranks(int64_t *ranks, const bool *claimed, size_t count)
+{
+	int64_t *taken = malloc((count ? count : 1) * sizeof(*taken));
+	size_t ntaken = 0, next = 0;
+	int64_t r = 0;
+
+	if (!taken)
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if (claimed[i])
+			taken[ntaken++] = ranks[i];
+	qsort(taken, ntaken, sizeof(*taken), cmp_i64);
+	for (size_t i = 0; i < count; i++) {
+		if (claimed[i])
+			continue;
+		for (;; r++) {
+			while (next < ntaken && taken[next] < r)
+				next++;
+			if (next == ntaken || taken[next] != r)
+				break;
+		}
+		ranks[i] = r++;
+	}
+	free(taken);
+	return true;
+}
+
 /* Files without distributedInfo.rank take the lowest ranks >= 0 that no
  * file claims, in command-line order, so that a file's rank does not
  * depend on where the files that have one stand on the command line. */
 static enum trex_status assign_ranks(struct trex_build_file *files, size_t count)
 {
-	int64_t *claimed = malloc((count ? count : 1) * sizeof(*claimed));
-	size_t nclaimed = 0, next = 0;
-	int64_t r = 0;
+	int64_t *ranks = malloc((count ? count : 1) * sizeof(*ranks));
+	bool *claimed = malloc((count ? count : 1) * sizeof(*claimed));
+	bool ok = ranks && claimed;
 
-	if (!claimed)
-		return TREX_NOMEM;
-	for (size_t i = 0; i < count; i++)
-		if (files[i].has_rank)
-			claimed[nclaimed++] = files[i].rank;
-	qsort(claimed, nclaimed, sizeof(*claimed), cmp_i64);
-	for (size_t i = 0; i < count; i++) {
-		if (files[i].has_rank)
-			continue;
-		for (;; r++) {
-			while (next < nclaimed && claimed[next] < r)
-				next++;
-			if (next == nclaimed || claimed[next] != r)
-				break;
-		}
-		files[i].rank = r++;
+	for (size_t i = 0; ok && i < count; i++) {
+		ranks[i] = files[i].rank;
+		claimed[i] = files[i].has_rank;
 	}
+	ok = ok && trex_load_assign_ranks(ranks, claimed, count);
+	for (size_t i = 0; ok && i < count; i++)
+		files[i].rank = ranks[i];
+	free(ranks);
 	free(claimed);
-	return TREX_OK;
+	return ok ? TREX_OK : TREX_NOMEM;
 }
 
 static const char *base_name(const char *path)

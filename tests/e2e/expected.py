@@ -453,7 +453,10 @@ def kernel_stats(durations):
         med = D(ds[mid]) if n % 2 else (D(ds[mid - 1]) + D(ds[mid])) / 2
         mean = D(total) / n
         var = sum((D(x) - mean) ** 2 for x in ds) / (n - 1) if n > 1 else D(0)
+        # nearest rank: the ceil(p * n / 100)-th smallest
+        p95, p99 = ds[max(-(-95 * n // 100), 1) - 1], ds[max(-(-99 * n // 100), 1) - 1]
         out[name] = {"instances": n, "total_ns": total, "min_ns": ds[0], "max_ns": ds[-1],
+                     "p95_ns": p95, "p99_ns": p99,
                      "avg_ns": mean, "med_ns": med, "stddev_ns": var.sqrt(),
                      "time_pct": D(total) * 100 / grand if grand else D(0)}
     return out
@@ -476,7 +479,7 @@ def compare_kernels(rep, what, rows, expected):
         diag += ["missing: %r" % k[:120] for k in missing[:5]]
         diag += ["unexpected: %r" % k[:120] for k in extra[:5]]
         diag.append("%d kernels expected, trex has %d" % (len(expected), len(got)))
-    exact = ("instances", "total_ns", "min_ns", "max_ns")
+    exact = ("instances", "total_ns", "min_ns", "max_ns", "p95_ns", "p99_ns")
     approx = {"avg_ns": (D("1e-9"), D("1e-3")), "med_ns": (D("1e-9"), D("1e-3")),
               "stddev_ns": (D("1e-6"), D("1e-2")), "time_pct": (D("1e-6"), D("1e-6"))}
     for name in sorted(set(expected) & set(got)):

@@ -1,10 +1,10 @@
 /* libFuzzer target: arbitrary bytes as an index file (core/index_file.h)
  * through the opener, then every query the views and analyses make of
- * what it accepted: the opener must refuse whatever would be read out of
- * bounds. Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which skips
- * the checksums, so that mutated files reach the checks behind them.
- * Seeded with index files of tests/data traces; built and run by
- * tests/fuzz/run.sh (`make fuzz`). */
+ * what it accepted, and its kernel summary decoded and merged (as trex
+ * kernels of many ranks reads it, before and without the opener): the opener must refuse whatever
+ * would be read out of bounds. Built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which skips the
+ * checksums, so that mutated files reach the checks behind them. Seeded with index files of
+ * tests/data traces; built and run by tests/fuzz/run.sh (`make fuzz`). */
 #include "config.h"
 
 #include <stddef.h>
@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trex/analysis/kernels_merge.h"
 #include "trex/core/index.h"
 #include "trex/core/index_file.h"
+#include "trex/core/kernel_summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -74,6 +76,30 @@ static size_t walk_files(const struct trex_index *idx)
 	return sum;
 }
 
+/* The kernel summary, its files as the ranks of one set. */
+static size_t walk_summary(const struct trex_index_file *f)
+{
+	struct trex_kernels_part parts[64];
+	struct trex_ksum s;
+	struct trex_table t;
+	struct trex_error err;
+	const void *bytes;
+	size_t len, sum = 0;
+
+	if (trex_index_file_kernel_summary(f, &bytes, &len, &err) != TREX_OK ||
+	    trex_ksum_decode(bytes, len, "fuzz.trex", &s, &err) != TREX_OK)
+		return 0;
+	for (uint32_t i = 0; i < s.nfiles && i < 64; i++)
+		parts[i] = (struct trex_kernels_part){&s, i, i};
+	if (trex_kernels_merge_table(parts, s.nfiles < 64 ? s.nfiles : 64, true, &t, &err) ==
+	    TREX_OK) {
+		sum += t.nrows;
+		trex_table_free(&t);
+	}
+	trex_ksum_free(&s);
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trex_index_file *f;
@@ -82,8 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t *parents;
 	size_t sum = 0;
 
-	if (trex_index_file_map_memory("fuzz.trex", data, size, &f, &err) != TREX_OK ||
-	    trex_index_file_load(f, NULL, NULL, &idx, &err) != TREX_OK)
+	if (trex_index_file_map_memory("fuzz.trex", data, size, &f, &err) != TREX_OK)
+		return 0;
+	sum += walk_summary(f);
+	if (trex_index_file_load(f, NULL, NULL, &idx, &err) != TREX_OK)
 		return 0;
 	sum += walk_slices(idx) + walk_tracks(idx) + walk_files(idx);
 	parents = malloc(((size_t)trex_index_slice_count(idx) + 1) * sizeof(*parents));

@@ -568,7 +568,7 @@ Test(index_file, foreign_files_say_why)
 	expect_refusal(trace_json, sizeof(trace_json) - 1, "not a trex index file");
 	expect_refusal(bytes, len - 64, "truncated");
 	memcpy(bytes + 8, &v, sizeof(v));
-	expect_refusal(bytes, len, "index file version 99, this trex reads 2");
+	expect_refusal(bytes, len, "index file version 99, this trex reads 3");
 	v = 0x04030201; /* the other byte order */
 	memcpy(bytes + 8, &(uint32_t){TREX_INDEX_FILE_VERSION}, 4);
 	memcpy(bytes + 12, &v, sizeof(v));

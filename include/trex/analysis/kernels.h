@@ -93,6 +93,12 @@ enum trex_status trex_kernels_table(const struct trex_index *idx,
                                     const struct trex_kernel_opts *opts, struct trex_table *t,
                                     struct trex_error *err);
 
+/* The descriptors of the statistics columns (*n of them, in table order)
+ * and of the name column, for tables of the same shape made elsewhere
+ * (analysis/kernels_merge.h). */
+const struct trex_column *trex_kernels_stat_columns(size_t *n);
+const struct trex_column *trex_kernels_name_column(void);
+
 /* The instances behind each row, for drilling in: row r's slice ids are
  * ids[first[r]] .. ids[first[r + 1] - 1] (ascending ids). */
 struct trex_kernel_members {

@@ -9,11 +9,13 @@
  * integrity counters, link ranges, processes, tracks, lanes, slices,
  * instants, flows, counter samples, the launch and op link tables, the
  * flow and dependency orders, integrity examples, per file what its args
- * codec needs to read args back (gzip access points, an args store), and
- * an identity blob the caller writes and checks (which inputs, as they
- * were). Opening checks the header, every section's checksum and every id
- * an array holds, then points the index's arrays into the mapping: only
- * the files, the examples' list heads and block directories are copied.
+ * codec needs to read args back (gzip access points, an args store), an
+ * identity blob the caller writes and checks (which inputs, as they
+ * were), and the per-file kernel summary the caller gives (empty when it
+ * gives none; core/kernel_summary.h), which can be read without loading
+ * the index (trex_index_file_kernel_summary). Opening checks the header, every section's checksum
+ * and every id an array holds, then points the index's arrays into the mapping: only the files, the
+ * examples' list heads and block directories are copied.
  *
  * Execution-graph inputs (trex_index_graph) are not written: their graph
  * store is rebuilt by scheduling, which the file does not hold
@@ -29,7 +31,7 @@
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 
-#define TREX_INDEX_FILE_VERSION 2
+#define TREX_INDEX_FILE_VERSION 3
 
 /* Whether idx can be written to an index file; false with *why (a static
  * phrase: "execution graphs are not cached", ...) when not. */
@@ -42,6 +44,13 @@ bool trex_index_file_supported(const struct trex_index *idx, const char **why);
 enum trex_status trex_index_file_write(const struct trex_index *idx, const char *path,
                                        const void *identity, size_t identity_len,
                                        struct trex_error *err);
+
+/* trex_index_file_write with summary[0..summary_len) as the kernel
+ * summary section (trex_ksum_encode of the same index). */
+enum trex_status trex_index_file_write_summary(const struct trex_index *idx, const char *path,
+                                               const void *identity, size_t identity_len,
+                                               const void *summary, size_t summary_len,
+                                               struct trex_error *err);
 
 /* A mapped index file whose header and section table checked. */
 struct trex_index_file;
@@ -60,6 +69,11 @@ enum trex_status trex_index_file_map_memory(const char *name, const void *data, 
 /* The identity the writer gave, as written (*len its length). */
 const void *trex_index_file_identity(const struct trex_index_file *f, size_t *len);
 void trex_index_file_close(struct trex_index_file *f);
+/* The kernel summary section as written (*len 0: none was), after checking
+ * its checksum: FORMAT "damaged index file (kernel summary)" when it does
+ * not match. Reads nothing else of the file. */
+enum trex_status trex_index_file_kernel_summary(const struct trex_index_file *f, const void **data,
+                                                size_t *len, struct trex_error *err);
 
 /* Gives a file (path: as the index recorded it) an args codec again:
  * *codec and *ctx for the codec called name, from what its save hook

@@ -33,6 +33,7 @@
 #include <stddef.h>
 
 #include "trex/core/index.h"
+#include "trex/core/kernel_summary.h"
 #include "trex/core/index_file.h"
 #include "trex/core/status.h"
 #include "trex/load/loader.h"
@@ -81,5 +82,23 @@ enum trex_status trex_cache_reopen_codec(void *user, const char *path, const cha
                                          const void *saved, size_t len,
                                          const struct trex_args_codec **codec, void **ctx,
                                          struct trex_error *err);
+
+/* One trace of a set of ranks, summarised without loading the set:
+ * its kernel summary (core/kernel_summary.h) read from its own fresh index
+ * file (mode TREX_CACHE_USE), which stays mapped; else the trace loaded
+ * whole through the cache (parsed and its index file written, or a fresh
+ * index file loaded when the trace lost data, so that the loss can be
+ * told from idx), and its summary made from that. rep says what the cache
+ * did (rep.note: a refused index file). */
+struct trex_cache_rank {
+	struct trex_ksum sum;         /* one file */
+	struct trex_index_file *file; /* the mapping sum points into, or NULL */
+	struct trex_index *idx;       /* the trace loaded whole, or NULL */
+	struct trex_cache_report rep;
+};
+enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_opts *opts,
+                                      enum trex_cache_mode mode, struct trex_cache_rank *out,
+                                      struct trex_error *err);
+void trex_cache_rank_close(struct trex_cache_rank *r);
 
 #endif

@@ -109,6 +109,12 @@ bool trex_load_job_progress(struct trex_load_job *job, uint64_t decoded_bytes_de
 enum trex_status trex_load_paths(const char *const *paths, size_t count,
                                  const struct trex_load_opts *opts, struct trex_index **out,
                                  struct trex_error *err);
+/* The ranks of count files in command-line order, as trex_load_sources
+ * gives them: a file that claims none (claimed[i] false) takes the lowest
+ * rank >= 0 that no file claims and no earlier such file took (ranks[i]
+ * set); false when out of memory. */
+bool trex_load_assign_ranks(int64_t *ranks, const bool *claimed, size_t count);
+
 /* Same over already-open sources (memory buffers in tests, the demo); the
  * sources move into the index (closed on failure too). */
 enum trex_status trex_load_sources(struct trex_source **sources, size_t count,

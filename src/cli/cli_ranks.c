@@ -1,0 +1,503 @@
+/* Many ranks without one index of them all: directories as inputs;
+ * `trex kernels` of several traces from each rank's own index file (its
+ * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h);
+ * `trex gpu-time` of several traces as each rank's own table, its rows
+ * (one per device of that rank) relabelled as the set names them. The set
+ * is never loaded as one index: for kernels a rank whose index file is
+ * fresh is only mapped and its summary read; any other rank is loaded
+ * alone (from its index file, or parsed and its index file written),
+ * summarised or tabled, and freed, -j N ranks at once. */
+#include "config.h"
+
+#include "cli.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trex/analysis/gpu_time.h"
+#include "trex/analysis/integrity.h"
+#include "trex/analysis/kernels_merge.h"
+#include "trex/core/index.h"
+#include "trex/export/table_write.h"
+#include "trex/load/loader.h"
+
+/* ---- directories ------------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The regular files of dir but hidden ones and index files, by name. */
+static enum trex_status dir_files(const char *dir, struct cli_paths *out, struct trex_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t from = out->n;
+	enum trex_status st = TREX_OK;
+
+	if (!d)
+		return trex_error_set(err, TREX_IO, dir, -1, "cannot read the directory");
+	while (st == TREX_OK && (e = readdir(d))) {
+		struct stat sb;
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		char *path = malloc(len);
+
+		if (!path) {
+			st = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+			break;
+		}
+		snprintf(path, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+		         e->d_name);
+		if (e->d_name[0] != '.' && !cli_is_index_file(path) && stat(path, &sb) == 0 &&
+		    S_ISREG(sb.st_mode))
+			st = cli_paths_push(out, path, err);
+		free(path);
+	}
+	closedir(d);
+	if (st == TREX_OK && out->n == from)
+		st = trex_error_set(err, TREX_IO, dir, -1, "no trace in this directory");
+	if (st == TREX_OK)
+		qsort(out->v + from, out->n - from, sizeof(*out->v), cmp_str);
+	return st;
+}
+
+enum trex_status cli_expand_dirs(struct cli_paths *p, struct trex_error *err)
+{
+	struct cli_paths out = {0};
+	enum trex_status st = TREX_OK;
+	bool any = false;
+
+	for (size_t i = 0; i < p->n && !any; i++)
+		any = is_dir(p->v[i]);
+	if (!any)
+		return TREX_OK;
+	for (size_t i = 0; i < p->n && st == TREX_OK; i++)
+		st = is_dir(p->v[i]) ? dir_files(p->v[i], &out, err)
+		                     : cli_paths_push(&out, p->v[i], err);
+	if (st != TREX_OK) {
+		cli_paths_free(&out);
+		return st;
+	}
+	cli_paths_free(p);
+	*p = out;
+	return TREX_OK;
+}
+
+#define PROGRESS_SECONDS 0.1 /* between redraws, as the loading line */
+
+/* ---- one rank ------------------------------------------------------------------------------ */
+
+struct rank_job {
+	const char *path;
+	enum trex_status st;
+	struct trex_error err;
+	struct trex_cache_rank r;
+	struct trex_table table; /* gpu-time: the rank's own, when has_table */
+	bool has_table;
+	int64_t own_rank; /* as its own index gives it */
+	bool claimed;     /* by the trace itself (distributedInfo) */
+	int64_t rank;     /* in the set */
+	char *warnings;   /* the loss of a damaged trace, as the merged load tells it */
+	size_t warnings_len;
+};
+
+struct rank_pool {
+	struct rank_job *jobs;
+	size_t n, next, done;
+	pthread_mutex_t lock;
+	struct trex_load_opts lo;
+	enum trex_cache_mode mode;
+	bool gpu_time; /* each rank's gpu-time table, else its kernel summary */
+	bool progress; /* a line on stderr */
+	bool shown;    /* it was drawn */
+	double shown_at;
+	struct timespec start;
+};
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* A trace loaded whole that lost data: its warnings kept for the end, then
+ * the index freed (only its summary is needed). */
+static void rank_loaded(struct rank_job *job)
+{
+	const struct trex_index *idx = job->r.idx;
+	FILE *mem;
+
+	for (uint32_t f = 0; f < trex_index_file_count(idx); f++)
+		if (trex_file_lost_data(trex_index_file(idx, f)) &&
+		    (mem = open_memstream(&job->warnings, &job->warnings_len))) {
+			cli_describe_losses(idx, mem);
+			fclose(mem);
+			break;
+		}
+	trex_index_free(job->r.idx);
+	job->r.idx = NULL;
+}
+
+/* The rank loaded alone, whole (through its index file when fresh), and
+ * its gpu-time table made. */
+static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
+{
+	struct trex_source *src = NULL;
+	enum trex_status st = trex_source_open(job->path, &src, &job->err);
+
+	if (st == TREX_OK)
+		st = trex_cache_load(&src, 1, &pool->lo, pool->mode, &job->r.rep, &job->r.idx,
+		                     &job->err);
+	if (st == TREX_OK && trex_index_file_count(job->r.idx) == 1 &&
+	    !trex_index_graph(job->r.idx)) {
+		job->own_rank = trex_index_file(job->r.idx, 0)->rank;
+		job->claimed = trex_index_file(job->r.idx, 0)->has_rank;
+		st = trex_gpu_time_table(job->r.idx, &job->table, &job->err);
+		job->has_table = st == TREX_OK;
+	}
+	return st;
+}
+
+static void rank_one(struct rank_pool *pool, struct rank_job *job)
+{
+	trex_error_clear(&job->err);
+	if (pool->gpu_time) {
+		job->st = rank_table(pool, job);
+	} else {
+		job->st =
+		    trex_cache_rank_open(job->path, &pool->lo, pool->mode, &job->r, &job->err);
+		if (job->st == TREX_OK) {
+			job->own_rank = job->r.sum.files[0].rank;
+			job->claimed = job->r.sum.files[0].has_rank;
+		}
+	}
+	if (job->st == TREX_OK && job->r.idx &&
+	    (trex_index_graph(job->r.idx) || (pool->gpu_time && !job->has_table)))
+		job->st = trex_error_set(&job->err, TREX_USAGE, job->path, -1,
+		                         "an execution graph or several runs: loaded with the set");
+	if (job->st == TREX_OK && job->r.idx)
+		rank_loaded(job);
+}
+
+static void *rank_worker(void *arg)
+{
+	struct rank_pool *pool = arg;
+
+	for (;;) {
+		size_t i;
+		double now;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next < pool->n && !*pool->lo.cancel ? pool->next++ : pool->n;
+		pthread_mutex_unlock(&pool->lock);
+		if (i == pool->n)
+			return NULL;
+		rank_one(pool, &pool->jobs[i]);
+		pthread_mutex_lock(&pool->lock);
+		pool->done++;
+		now = seconds_since(&pool->start);
+		if (pool->progress && now - pool->shown_at >= PROGRESS_SECONDS) {
+			fprintf(stderr, "\rtrex: ranks %zu/%zu, %.1f s\033[K", pool->done, pool->n,
+			        now);
+			pool->shown_at = now;
+			pool->shown = true;
+		}
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+static void run_jobs(struct rank_pool *pool, unsigned jobs)
+{
+	unsigned workers = jobs < pool->n ? jobs : (unsigned)pool->n, started = 0;
+	pthread_t *t = calloc(workers ? workers : 1, sizeof(*t));
+
+	pool->lo.threads = jobs / (workers ? workers : 1);
+	for (; t && started < workers; started++)
+		if (pthread_create(&t[started], NULL, rank_worker, pool) != 0)
+			break;
+	if (started == 0)
+		rank_worker(pool);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	if (pool->shown)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- the set ------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Ranks as a load of the set gives them (trex_load_assign_ranks). false
+ * when two files claim one rank (the merged load shows them apart and
+ * warns) or out of memory (the merged load then says so). */
+static bool assign_ranks(struct rank_job *jobs, size_t n)
+{
+	int64_t *v = malloc((n ? n : 1) * sizeof(*v));
+	bool *claimed = calloc(n ? n : 1, sizeof(*claimed));
+	bool distinct = v && claimed;
+
+	for (size_t i = 0; distinct && i < n; i++) {
+		v[i] = jobs[i].own_rank;
+		claimed[i] = jobs[i].claimed;
+	}
+	distinct = distinct && trex_load_assign_ranks(v, claimed, n);
+	for (size_t i = 0; distinct && i < n; i++)
+		jobs[i].rank = v[i];
+	if (distinct)
+		qsort(v, n, sizeof(*v), cmp_i64);
+	for (size_t i = 1; distinct && i < n; i++)
+		distinct = v[i] != v[i - 1];
+	free(v);
+	free(claimed);
+	return distinct;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct trex_kernels_part *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The notes of the cache and the losses, in input order. */
+static void report_jobs(const struct rank_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].r.rep.note[0])
+			cli_print_cache_note(&jobs[i].r.rep);
+		if (jobs[i].warnings)
+			fwrite(jobs[i].warnings, 1, jobs[i].warnings_len, stderr);
+	}
+}
+
+/* t (taken over) as the command's report, after the notes and warnings of
+ * the ranks: *done. */
+static enum trex_status write_report(const struct cli_opts *o, const struct rank_job *jobs,
+                                     size_t n, struct trex_table *t, FILE *out, bool *done,
+                                     struct trex_error *err)
+{
+	enum trex_status st;
+
+	*done = true;
+	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
+	st = trex_table_write(out, t, o->format, err);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+		cli_print_note(out, t);
+	trex_table_free(t);
+	return st;
+}
+
+/* The kernels table of the summarised set; *done false (nothing written)
+ * when the set needs the merged load: two files of one rank, no kernel at
+ * all. */
+static enum trex_status kernels_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                       FILE *out, bool *done, struct trex_error *err)
+{
+	struct trex_kernels_part *parts = malloc((n ? n : 1) * sizeof(*parts));
+	struct trex_table t;
+	enum trex_status st;
+
+	if (!parts)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	if (!assign_ranks(jobs, n)) {
+		free(parts);
+		return TREX_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (struct trex_kernels_part){&jobs[i].r.sum, 0, jobs[i].rank};
+	qsort(parts, n, sizeof(*parts), cmp_part);
+	st = trex_kernels_merge_table(parts, n, o->per_rank, &t, err);
+	free(parts);
+	if (st != TREX_OK || t.nrows == 0) {
+		if (st == TREX_OK)
+			trex_table_free(&t);
+		return st;
+	}
+	return write_report(o, jobs, n, &t, out, done, err);
+}
+
+/* Row r of in appended to out: the rank column the set's rank, the device
+ * named as in a set ("rank 3 GPU 0"), text copied into out's arena. */
+static bool append_row(struct trex_table *out, const struct trex_table *in, size_t r, int64_t rank)
+{
+	union trex_cell *cell = trex_table_add_row(out);
+
+	for (size_t c = 0; cell && c < in->ncols; c++) {
+		const union trex_cell *from = trex_table_cell(in, r, c);
+		char label[600];
+
+		cell[c] = *from;
+		if (strcmp(in->cols[c].key, "rank") == 0)
+			cell[c].count = rank;
+		else if (strcmp(in->cols[c].key, "device") == 0)
+			snprintf(label, sizeof(label), "rank %lld %s", (long long)rank, from->text);
+		if (in->cols[c].type != TREX_COL_TEXT)
+			continue;
+		if (strcmp(in->cols[c].key, "device") != 0)
+			snprintf(label, sizeof(label), "%s", from->text);
+		if (!(cell[c].text = trex_table_strdup(out, label, strlen(label))))
+			return false;
+	}
+	return cell != NULL;
+}
+
+static int cmp_job_rank(const void *a, const void *b)
+{
+	const struct rank_job *x = *(const struct rank_job *const *)a;
+	const struct rank_job *y = *(const struct rank_job *const *)b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The ranks' gpu-time rows, by rank, in one table (columns as theirs). */
+static bool joined_tables(struct rank_job **order, size_t n, struct trex_table *t)
+{
+	const struct trex_table *first = &order[0]->table;
+	struct trex_column *cols = trex_table_init_owned(t, first->name, first->ncols);
+	bool ok = cols != NULL;
+
+	for (size_t c = 0; ok && c < first->ncols; c++) {
+		cols[c] = first->cols[c];
+		cols[c].key = trex_table_strdup(t, first->cols[c].key, strlen(first->cols[c].key));
+		cols[c].title =
+		    trex_table_strdup(t, first->cols[c].title, strlen(first->cols[c].title));
+		ok = cols[c].key && cols[c].title;
+	}
+	for (size_t i = 0; ok && i < n; i++)
+		for (size_t r = 0; ok && r < order[i]->table.nrows; r++)
+			ok = append_row(t, &order[i]->table, r, order[i]->rank);
+	return ok;
+}
+
+/* The gpu-time table of the set from each rank's; *done false when the set
+ * needs the merged load: two files of one rank, no device work at all. */
+static enum trex_status gpu_time_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                        FILE *out, bool *done, struct trex_error *err)
+{
+	struct rank_job **order = malloc((n ? n : 1) * sizeof(*order));
+	struct trex_table t;
+	bool ok;
+
+	if (!order || !assign_ranks(jobs, n)) {
+		free(order);
+		return TREX_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &jobs[i];
+	qsort(order, n, sizeof(*order), cmp_job_rank);
+	ok = joined_tables(order, n, &t);
+	free(order);
+	if (!ok || t.nrows == 0) {
+		trex_table_free(&t);
+		return ok ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	}
+	return write_report(o, jobs, n, &t, out, done, err);
+}
+
+/* Whether the command asks for what ranks give apart: kernels by name
+ * alone (summaries), or gpu-time (device rows). */
+static bool ranks_serve(const struct cli_opts *o)
+{
+	bool kernels = o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME &&
+	               !o->memory && !o->nmetric_args;
+
+	return (kernels || o->command == CLI_CMD_GPU_TIME) && !o->schema && !o->compiler_log &&
+	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
+}
+
+static unsigned default_jobs(const struct cli_opts *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->threads ? o->threads : n > 0 ? (unsigned)n : 1;
+}
+
+static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths *paths, FILE *out,
+                                bool *done, struct trex_error *err)
+{
+	struct sigaction old;
+	struct rank_pool pool = {
+	    .n = paths->n, .mode = cli_cache_mode(o), .gpu_time = o->command == CLI_CMD_GPU_TIME};
+	enum trex_status st = TREX_OK;
+	bool failed = false;
+
+	pool.jobs = calloc(paths->n, sizeof(*pool.jobs));
+	if (!pool.jobs)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	pool.lo = (struct trex_load_opts){.strict = o->strict, .format = o->input_format};
+	pool.progress = !o->quiet && isatty(STDERR_FILENO);
+	for (size_t i = 0; i < paths->n; i++)
+		pool.jobs[i].path = paths->v[i];
+	clock_gettime(CLOCK_MONOTONIC, &pool.start);
+	pthread_mutex_init(&pool.lock, NULL);
+	/* the loader only reads the flag; its field is not const-qualified */
+	pool.lo.cancel = (volatile sig_atomic_t *)(uintptr_t)cli_interrupt_begin(&old);
+	run_jobs(&pool, default_jobs(o));
+	if (*pool.lo.cancel)
+		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
+	cli_interrupt_end(&old);
+	pthread_mutex_destroy(&pool.lock);
+	for (size_t i = 0; st == TREX_OK && i < paths->n; i++)
+		if (pool.jobs[i].st == TREX_CANCELLED)
+			st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
+		else if (pool.jobs[i].st != TREX_OK)
+			failed = true; /* the merged load says what is wrong */
+	if (st == TREX_OK && !failed)
+		st = pool.gpu_time ? gpu_time_report(o, pool.jobs, paths->n, out, done, err)
+		                   : kernels_report(o, pool.jobs, paths->n, out, done, err);
+	for (size_t i = 0; i < paths->n; i++) {
+		if (pool.jobs[i].has_table)
+			trex_table_free(&pool.jobs[i].table);
+		trex_cache_rank_close(&pool.jobs[i].r);
+		free(pool.jobs[i].warnings);
+	}
+	free(pool.jobs);
+	return st;
+}
+
+enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,
+                                  struct trex_error *err)
+{
+	struct cli_paths paths;
+	enum trex_status st;
+
+	*done = false;
+	if (!ranks_serve(o))
+		return TREX_OK;
+	/* any problem with the inputs is the merged load's to tell */
+	if (cli_expand_inputs(o->inputs, o->input_count, &paths, err) != TREX_OK) {
+		trex_error_clear(err);
+		return TREX_OK;
+	}
+	st = cli_expand_dirs(&paths, err);
+	if (st != TREX_OK || paths.n < 2 || cli_drop_profile_inputs(&paths)) {
+		cli_paths_free(&paths);
+		trex_error_clear(err);
+		return TREX_OK;
+	}
+	st = run_set(o, &paths, out, done, err);
+	cli_paths_free(&paths);
+	return st;
+}

@@ -1,0 +1,189 @@
+#!/bin/sh
+# Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
+# traces reads each rank's kernel summary from its own index file and
+# merges them, and `trex gpu-time` joins each rank's own table, never
+# loading the set as one index (no set index file is written, the ranks'
+# index files are only read). Their output, stdout and stderr, is the
+# merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
+# directory, a glob, any input order, -j 1 and -j 3, ranks from
+# distributedInfo or from the order, a damaged rank (its warnings),
+# --strict. A corrupt, truncated or stale index file in the set
+# is noticed (one line) and rebuilt; two files of one rank, --memory and
+# other groupings take the merged load.
+. "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
+require_built
+have_corpus || skip_all "corpus not found (TREX_CORPUS)"
+
+TREX_INDEX_DIR=$TEST_TMP/index
+export TREX_INDEX_DIR
+IDX=$TREX_INDEX_DIR
+D=$TREX_SRCDIR/tests/data
+# the 8 ranks copied, so that one can be edited
+R=$TEST_TMP/dlrm
+mkdir -p "$R" "$IDX"
+cp "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz "$R/"
+touch -d '2020-01-01' "$R"/*
+set -- "$R"/*.json.gz
+
+listing() {
+	ls -l --time-style=+%s.%N "$IDX" | grep '\.trex$' | sort >"$TEST_TMP/$1.ls"
+}
+
+# untouched: since listing before, no index file changed or went, and no
+# index file of a set was written.
+untouched() {
+	listing after
+	[ -z "$(comm -23 "$TEST_TMP/before.ls" "$TEST_TMP/after.ls")" ] &&
+		[ "$(grep -c ' set-' "$TEST_TMP/before.ls")" = "$(grep -c ' set-' "$TEST_TMP/after.ls")" ]
+}
+
+# same_as_merged LABEL [ARGS...] -- MERGED_ARGS...: `trex $CMD ARGS` (the
+# lazy path, which must write no set index file and leave the index files
+# there as they were) prints what `trex $CMD --no-cache MERGED_ARGS` does.
+CMD=kernels
+same_as_merged() {
+	label="$CMD: $1"
+	shift
+	lazy=""
+	while [ "$1" != "--" ]; do
+		lazy="$lazy $1"
+		shift
+	done
+	shift
+	listing before
+	# shellcheck disable=SC2086
+	run_trex lazy $CMD $lazy
+	run_trex merged $CMD --no-cache "$@"
+	if cmp -s "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" &&
+		cmp -s "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" &&
+		[ "$(rc_of merged)" = "$(rc_of lazy)" ] &&
+		{ [ -s "$TEST_TMP/lazy.out" ] || [ "$(rc_of lazy)" != 0 ]; } &&
+		untouched; then
+		ok "$label: from the ranks' summaries = the merged load"
+	else
+		not_ok "$label: from the ranks' summaries = the merged load"
+		diag "exit $(rc_of lazy), merged $(rc_of merged); index files: $(ls "$IDX" | head -3)"
+		diff "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" | head -10 | sed 's/^/# /'
+		diff "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" | head -10 | sed 's/^/# /'
+	fi
+}
+
+# ---- the 8 ranks, indexed first ---------------------------------------------------------------
+
+run_trex index index -j2 "$@"
+check "trex index -j2 builds the 8 ranks' index files" \
+	[ "$(rc_of index):$(grep -c ': built ' "$TEST_TMP/index.out")" = 0:8 ]
+
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "8 ranks, --per-rank" --per-rank "$@" -- --per-rank "$@"
+same_as_merged "8 ranks, --per-rank csv" --per-rank --format csv "$@" -- --per-rank --format csv "$@"
+same_as_merged "a directory" "$R" -- "$@"
+same_as_merged "a quoted glob" "$R/*.json.gz" -- "$@"
+same_as_merged "reversed order" "$8" "$7" "$6" "$5" "$4" "$3" "$2" "$1" -- "$@"
+same_as_merged "-j 1" -j 1 "$R" -- "$@"
+same_as_merged "-j 3" -j 3 "$R" -- "$@"
+same_as_merged "3 ranks" "$2" "$5" "$7" -- "$2" "$5" "$7"
+CMD=gpu-time
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "a directory, -j 1" -j 1 "$R" -- "$@"
+same_as_merged "3 ranks, reversed" "$7" "$5" "$2" -- "$2" "$5" "$7"
+CMD=kernels
+
+# The numbers themselves, computed apart (expected.py: Python over the JSON).
+run_py multi "8 ranks from their summaries" "$R" "$@"
+
+# ---- ranks from the order, a damaged rank ---------------------------------------------------
+
+W=$TEST_TMP/w
+mkdir -p "$W"
+for i in 0 1 2; do # no distributedInfo: ranks 0, 1, 2 in command-line order
+	sed "s/\"dur\": *\([0-9]*\)/\"dur\": \1$i/" "$D/kernels.json" >"$W/k$i.json"
+done
+touch -d '2020-01-01' "$W"/*
+same_as_merged "ranks from the order, not indexed yet" "$W/k2.json" "$W/k0.json" "$W/k1.json" \
+	-- "$W/k2.json" "$W/k0.json" "$W/k1.json"
+check "that wrote each rank's index file" [ "$(ls "$IDX"/k[012].json.*.trex | wc -l)" = 3 ]
+same_as_merged "ranks from the order, again (mapped)" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
+	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+CMD=gpu-time
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
+	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+CMD=kernels
+same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
+	--strict "$1" "$D/damaged.json"
+check "--strict with a damaged rank exits 2" [ "$(rc_of lazy)" = 2 ]
+
+# ---- index files that cannot be used ----------------------------------------------------------
+
+# rebuilt LABEL WHAT: the lazy run says WHAT in one line, prints the merged
+# table and leaves a fresh index file (the next run prints nothing more).
+rebuilt() {
+	run_trex lazy kernels "$R"
+	run_trex merged kernels --no-cache "$R"
+	run_trex again kernels "$R"
+	if cmp -s "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" &&
+		cmp -s "$TEST_TMP/merged.out" "$TEST_TMP/again.out" &&
+		[ "$(rc_of lazy)" = 0 ] && [ "$(wc -l <"$TEST_TMP/lazy.err")" = 1 ] &&
+		grep -q "$2" "$TEST_TMP/lazy.err" && grep -q 'rebuilt from the trace' "$TEST_TMP/lazy.err" &&
+		[ ! -s "$TEST_TMP/again.err" ] && sanitizer_clean "$TEST_TMP/lazy.err"; then
+		ok "$1: noticed, rebuilt, the same table"
+	else
+		not_ok "$1: noticed, rebuilt, the same table"
+		diag "exit $(rc_of lazy)"
+		diag_file "$TEST_TMP/lazy.err"
+		diff "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" | head -10 | sed 's/^/# /'
+	fi
+}
+
+rank3=$(ls "$IDX"/worker3_*.trex)
+"$PYTHON3" -c 'import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) - 100] ^= 0x10  # the kernel summary, the last section
+open(p, "wb").write(b)' "$rank3"
+rebuilt "a flipped byte in a rank's summary" "damaged index file"
+rank5=$(ls "$IDX"/worker5_*.trex)
+truncate -s 5000 "$rank5"
+rebuilt "a truncated index file" "truncated index file"
+printf 'not an index\n' >"$(ls "$IDX"/worker6_*.trex)"
+rebuilt "a foreign file" "not a trex index file"
+# rank 1 edited: a kernel renamed, its index file stale
+gzip -dc "$2" | sed 's/ncclKernel_AllReduce/ncclKernel_ALLREDUCE/g' | gzip >"$TEST_TMP/w1.gz"
+mv "$TEST_TMP/w1.gz" "$2"
+touch -d '2020-01-02' "$2"
+rebuilt "an edited rank" "stale (the trace changed)"
+check "the edited rank's kernel is in the table" grep -q ncclKernel_ALLREDUCE "$TEST_TMP/again.out"
+
+# ---- what the summaries do not hold: the merged load ------------------------------------------
+
+# lazy_is_merged [WORDS]: the last lazy and merged runs printed the same,
+# exit 0; with WORDS, their stderr the same too, and holding WORDS.
+lazy_is_merged() {
+	[ "$(rc_of lazy)" = 0 ] && cmp -s "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" &&
+		{ [ -z "${1:-}" ] || { cmp -s "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" &&
+			grep -q "$1" "$TEST_TMP/lazy.err"; }; }
+}
+
+C=$TREX_CORPUS/kineto/hta_trace_compare
+run_trex index index "$C/base.json.gz" "$C/test.json.gz"
+run_trex lazy kernels "$C/base.json.gz" "$C/test.json.gz"
+run_trex merged kernels --no-cache "$C/base.json.gz" "$C/test.json.gz"
+check "two files of one rank: the merged load (both totals, the warning)" \
+	lazy_is_merged 'both claim rank'
+for opt in "--memory" "--by op" "--by rank"; do
+	# shellcheck disable=SC2086
+	run_trex lazy kernels $opt "$R"
+	# shellcheck disable=SC2086
+	run_trex merged kernels --no-cache $opt "$@"
+	check "kernels $opt: the merged load" lazy_is_merged
+done
+
+done_testing
