@@ -116,7 +116,8 @@ static void set_alignment(struct compare_view *cv, const struct trex_run_align *
 {
 	struct timeline_view *a = cv->side[SIDE_A], *b = cv->side[SIDE_B];
 	int64_t off = al->offset;
-	int64_t b_lo = moved(trex_index_start(b->idx), off), b_hi = moved(trex_index_end(b->idx), off);
+	int64_t b_lo = moved(trex_index_start(b->idx), off),
+	        b_hi = moved(trex_index_end(b->idx), off);
 	int64_t lo = trex_index_start(a->idx), hi = trex_index_end(a->idx);
 
 	cv->align = *al;
@@ -160,8 +161,8 @@ static void align_at_selection(struct compare_view *cv)
 	}
 	name = trex_index_str(f->idx, trex_index_slice(f->idx, f->selected)->name);
 	nth = trex_run_align_nth(f->idx, f->selected);
-	if (trex_run_align_name(cv->side[SIDE_A]->idx, cv->side[SIDE_B]->idx, name ? name : "",
-	                        nth, &al, &err) != TREX_OK) {
+	if (trex_run_align_name(cv->side[SIDE_A]->idx, cv->side[SIDE_B]->idx, name ? name : "", nth,
+	                        &al, &err) != TREX_OK) {
 		trex_ui_message(cv->base.ctx, "cannot align: %s", err.message);
 		return;
 	}
@@ -290,7 +291,8 @@ static bool search_across(struct compare_view *cv, int dir)
 	if (!tl_show_drawn_slice(o, id))
 		return true;
 	follow(f, o);
-	trex_ui_message(cv->base.ctx, wrapped ? "search wrapped to run %s" : "search went on in run %s",
+	trex_ui_message(cv->base.ctx,
+	                wrapped ? "search wrapped to run %s" : "search went on in run %s",
 	                cv->focus == SIDE_A ? "A" : "B");
 	return true;
 }
@@ -498,8 +500,9 @@ void tl_compare_original_time(const struct timeline_view *tv, int64_t ts, char *
 
 	trex_format_duration((double)rel, h, sizeof(h));
 	signed_duration(tv->shift, off, sizeof(off));
-	snprintf(buf, size, "%s (%" PRId64 " ns from B's start; absolute %" PRId64 " ns), offset %s",
-	         h, rel, ts, off);
+	snprintf(buf, size,
+	         "%s (%" PRId64 " ns from B's start; absolute %" PRId64 " ns), offset %s", h, rel,
+	         ts, off);
 }
 
 void tl_compare_notice(const struct trex_ui_ctx *ctx, char *buf, size_t size)

@@ -26,8 +26,7 @@ struct trex_view *tl_compare_focus_a(struct trex_view *v);
 /* The details pane's line for a slice of run B starting at ts (B's
  * clock): "1.5 ms (1500000 ns from B's start; absolute N ns), offset
  * +2 ms". */
-void tl_compare_original_time(const struct timeline_view *tv, int64_t ts, char *buf,
-                              size_t size);
+void tl_compare_original_time(const struct timeline_view *tv, int64_t ts, char *buf, size_t size);
 
 /* The first screen's word on run B's damaged input ("run B: 15 bytes
  * ignored after truncation"), like run A's; "" when it was read whole or

@@ -68,7 +68,8 @@ static const struct fixture_slice run_plain[] = {
 
 Test(run_align, default_is_the_first_step_both_runs_have)
 {
-	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)), *b = build(run_b, ARRAY_SIZE(run_b));
+	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)),
+	                  *b = build(run_b, ARRAY_SIZE(run_b));
 	struct trex_run_align al;
 	char what[64];
 
@@ -90,7 +91,8 @@ Test(run_align, default_is_the_first_step_both_runs_have)
 
 Test(run_align, a_chosen_step)
 {
-	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)), *b = build(run_b, ARRAY_SIZE(run_b));
+	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)),
+	                  *b = build(run_b, ARRAY_SIZE(run_b));
 	struct trex_run_align al;
 	struct trex_error err;
 
@@ -177,7 +179,8 @@ Test(run_align, nth_counts_by_start_then_id)
 
 Test(run_align, the_nth_slice_of_a_name)
 {
-	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)), *b = build(run_b, ARRAY_SIZE(run_b));
+	struct trex_index *a = build(run_a, ARRAY_SIZE(run_a)),
+	                  *b = build(run_b, ARRAY_SIZE(run_b));
 	struct trex_run_align al;
 	struct trex_error err;
 	char what[64];

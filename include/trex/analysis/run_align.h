@@ -58,7 +58,7 @@ enum trex_status trex_run_align_name(const struct trex_index *a, const struct tr
 
 /* What out aligns, for the status line: "ProfilerStep#1009",
  * "aten::mm #2", "trace start". */
-void trex_run_align_describe(const struct trex_index *a, const struct trex_run_align *al,
-                             char *buf, size_t size);
+void trex_run_align_describe(const struct trex_index *a, const struct trex_run_align *al, char *buf,
+                             size_t size);
 
 #endif
