@@ -586,7 +586,9 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 	tl_track_path(idx, s->track, buf, sizeof(buf));
 	row(p, "track", buf, TREX_ROLE_DEFAULT);
 	trex_format_duration((double)rel, h, sizeof(h));
-	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel, s->ts);
+	/* absolute on the axis shown: run B's own clock is on the next row */
+	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel,
+	         (int64_t)((__int128)s->ts + p->tv->shift));
 	row(p, "start", buf, TREX_ROLE_DEFAULT);
 	if (p->tv->side) {
 		tl_compare_original_time(p->tv, s->ts, buf, sizeof(buf));
