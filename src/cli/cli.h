@@ -121,7 +121,8 @@ enum cli_command {
 	X(KERNEL, "kernel", 0, "REGEX", CLI_IN(STALLS) | CLI_IN(METRICS),                          \
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
-	  "stalls (command and view): the stall report the others are compared with, per line")    \
+	  "stalls (command and view): the stall report the others are compared with, per line; "   \
+	  "interface: else a second run (FILE[,FILE...]) stacked under the first's timeline")      \
 	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
 	  "metrics: the metrics to show; kernels and the interface: metric columns in the "        \
 	  "kernels "                                                                               \

@@ -94,6 +94,18 @@ cdump xterm-256color C.UTF-8 'j j j j j j , <Enter>' "$A" --compare "$B"
 check "j crosses from A's rows into B's: , selects there" \
 	shows "^ run B time: 1\\.4 ms \\(1400000 ns from B's start"
 
+# G goes to B's last row (aten::mm's level); , selects B's mm before the
+# cursor (1.5 ms on A's axis: 6000 in B), the one at 5300
+cdump xterm-256color C.UTF-8 'G , <Enter>' "$A" --compare "$B"
+check "G goes to B's last row" \
+	sh -c "grep -q '^ name: aten::mm' '$SCREEN' &&
+		grep -q \"^ run B time: 1.3 ms (1300000 ns from B's start\" '$SCREEN'"
+# a range marked in A ([0, 2 ms) on A's axis: 4500..6500 in B) has B's
+# statistics once the cursor is in B: ProfilerStep#1 1.5 ms, gemm_a 600 us
+cdump xterm-256color C.UTF-8 'T 0 <Enter> m T 2 m s <Enter> m j j j j j j' "$A" --compare "$B"
+check "a range marked in A gives B's statistics in B" \
+	sh -c "grep -q '1.5 ms *1x  ProfilerStep#1' '$SCREEN' && grep -q '600 us *1x  gemm_a' '$SCREEN'"
+
 # ---- the corpus pair -----------------------------------------------------------------------
 
 if have_corpus; then
