@@ -61,7 +61,9 @@ static void signed_duration(int64_t ns, char *buf, size_t size)
 /* ---- one axis ------------------------------------------------------------------------------ */
 
 /* to shows what from shows: the same window and cursor on the shared
- * axis, the same zoom history, filter, search, marks and pane. */
+ * axis, the same zoom history, filter, search, marks, pane and critical
+ * path highlight. Track choices (pins, folds, the track filter, hidden
+ * tracks) stay each run's own. */
 static void follow(struct timeline_view *to, const struct timeline_view *from)
 {
 	int64_t delta = (int64_t)((__int128)from->shift - to->shift);
@@ -74,6 +76,7 @@ static void follow(struct timeline_view *to, const struct timeline_view *from)
 		to->zoom_stack[i] = (struct tl_window){moved(from->zoom_stack[i].t0, delta),
 		                                       from->zoom_stack[i].span};
 	to->details.shown = from->details.shown;
+	to->critical_hidden = from->critical_hidden;
 	tl_search_follow(to, from);
 	tl_range_follow(to, from);
 }
