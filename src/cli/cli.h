@@ -121,7 +121,8 @@ enum cli_command {
 	X(KERNEL, "kernel", 0, "REGEX", CLI_IN(STALLS) | CLI_IN(METRICS),                          \
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
-	  "stalls (command and view): the stall report the others are compared with, per line")    \
+	  "stalls (command and view): the stall report the others are compared with, per line; "   \
+	  "interface: else a second run (FILE[,FILE...]) stacked under the first's timeline")      \
 	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
 	  "metrics: the metrics to show; kernels and the interface: metric columns in the "        \
 	  "kernels "                                                                               \
@@ -271,6 +272,23 @@ enum trex_status cli_expand_inputs(char *const *args, size_t count, struct cli_p
 void cli_paths_free(struct cli_paths *p);
 /* Appends a copy of path. */
 enum trex_status cli_paths_push(struct cli_paths *p, const char *path, struct trex_error *err);
+/* ---- cli_compare.c: --compare's second run ----------------------------------------- */
+
+/* Whether --compare names a run to stack under the inputs' in the
+ * interface (no command, and not a stall report). */
+bool cli_compare_is_run(const struct cli_opts *o);
+/* The title of an index's files: the path of one, or "8 files: " and
+ * their base names ("worker0.json.gz, worker1.json.gz, ..."). */
+void cli_files_label(const struct trex_index *idx, char *buf, size_t size);
+/* --compare when it names a stall report (the stalls baseline), else NULL. */
+const char *cli_compare_report(const struct cli_opts *o);
+/* Loads --compare's run (comma lists, globs, index files, as the inputs)
+ * as cli_load does, warnings included; label gets its file names. */
+struct trex_catset;
+enum trex_status cli_compare_load(const struct cli_opts *o, const struct trex_catset *schema,
+                                  struct trex_index **out, char *label, size_t size,
+                                  struct trex_error *err);
+
 /* Whether path names an index file (FILE.trex): globs leave those out, and
  * one given as an input stands for its trace. */
 bool cli_is_index_file(const char *path);

@@ -127,7 +127,7 @@ static enum trex_status report_paths(const struct cli_opts *o, struct cli_paths 
 		cli_paths_free(&all);
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
-	if (o->compare)
+	if (cli_compare_report(o))
 		out->v[n++] = strdup(o->compare);
 	for (size_t i = 0; i < all.n; i++) {
 		if (trex_profile_sniff_path(all.v[i]))
@@ -176,7 +176,7 @@ enum trex_status cli_profile_load(const struct cli_opts *o, struct trex_profile 
 	*profile = NULL;
 	*sources = NULL;
 	*baseline = TREX_PROFILE_NONE;
-	if (o->compare && !trex_profile_sniff_path(o->compare))
+	if (cli_compare_report(o) && !trex_profile_sniff_path(o->compare))
 		return trex_error_set(
 		    err, TREX_FORMAT, o->compare, -1,
 		    "--compare: expected a stall report (a unitrace --stall-sampling "
@@ -202,6 +202,6 @@ enum trex_status cli_profile_load(const struct cli_opts *o, struct trex_profile 
 		*profile = NULL;
 		return st;
 	}
-	*baseline = o->compare ? 0 : TREX_PROFILE_NONE;
+	*baseline = cli_compare_report(o) ? 0 : TREX_PROFILE_NONE;
 	return TREX_OK;
 }

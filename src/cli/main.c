@@ -49,10 +49,7 @@ static bool wants_ui(const struct cli_opts *o)
 static void ui_title(const struct cli_opts *o, const struct trex_index *idx,
                      const struct trex_profile *profile, char *buf, size_t size)
 {
-	uint32_t n = trex_index_file_count(idx);
-	size_t used;
-
-	if (n == 0 && profile) { /* stall reports only */
+	if (trex_index_file_count(idx) == 0 && profile) { /* stall reports only */
 		uint32_t nr = trex_profile_report_count(profile);
 
 		snprintf(buf, size, "%s%s",
@@ -60,20 +57,10 @@ static void ui_title(const struct cli_opts *o, const struct trex_index *idx,
 		         nr > 1 ? " and more stall reports" : "");
 		return;
 	}
-	if (o->demo || n == 1) {
-		snprintf(buf, size, "%s",
-		         o->demo ? "demo trace"
-		                 : trex_index_str(idx, trex_index_file(idx, 0)->path));
-		return;
-	}
-	used = (size_t)snprintf(buf, size, "%" PRIu32 " %s: ", n, trex_plural(n, "file", "files"));
-	for (uint32_t i = 0; i < n && used < size; i++) {
-		const char *path = trex_index_str(idx, trex_index_file(idx, i)->path);
-		const char *base = strrchr(path, '/');
-
-		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-		                         base && base[1] ? base + 1 : path);
-	}
+	if (o->demo)
+		snprintf(buf, size, "demo trace");
+	else
+		cli_files_label(idx, buf, size);
 }
 
 /* Metrics inputs without a trace: the interface opens them over an empty
@@ -96,10 +83,10 @@ static enum trex_status ui_metrics_alone(const struct trex_metrics *m, struct tr
 
 static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 {
-	struct trex_index *idx = NULL;
+	struct trex_index *idx = NULL, *compare = NULL;
 	struct trex_metrics *metrics = NULL;
 	char **names = NULL;
-	char title[512];
+	char title[512], compare_label[512] = "";
 	struct trex_catset *set = NULL;
 	struct trex_ideal_log *ideal = NULL;
 	struct trex_profile *profile = NULL;
@@ -131,6 +118,10 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		ui_title(o, idx, profile, title, sizeof(title));
 	if (st == TREX_OK && metrics)
 		st = cli_link_metrics(o, idx, metrics, err);
+	if (st == TREX_OK && cli_compare_is_run(o))
+		st = cli_compare_load(o, set, &compare, compare_label, sizeof(compare_label), err);
+	uo.compare = compare;
+	uo.compare_label = compare_label;
 	uo.metrics = metrics;
 	if (st == TREX_OK)
 		st = cli_metric_names(o, &names, &uo.metric_count, err);
@@ -141,6 +132,7 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		cli_report_rank_clashes(idx); /* the interface showed it; the screen is gone now */
 		trex_index_free(idx);
 	}
+	trex_index_free(compare);
 	cli_metric_names_free(names, uo.metric_count);
 	trex_metrics_free(metrics);
 	trex_catset_free(set);

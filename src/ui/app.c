@@ -13,6 +13,7 @@
 
 #include "app_config.h"
 #include "export_dialog.h"
+#include "timeline_compare.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/schedule.h"
@@ -738,14 +739,16 @@ static void schedule_notice(struct trex_ui_ctx *ctx, char *buf, size_t size)
 static void open_notice(struct trex_ui_ctx *ctx)
 {
 	char damage[TREX_UI_MSG_MAX], clash[TREX_UI_MSG_MAX], sched[TREX_UI_MSG_MAX];
-	const char *parts[3] = {damage, clash, sched};
+	char compare[TREX_UI_MSG_MAX];
+	const char *parts[4] = {damage, compare, clash, sched};
 	size_t len = 0;
 
 	/* the message row starts one column in */
 	damage_notice(ctx, getmaxx(stdscr) - 1, damage, sizeof(damage));
+	tl_compare_notice(ctx, compare, sizeof(compare));
 	rank_clash_notice(ctx, clash, sizeof(clash));
 	schedule_notice(ctx, sched, sizeof(sched));
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (!parts[i][0] || len >= sizeof(ctx->msg))
 			continue;
 		len += (size_t)snprintf(ctx->msg + len, sizeof(ctx->msg) - len, "%s%s",
@@ -786,6 +789,8 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.metrics = o->metrics;
 	a.ctx.metric_names = o->metric_names;
 	a.ctx.metric_count = o->metric_count;
+	a.ctx.compare = o->compare;
+	a.ctx.compare_label = o->compare_label ? o->compare_label : "";
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "timeline_details.h"
+#include "timeline_compare.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ void tl_details_free(struct tl_details *d)
 
 static const struct trex_index *idx_of(const struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
 static const char *slice_name(const struct trex_index *idx, uint32_t id)
@@ -228,8 +229,7 @@ void tl_details_zoom_back(struct timeline_view *tv)
 static void goto_report(struct timeline_view *tv, const char *text,
                         const struct trex_timespec_target *to)
 {
-	const struct trex_index *idx = idx_of(tv);
-	int64_t start = trex_index_start(idx), end = trex_index_end(idx);
+	int64_t start = tv->origin, end = tv->span_hi;
 	char at[32], len[32];
 
 	trex_format_duration((double)((__int128)end - start), len, sizeof(len));
@@ -253,7 +253,6 @@ static void goto_report(struct timeline_view *tv, const char *text,
 static void goto_submit(struct trex_view *v, const char *text)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
-	const struct trex_index *idx = idx_of(tv);
 	struct trex_timespec_target to;
 
 	while (*text == ' ')
@@ -261,8 +260,7 @@ static void goto_submit(struct trex_view *v, const char *text)
 	/* ":goto 12.5ms" as well as ":12.5ms" */
 	if (strncmp(text, "goto ", 5) == 0)
 		text += 5;
-	if (!trex_timespec_locate(text, trex_index_start(idx), trex_index_end(idx), tv->cursor,
-	                          &to)) {
+	if (!trex_timespec_locate(text, tv->origin, tv->span_hi, tv->cursor, &to)) {
 		trex_ui_message(tv->base.ctx, "%s", TREX_TIMESPEC_EXPECTED);
 		return;
 	}
@@ -391,8 +389,8 @@ static void toggle_details(struct timeline_view *tv)
 	}
 	d->shown = !d->shown;
 	d->focus = false;
-	if (d->shown && d->pane_h == 0 && tv->lay.header.w > 0) {
-		struct trex_layout probe = tv->lay;
+	if (d->shown && d->pane_h == 0 && tv->screen_lay.header.w > 0) {
+		struct trex_layout probe = tv->screen_lay;
 
 		if (!trex_layout_details(&probe))
 			trex_ui_message(tv->base.ctx,
@@ -580,7 +578,7 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 {
 	const struct trex_index *idx = idx_of(p->tv);
 	const struct tl_details *d = &p->tv->details;
-	int64_t rel = (int64_t)((__int128)s->ts - trex_index_start(idx));
+	int64_t rel = (int64_t)((__int128)s->ts - p->tv->origin);
 	char buf[512], h[32];
 
 	row(p, "name", slice_name(idx, d->info_for), TREX_ROLE_DEFAULT);
@@ -588,8 +586,14 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 	tl_track_path(idx, s->track, buf, sizeof(buf));
 	row(p, "track", buf, TREX_ROLE_DEFAULT);
 	trex_format_duration((double)rel, h, sizeof(h));
-	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel, s->ts);
+	/* absolute on the axis shown: run B's own clock is on the next row */
+	snprintf(buf, sizeof(buf), "%s (%" PRId64 " ns; absolute %" PRId64 " ns)", h, rel,
+	         (int64_t)((__int128)s->ts + p->tv->shift));
 	row(p, "start", buf, TREX_ROLE_DEFAULT);
+	if (p->tv->side) {
+		tl_compare_original_time(p->tv, s->ts, buf, sizeof(buf));
+		row(p, "run B time", buf, TREX_ROLE_DEFAULT);
+	}
 	fmt_dur(s->dur, buf, sizeof(buf));
 	row(p, "duration", buf, TREX_ROLE_DEFAULT);
 	fmt_dur(d->info.self_ns, buf, sizeof(buf));
@@ -679,8 +683,7 @@ static void sample_row(struct pane *p, uint32_t sample, const struct trex_counte
 	bool at = sample == w->at;
 	char key[48], val[64];
 
-	trex_format_time((int64_t)((__int128)cs->ts - trex_index_start(idx)), 1, key + 2,
-	                 sizeof(key) - 2);
+	trex_format_time((int64_t)((__int128)cs->ts - p->tv->origin), 1, key + 2, sizeof(key) - 2);
 	key[0] = key[1] = ' ';
 	snprintf(val, sizeof(val), "%.6g%s", cs->value,
 	         !at               ? ""

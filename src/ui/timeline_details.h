@@ -102,6 +102,9 @@ void tl_details_draw(struct timeline_view *tv, WINDOW *win, const struct trex_la
 /* The marked range (timeline_range.c). */
 bool tl_range_dispatch(struct timeline_view *tv, enum trex_action a);
 void tl_range_clear(struct tl_details *d);
+/* Gives tv the marks of from, moved onto tv's clock (shift), with the
+ * statistics of tv's run over the range (--compare's other run). */
+void tl_range_follow(struct timeline_view *tv, const struct timeline_view *from);
 void tl_range_shade(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay);
 /* Writes the range statistics into the pane rectangle r. */
 void tl_range_draw_pane(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r);

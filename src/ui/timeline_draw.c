@@ -88,7 +88,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 	struct trex_term *term = tv->base.ctx->term;
 	const struct trex_rect *r = &lay->axis;
 	struct trex_tmap m = tmap_of(tv, r->w);
-	int64_t origin = trex_index_start(tv->base.ctx->idx), k, cursor_col;
+	int64_t origin = tv->origin, k, cursor_col;
 	unsigned long attr = trex_term_attr(term, TREX_ROLE_RULER);
 	struct trex_axis ax;
 	char label[48];
@@ -135,8 +135,7 @@ static void draw_axis(struct timeline_view *tv, WINDOW *win, const struct trex_l
 
 static void row_name(struct timeline_view *tv, size_t row, int width, char *buf, size_t size)
 {
-	tl_rows_label(&tv->rows, tv->base.ctx->idx, row, tv->base.ctx->term->utf8, width, buf,
-	              size);
+	tl_rows_label(&tv->rows, tv->idx, row, tv->base.ctx->term->utf8, width, buf, size);
 }
 
 static void draw_cell(struct timeline_view *tv, WINDOW *win, int y, int x, struct trex_glyph g,
@@ -184,7 +183,7 @@ static bool match_in(const struct trex_search *s, uint32_t lane, int64_t lo, int
 static void cell_of(struct timeline_view *tv, const struct trex_lane *lane, uint32_t lane_id,
                     int64_t lo, int64_t hi, struct trex_cell_info *cell)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	uint32_t n, b, e;
 	const uint32_t *ids;
 
@@ -203,7 +202,7 @@ static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_
                                     uint32_t lane_id, const struct trex_tmap *m, int c,
                                     uint32_t *single, bool *hit)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	struct trex_cell_info cell;
 	int64_t lo, hi, xb, xe;
 	const struct trex_slice *s;
@@ -227,7 +226,7 @@ static struct trex_glyph lane_glyph(struct timeline_view *tv, const struct trex_
  * for it, nothing is highlighted). */
 static bool on_critical_path(struct timeline_view *tv, uint32_t slice)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	const struct trex_graph *g = trex_index_graph(idx);
 	const struct trex_schedule *s = g ? trex_graph_schedule(g) : NULL;
 	uint32_t node = s ? trex_graph_node_of_slice(g, slice) : TREX_GRAPH_NONE;
@@ -246,7 +245,7 @@ static bool on_critical_path(struct timeline_view *tv, uint32_t slice)
 
 bool tl_critical_dispatch(struct timeline_view *tv, enum trex_action a)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 
 	if (a != TREX_ACTION_TOGGLE_CRITICAL)
 		return false;
@@ -269,7 +268,7 @@ bool tl_critical_dispatch(struct timeline_view *tv, enum trex_action a)
 static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint32_t fallback_slice,
                                 bool hit)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	uint32_t id = single != TREX_NONE ? single : fallback_slice;
 
 	if (id == TREX_NONE)
@@ -292,7 +291,7 @@ static bool is_match(struct timeline_view *tv, uint32_t id)
 static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
                         const uint32_t *full)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 
 	for (int c = 0; c < r->w;) {
 		int run = 1;
@@ -322,7 +321,7 @@ static void draw_labels(struct timeline_view *tv, WINDOW *win, int y, const stru
 static void draw_instant(struct timeline_view *tv, WINDOW *win, int y, int x,
                          const struct trex_lane *lane, const struct trex_tmap *m, int c)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	int64_t lo, hi;
 
 	if (lane->depth != 0 || tv->filter ||
@@ -337,7 +336,7 @@ static void draw_instant(struct timeline_view *tv, WINDOW *win, int y, int x,
 static void draw_lane(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
                       uint32_t lane_id)
 {
-	const struct trex_lane *lane = trex_index_lane(tv->base.ctx->idx, lane_id);
+	const struct trex_lane *lane = trex_index_lane(tv->idx, lane_id);
 	struct trex_tmap m = tmap_of(tv, r->w);
 	uint32_t *full = tv->cell_slice;
 	uint32_t last = TREX_NONE;
@@ -363,7 +362,7 @@ static void draw_lane(struct timeline_view *tv, WINDOW *win, int y, const struct
 static void draw_instants(struct timeline_view *tv, WINDOW *win, int y, const struct trex_rect *r,
                           uint32_t track)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	struct trex_term *term = tv->base.ctx->term;
 	struct trex_tmap m = tmap_of(tv, r->w);
 	unsigned long attr = trex_term_bar_attr(term, TREX_ROLE_SLICE_OTHER);
@@ -386,7 +385,7 @@ static void draw_instants(struct timeline_view *tv, WINDOW *win, int y, const st
 static bool counter_value(struct timeline_view *tv, uint32_t track, int64_t lo, int64_t hi,
                           double *v)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	struct trex_counter_peaks *p = tv->peaks ? &tv->peaks[track] : NULL;
 
 	if (p && !p->idx)
@@ -433,8 +432,7 @@ static enum trex_role name_role(struct timeline_view *tv, size_t ri)
 
 	if (row->kind == TL_ROW_FILE || row->kind == TL_ROW_PROCESS)
 		return TREX_ROLE_TRACK_GROUP;
-	return tl_rows_is_depth_row(&tv->rows, tv->base.ctx->idx, ri) ? TREX_ROLE_DIM
-	                                                              : TREX_ROLE_TRACK_NAME;
+	return tl_rows_is_depth_row(&tv->rows, tv->idx, ri) ? TREX_ROLE_DIM : TREX_ROLE_TRACK_NAME;
 }
 
 /* The line between the pinned rows and the rest, across names and time. */
@@ -510,7 +508,7 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 
 		if (tv->selected != TREX_NONE &&
 		    trex_search_slice_matches(tv->search, tv->selected)) {
-			p = trex_search_pos_of(tv->base.ctx->idx, tv->selected);
+			p = trex_search_pos_of(tv->idx, tv->selected);
 			len += (size_t)snprintf(
 			    buf + len, size - len, "  /%s %u/%u", trex_search_pattern(tv->search),
 			    trex_search_rank_in(tv->search, &p, tv->rows.lane_drawn) + 1, n);
@@ -529,7 +527,7 @@ static void search_status(struct timeline_view *tv, char *buf, size_t size)
 static void counter_status(struct timeline_view *tv, uint32_t track, int64_t per_col, char *buf,
                            size_t size)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	const struct trex_track *t = trex_index_track(idx, track);
 	const char *name = trex_index_str(idx, t->name);
 	struct trex_counter_window w;
@@ -537,7 +535,7 @@ static void counter_status(struct timeline_view *tv, uint32_t track, int64_t per
 
 	if (!name || !*name)
 		name = trex_index_str(idx, t->tid);
-	trex_format_time(rel(tv->cursor, trex_index_start(idx)), per_col, at, sizeof(at));
+	trex_format_time(rel(tv->cursor, tv->origin), per_col, at, sizeof(at));
 	if (!trex_counter_around(idx, track, tv->cursor, 0, &w)) {
 		snprintf(buf, size, " %s: no samples", name);
 		return;
@@ -578,7 +576,7 @@ static int cols_of(const char *s)
 static void slice_status(struct timeline_view *tv, int64_t per_col, int width, char *buf,
                          size_t size)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 	const struct trex_slice *s = trex_index_slice(idx, tv->selected);
 	const char *name = trex_index_str(idx, s->name), *target = NULL;
 	char a[32], b[32], rest[96], head[128] = "", shown[256], to[256] = "";
@@ -586,7 +584,7 @@ static void slice_status(struct timeline_view *tv, int64_t per_col, int width, c
 
 	if (!name)
 		name = "";
-	trex_format_time(rel(s->ts, trex_index_start(idx)), per_col, a, sizeof(a));
+	trex_format_time(rel(s->ts, tv->origin), per_col, a, sizeof(a));
 	trex_format_duration((double)s->dur, b, sizeof(b));
 	avail = width - 1 - snprintf(rest, sizeof(rest), "  start %s  dur %s", a, b);
 	if (tl_details_follow_hint(tv, head, sizeof(head), &target)) {
@@ -615,8 +613,7 @@ static void slice_status(struct timeline_view *tv, int64_t per_col, int width, c
 
 static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex_rect *r)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
-	int64_t origin = trex_index_start(idx);
+	int64_t origin = tv->origin;
 	char a[32], b[32], c[32], left1[160], right1[128], left2[640] = "";
 	int64_t per_col = tv->win.span / (tv->cols > 0 ? tv->cols : 1);
 	uint32_t track;
@@ -627,6 +624,9 @@ static void draw_status(struct timeline_view *tv, WINDOW *win, const struct trex
 	trex_format_duration((double)tv->win.span, c, sizeof(c));
 	snprintf(left1, sizeof(left1), " %s .. %s (%s)", a, b, c);
 	search_status(tv, left1, sizeof(left1));
+	if (tv->status_note)
+		snprintf(left1 + strlen(left1), sizeof(left1) - strlen(left1), "  %s",
+		         tv->status_note);
 	/* the prompt covers the message row: show the live count or error here */
 	if (tv->base.ctx->prompt.active && tv->base.ctx->msg[0])
 		snprintf(left1, sizeof(left1), " %.150s", tv->base.ctx->msg);
@@ -655,21 +655,29 @@ static bool ensure_cells(struct timeline_view *tv, int w)
 	return true;
 }
 
+void tl_draw_parts(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay,
+                   unsigned parts)
+{
+	if (!ensure_cells(tv, lay->timeline.w))
+		return;
+	tv->body_h = lay->names.h;
+	tv->lay = tv->screen_lay = *lay;
+	tv->cols = lay->timeline.w;
+	if (parts & TL_DRAW_FRAME) {
+		draw_header(tv, win, &lay->header);
+		draw_axis(tv, win, lay);
+	}
+	draw_rows(tv, win, lay);
+	if (parts & TL_DRAW_FRAME)
+		draw_status(tv, win, &lay->status);
+	tl_details_draw(tv, win, lay);
+}
+
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *full)
 {
 	struct timeline_view *tv = (struct timeline_view *)v;
 	struct trex_layout with_pane = *full;
-	const struct trex_layout *lay = &with_pane;
 
 	tl_details_layout(tv, &with_pane);
-	if (!ensure_cells(tv, lay->timeline.w))
-		return;
-	tv->body_h = lay->names.h;
-	tv->lay = *lay;
-	tv->cols = lay->timeline.w;
-	draw_header(tv, win, &lay->header);
-	draw_axis(tv, win, lay);
-	draw_rows(tv, win, lay);
-	draw_status(tv, win, &lay->status);
-	tl_details_draw(tv, win, lay);
+	tl_draw_parts(tv, win, &with_pane, TL_DRAW_FRAME);
 }

@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "timeline_view.h"
+#include "timeline_compare.h"
 #include "trex/analysis/search.h"
 
 /* The selected slice's track, else the track of the cursor's row. */
 static void selection(struct timeline_view *tv, struct export_view_state *st)
 {
-	const struct trex_index *idx = tv->base.ctx->idx;
+	const struct trex_index *idx = tv->idx;
 
 	st->selected_track = TREX_NONE;
 	if (tv->selected != TREX_NONE) {
@@ -36,10 +37,11 @@ static void selection(struct timeline_view *tv, struct export_view_state *st)
 
 bool trex_timeline_export_state(struct trex_view *v, struct export_view_state *st, uint8_t *shown)
 {
-	struct timeline_view *tv = (struct timeline_view *)v;
-	const struct trex_index *idx = v->ctx->idx;
+	struct timeline_view *tv = (struct timeline_view *)tl_compare_a(v);
+	const struct trex_index *idx = v->ctx->idx; /* with --compare: run A, the one exported */
 	char key[TREX_KEY_NAME_MAX];
 
+	v = &tv->base;
 	memset(st, 0, sizeof(*st));
 	st->selected_track = TREX_NONE;
 	if (strcmp(v->ops->name, "timeline") != 0)

@@ -25,7 +25,7 @@ struct canvas {
 
 static const struct trex_index *idx_of(const struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
 void tl_flows_free(struct tl_flows *f)

@@ -11,12 +11,12 @@
 
 static const struct trex_index *idx_of(const struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
 static int64_t rel(const struct timeline_view *tv, int64_t t)
 {
-	__int128 r = (__int128)t - trex_index_start(idx_of(tv));
+	__int128 r = (__int128)t - tv->origin;
 
 	return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : (int64_t)r;
 }
@@ -29,6 +29,38 @@ void tl_range_clear(struct tl_details *d)
 	d->mark = TL_MARK_NONE;
 	d->range_hidden = false;
 	d->scroll = 0;
+}
+
+/* t of one run's clock on the other's: t + delta, saturated */
+static int64_t moved(int64_t t, int64_t delta)
+{
+	__int128 r = (__int128)t + delta;
+
+	return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : (int64_t)r;
+}
+
+void tl_range_follow(struct timeline_view *tv, const struct timeline_view *from)
+{
+	struct tl_details *d = &tv->details;
+	const struct tl_details *f = &from->details;
+	int64_t delta = (int64_t)((__int128)from->shift - tv->shift);
+	int64_t a = moved(f->mark_a, delta), b = moved(f->mark_b, delta);
+	struct trex_error err;
+
+	if (f->mark == d->mark &&
+	    (f->mark == TL_MARK_NONE ||
+	     (d->mark_a == a && (f->mark == TL_MARK_STARTED || d->mark_b == b)))) {
+		d->range_hidden = f->range_hidden;
+		return;
+	}
+	tl_range_clear(d);
+	d->mark = f->mark;
+	d->mark_a = a;
+	d->mark_b = b;
+	if (f->mark == TL_MARK_RANGE)
+		d->stats_ok =
+		    trex_range_stats_compute(idx_of(tv), a, b, &d->stats, &err) == TREX_OK;
+	d->range_hidden = f->range_hidden;
 }
 
 /* ---- marking ---------------------------------------------------------------------------- */
@@ -261,7 +293,7 @@ static void out_line(struct out *o, const char *text, enum trex_role role)
 
 static void track_lines(struct out *o, const struct trex_table *t)
 {
-	const struct trex_index *idx = o->tv->base.ctx->idx;
+	const struct trex_index *idx = o->tv->idx;
 	char line[1024], busy[32], where[768];
 
 	out_line(o, "busy by track:", TREX_ROLE_DETAILS_KEY);

@@ -4,6 +4,7 @@
 #include "timeline_tracks.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "trex/analysis/search.h"
 
@@ -11,7 +12,7 @@
 
 static const struct trex_index *idx_of(struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
 static void drop(struct trex_search **s, const struct trex_search *keep)
@@ -46,10 +47,23 @@ static struct trex_search_pos here(struct timeline_view *tv, int dir)
 	return (struct trex_search_pos){tv->cursor, 0, 0, 0};
 }
 
-static void go_match(struct timeline_view *tv, int dir)
+uint32_t tl_search_find(struct timeline_view *tv, int dir, bool from_end)
 {
 	struct trex_search_pos pos = here(tv, dir);
-	const uint8_t *lanes = tv->rows.lane_drawn;
+
+	if (!tv->search)
+		return TREX_NONE;
+	if (from_end)
+		pos = dir > 0
+		          ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
+		          : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+	/* only matches on drawn lanes: never one the view would have to unfold */
+	return dir > 0 ? trex_search_next_in(tv->search, &pos, tv->rows.lane_drawn)
+	               : trex_search_prev_in(tv->search, &pos, tv->rows.lane_drawn);
+}
+
+static void go_match(struct timeline_view *tv, int dir)
+{
 	uint32_t id, all;
 
 	if (!tv->search) {
@@ -57,7 +71,7 @@ static void go_match(struct timeline_view *tv, int dir)
 		return;
 	}
 	all = trex_search_count(tv->search);
-	if (trex_search_count_in(tv->search, lanes) == 0) {
+	if (trex_search_count_in(tv->search, tv->rows.lane_drawn) == 0) {
 		if (all == 0)
 			trex_ui_message(tv->base.ctx, "no match for /%s",
 			                trex_search_pattern(tv->search));
@@ -67,15 +81,9 @@ static void go_match(struct timeline_view *tv, int dir)
 			                trex_search_pattern(tv->search), all);
 		return;
 	}
-	/* only matches on drawn lanes: never one the view would have to unfold */
-	id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
-	             : trex_search_prev_in(tv->search, &pos, lanes);
+	id = tl_search_find(tv, dir, false);
 	if (id == TREX_NONE) {
-		pos = dir > 0
-		          ? (struct trex_search_pos){INT64_MIN, 0, 0, 0}
-		          : (struct trex_search_pos){INT64_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
-		id = dir > 0 ? trex_search_next_in(tv->search, &pos, lanes)
-		             : trex_search_prev_in(tv->search, &pos, lanes);
+		id = tl_search_find(tv, dir, true);
 		trex_ui_message(tv->base.ctx, "search wrapped");
 	}
 	if (id != TREX_NONE)
@@ -276,6 +284,38 @@ void tl_search_drop_filter(struct timeline_view *tv)
 {
 	set_filter(tv, NULL);
 	research(tv);
+}
+
+static bool same_pattern(const struct trex_search *a, const struct trex_search *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(trex_search_pattern(a), trex_search_pattern(b)) == 0;
+}
+
+/* pattern over tv's run, quietly (it compiled over the other run already) */
+static struct trex_search *compile_quiet(struct timeline_view *tv, const struct trex_search *like,
+                                         const struct trex_search *within)
+{
+	struct trex_search *s = NULL;
+	struct trex_error err;
+
+	if (like &&
+	    trex_search_new(idx_of(tv), trex_search_pattern(like), within, &s, &err) != TREX_OK)
+		s = NULL;
+	return s;
+}
+
+void tl_search_follow(struct timeline_view *tv, const struct timeline_view *from)
+{
+	bool refilter = !same_pattern(tv->filter, from->filter);
+
+	if (refilter)
+		set_filter(tv, compile_quiet(tv, from->filter, NULL));
+	if (refilter || !same_pattern(tv->search, from->search)) {
+		trex_search_free(tv->search);
+		tv->search = compile_quiet(tv, from->search, tv->filter);
+	}
 }
 
 void tl_search_free(struct timeline_view *tv)

@@ -9,7 +9,7 @@
 
 static const struct trex_index *idx_of(struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
 static struct timeline_view *tl_of(struct trex_view *v)

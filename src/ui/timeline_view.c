@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "timeline_view.h"
+#include "timeline_compare.h"
 #include "timeline_search.h"
 #include "timeline_tracks.h"
 #include "stalls_view.h"
@@ -21,17 +22,18 @@ static struct timeline_view *tl_of(struct trex_view *v)
 
 static const struct trex_index *idx_of(struct timeline_view *tv)
 {
-	return tv->base.ctx->idx;
+	return tv->idx;
 }
 
+/* What the window may cover: the trace, or with --compare both runs. */
 static int64_t trace_start(struct timeline_view *tv)
 {
-	return trex_index_start(idx_of(tv));
+	return tv->span_lo;
 }
 
 static int64_t trace_len(struct timeline_view *tv)
 {
-	__int128 len = (__int128)trex_index_end(idx_of(tv)) - trace_start(tv);
+	__int128 len = (__int128)tv->span_hi - trace_start(tv);
 
 	return len > INT64_MAX ? INT64_MAX : len > 0 ? (int64_t)len : 1;
 }
@@ -414,6 +416,8 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_PREV_MATCH:
 	case TREX_ACTION_FILTER:
 	case TREX_ACTION_OPEN_STALLS:
+	case TREX_ACTION_ALIGN_SLICE:
+	case TREX_ACTION_ALIGN_STEP:
 		return true;
 	default:
 		return tl_tracks_supports(a) || tl_details_supports(a);
@@ -495,6 +499,11 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 	}
 	if (a == TREX_ACTION_OPEN_STALLS)
 		return open_stalls(tv);
+	if (a == TREX_ACTION_ALIGN_SLICE || a == TREX_ACTION_ALIGN_STEP) {
+		/* timeline_compare.c aligns; one run alone has nothing to align */
+		msg(tv, "aligning needs a second run: trex A --compare B");
+		return TREX_HANDLED;
+	}
 	switch (a) {
 	case TREX_ACTION_SELECT_NEXT_SLICE:
 		select_step(tv, 1);
@@ -716,9 +725,9 @@ static void focus_slice(struct timeline_view *tv, uint32_t id)
 
 bool trex_timeline_show_slice(struct trex_view *v, uint32_t id)
 {
-	struct timeline_view *tv = tl_of(v);
+	struct timeline_view *tv = tl_of(tl_compare_focus_a(v));
 
-	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)))
+	if (tv->base.ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)))
 		return false;
 	unhide(tv, id);
 	if (!cursor_to_lane(tv, trex_index_slice(idx_of(tv), id)))
@@ -745,10 +754,10 @@ bool tl_show_drawn_slice(struct timeline_view *tv, uint32_t id)
 
 bool trex_timeline_show_range(struct trex_view *v, int64_t t0, int64_t t1, uint32_t id)
 {
-	struct timeline_view *tv = tl_of(v);
+	struct timeline_view *tv = tl_of(tl_compare_focus_a(v));
 	int64_t len = t1 - t0, margin = len / 4;
 
-	if (v->ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)) || t1 < t0)
+	if (tv->base.ops != &timeline_ops || id >= trex_index_slice_count(idx_of(tv)) || t1 < t0)
 		return false;
 	unhide(tv, id);
 	if (!cursor_to_lane(tv, trex_index_slice(idx_of(tv), id)))
@@ -784,10 +793,10 @@ static void unhide_track(struct timeline_view *tv, uint32_t track)
 
 bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bool has_time)
 {
-	struct timeline_view *tv = tl_of(v);
+	struct timeline_view *tv = tl_of(tl_compare_focus_a(v));
 	size_t row;
 
-	if (v->ops != &timeline_ops || track >= trex_index_track_count(idx_of(tv)))
+	if (tv->base.ops != &timeline_ops || track >= trex_index_track_count(idx_of(tv)))
 		return false;
 	unhide_track(tv, track);
 	row = tl_rows_reveal(&tv->rows, idx_of(tv), (struct tl_place){2, track});
@@ -823,7 +832,7 @@ static const struct trex_view_ops timeline_ops = {
     .mouse = tl_mouse,
 };
 
-struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
+struct trex_view *tl_view_new(struct trex_ui_ctx *ctx, const struct trex_index *idx)
 {
 	struct timeline_view *tv = calloc(1, sizeof(*tv));
 
@@ -831,9 +840,12 @@ struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
 		return NULL;
 	tv->base.ops = &timeline_ops;
 	tv->base.ctx = ctx;
+	tv->idx = idx;
+	tv->origin = tv->span_lo = trex_index_start(idx);
+	tv->span_hi = trex_index_end(idx);
 	tl_details_init(&tv->details);
-	tv->peaks = calloc(trex_index_track_count(ctx->idx) + 1, sizeof(*tv->peaks));
-	if (!tv->peaks || !tl_rows_init(&tv->rows, ctx->idx)) {
+	tv->peaks = calloc(trex_index_track_count(idx) + 1, sizeof(*tv->peaks));
+	if (!tv->peaks || !tl_rows_init(&tv->rows, idx)) {
 		timeline_free(&tv->base);
 		return NULL;
 	}
@@ -846,4 +858,29 @@ struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
 	if (!ctx->msg[0])
 		tl_tracks_say_hidden(tv);
 	return &tv->base;
+}
+
+struct trex_view *trex_timeline_view_new(struct trex_ui_ctx *ctx)
+{
+	if (ctx->compare)
+		return tl_compare_new(ctx);
+	return tl_view_new(ctx, ctx->idx);
+}
+
+void tl_set_span(struct timeline_view *tv, int64_t lo, int64_t hi, bool whole)
+{
+	tv->span_lo = lo;
+	tv->span_hi = hi > lo ? hi : lo;
+	if (whole)
+		window_set(tv, trace_start(tv), trace_len(tv));
+	else
+		window_set(tv, tv->win.t0, tv->win.span);
+	if (whole)
+		tv->cursor = tv->win.t0 + tv->win.span / 2;
+	cursor_clamp(tv);
+}
+
+bool tl_is_timeline(const struct trex_view *v)
+{
+	return v->ops == &timeline_ops;
 }

@@ -19,6 +19,14 @@ struct tl_window {
 
 struct timeline_view {
 	struct trex_view base;
+	/* the run shown: ctx->idx, or ctx->compare on --compare's side B
+	 * (timeline_compare.c), and how its times read on the shared axis */
+	const struct trex_index *idx;
+	int64_t origin;           /* own clock: the time the axis and status count from */
+	int64_t span_lo, span_hi; /* own clock: what the window may cover */
+	int64_t shift;            /* added to its times on the shared axis (B: the offset) */
+	const char *side;         /* "B" on --compare's second run, else NULL */
+	const char *status_note;  /* appended to the status line's first row, or NULL */
 	struct tl_rows rows;
 	size_t cur_row, top_row;
 	int body_h, cols;     /* from the last layout */
@@ -34,7 +42,8 @@ struct timeline_view {
 	struct trex_search *search_saved; /* while the prompt is open: the one before */
 	struct trex_search *filter;       /* only its matches are drawn, NULL: all */
 	struct trex_search *filter_saved;
-	struct trex_layout lay; /* the last layout drawn, for mouse hits */
+	struct trex_layout lay;        /* the last layout drawn, for mouse hits */
+	struct trex_layout screen_lay; /* lay, or with --compare both runs' (the pane's room) */
 	/* details pane, links, marked range, go-to-time (timeline_details.c, timeline_range.c) */
 	struct tl_details details;
 	struct trex_export_prompt export; /* x: the range statistics to a file */
@@ -55,6 +64,21 @@ struct timeline_view {
 };
 
 void timeline_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *lay);
+/* Draws tv's rows into lay's names and timeline rectangles with the
+ * flows, range shading and (when lay has one) the details pane over
+ * them; TL_DRAW_FRAME adds the title, the time axis and the status rows
+ * (one run of --compare draws them for both). */
+#define TL_DRAW_FRAME 1u
+void tl_draw_parts(struct timeline_view *tv, WINDOW *win, const struct trex_layout *lay,
+                   unsigned parts);
+
+/* A timeline view of run idx (ctx->idx, or --compare's ctx->compare). */
+struct trex_view *tl_view_new(struct trex_ui_ctx *ctx, const struct trex_index *idx);
+/* Whether v is a timeline view (of either run). */
+bool tl_is_timeline(const struct trex_view *v);
+/* Sets what the window may cover, own clock: the window kept on it, or
+ * (whole) showing all of it with the cursor in the middle. */
+void tl_set_span(struct timeline_view *tv, int64_t lo, int64_t hi, bool whole);
 
 /* toggle-critical-path: turns the critical path's highlight off or on and
  * says so; false for any other action. */

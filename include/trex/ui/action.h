@@ -91,6 +91,9 @@
 	X(SELECT, JUMP_MARK, "jump-mark", "Jump back to the range start")                          \
 	X(SELECT, NEXT_MARK, "next-mark", "Go to the next mark")                                   \
 	X(SELECT, PREV_MARK, "prev-mark", "Go to the previous mark")                               \
+	X(SELECT, ALIGN_SLICE, "align-slice",                                                      \
+	  "Align run B at the selected slice's name (--compare)")                                  \
+	X(SELECT, ALIGN_STEP, "align-step", "Align run B at a ProfilerStep (--compare)")           \
 	X(TRACKS, FIND_TRACK, "find-track", "Jump to a track or rank matching a pattern")          \
 	X(TRACKS, FILTER_TRACKS, "filter-tracks", "Show only the tracks matching a pattern")       \
 	X(TRACKS, PIN_TRACK, "pin-track", "Pin the track above the others, or unpin it")           \

@@ -36,6 +36,8 @@ struct trex_ui_opts {
 	const struct trex_metrics *metrics; /* metrics inputs linked to the index, or NULL */
 	const char *const *metric_names;    /* --metric: the kernels table's metric columns */
 	size_t metric_count;
+	const struct trex_index *compare; /* --compare's run B: the timeline stacks it, or NULL */
+	const char *compare_label;        /* run B's file(s) */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

@@ -47,6 +47,8 @@ struct trex_ui_request {
 struct trex_ui_ctx {
 	struct trex_term *term;
 	const struct trex_index *idx;
+	const struct trex_index *compare; /* --compare's run B, stacked under idx's; or NULL */
+	const char *compare_label;        /* run B's file(s), for its header row */
 	const struct trex_keymap *km;
 	const char *title;                  /* the file(s) shown */
 	char msg[TREX_UI_MSG_MAX];          /* one-shot status message, "" when none */
