@@ -178,10 +178,11 @@ static enum trex_status steps_note(struct trex_table *t, const struct step_side 
 	if (na == nb && na)
 		return TREX_OK;
 	if (!na || !nb)
-		snprintf(note, sizeof(note),
-		         "%s%s%s has no steps (no CPU op or annotation matches %s)", !na ? "A" : "",
-		         !na && !nb ? " and " : "", !nb ? "B" : "",
-		         pattern ? pattern : TREX_STEP_PATTERN);
+		snprintf(note, sizeof(note), "%s %s no steps (no CPU op or annotation matches %s)",
+		         !na && !nb ? "A and B"
+		         : !na      ? "A"
+		                    : "B",
+		         !na && !nb ? "have" : "has", pattern ? pattern : TREX_STEP_PATTERN);
 	else
 		snprintf(note, sizeof(note),
 		         "A has %zu steps, B %zu: steps are paired by position within each rank; "

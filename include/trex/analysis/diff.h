@@ -101,9 +101,11 @@ enum trex_status trex_diff_summary_table(const struct trex_index *a, const struc
  * start order (trex_steps_table), matched by position, so a run whose
  * step numbers moved (ProfilerStep#1009 against #20) still lines up.
  * Columns: status (changed, same, gone: only A has an n-th step of that
- * rank, new: only B), rank, step (n, 0-based), a_step and b_step (names),
- * then for dur, busy, compute, comm, idle: a_X_ns, b_X_ns, X_delta_ns;
- * dur_delta_pct. When the counts differ, the extra steps are rows of
+ * rank, new: only B), rank, step (n, 0-based); for dur, busy, compute,
+ * comm and idle (as trex_steps_table has them): a_X_ns, b_X_ns,
+ * X_delta_ns, dur's three followed by dur_delta_pct; then a_step and
+ * b_step (the names; "" on the side without the step, whose numbers are
+ * NaN). When the counts differ, the extra steps are rows of
  * their own and t->note says how many each side has. Steps on both sides
  * whose time changed less than opts->min_change_* are left out, counted
  * in *hidden (may be NULL). A bad step pattern is USAGE. */
