@@ -641,6 +641,13 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return TREX_USAGE;
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
+	if (o->command == CLI_CMD_DIFF && o->demo)
+		return usage(err, "diff compares two runs, A and B, not the demo trace");
+	if (o->command == CLI_CMD_DIFF && o->input_count != 2)
+		return usage(err,
+		             "diff: expected two runs, A and B (each a file, an index file, "
+		             "FILE,FILE... or a quoted glob), got %zu argument%s",
+		             o->input_count, o->input_count == 1 ? "" : "s");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
 		return usage(err, "no input: give FILE... or --demo");
 	return TREX_OK;

@@ -72,20 +72,6 @@ static enum trex_status parse_view(const struct cli_opts *o, enum diff_view *v,
 	                      o->by);
 }
 
-static enum trex_status check_inputs(const struct cli_opts *o, struct trex_error *err)
-{
-	if (o->demo)
-		return trex_error_set(err, TREX_USAGE, NULL, -1,
-		                      "diff: compares two runs given as A B, not --demo");
-	if (o->input_count != 2)
-		return trex_error_set(
-		    err, TREX_USAGE, NULL, -1,
-		    "diff: expected two runs, A and B (each a file, an index file, "
-		    "FILE,FILE... or a quoted glob), not %zu argument%s",
-		    o->input_count, o->input_count == 1 ? "" : "s");
-	return TREX_OK;
-}
-
 /* Run side (0: A, 1: B), loaded as a command loads its inputs. */
 static enum trex_status load_side(const struct cli_opts *o, int side,
                                   const struct trex_catset *schema, struct trex_index **out,
@@ -334,9 +320,7 @@ enum trex_status cmd_diff(const struct cli_opts *o, const struct cli_model *m, F
 
 	(void)m;
 	(void)stream;
-	st = check_inputs(o, err);
-	if (st == TREX_OK)
-		st = parse_view(o, &v, err);
+	st = parse_view(o, &v, err); /* two runs: checked with the options (cli_parse) */
 	if (st == TREX_OK && o->step)
 		st = cli_check_pattern("--step", o->step, err);
 	if (st == TREX_OK)

@@ -13,6 +13,9 @@ DIFF_PY=$E2E_DIR/diff.py
 
 # ---- options ----------------------------------------------------------------------
 expect_usage "diff needs two runs" diff "$TEST_TMP/a.json"
+check "one run: the message says what diff takes and what it got" \
+	grep -q 'expected two runs, A and B .*got 1 argument$' "$TEST_TMP/usage.err"
+expect_usage "diff without runs" diff
 expect_usage "diff takes two runs, not three" diff a b c
 expect_usage "diff does not take --demo" diff --demo
 expect_usage "--by of diff: kernels, ops, categories, steps or sequence" diff --by shape a b
