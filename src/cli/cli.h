@@ -130,7 +130,8 @@ enum cli_command {
 	X(KERNEL, "kernel", 0, "REGEX", CLI_IN(STALLS) | CLI_IN(METRICS),                          \
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
-	  "stalls (command and view): the stall report the others are compared with, per line")    \
+	  "stalls (command and view): the stall report the others are compared with, per line; "   \
+	  "the interface: a trace (FILE,FILE..., an index file) whose kernels V compares")         \
 	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
 	  "metrics: the metrics to show; kernels and the interface: metric columns in the "        \
 	  "kernels "                                                                               \
@@ -375,6 +376,14 @@ enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_mode
  * TIME). USAGE for a bad value. */
 enum trex_status cli_apply_diff_value(struct cli_opts *o, enum cli_option id, const char *arg,
                                       bool *handled, struct trex_error *err);
+
+/* Is --compare a run B for the interface's diff view (no command, and not
+ * a stall report)? */
+bool cli_compare_is_run(const struct cli_opts *o);
+/* That run loaded as diff loads a side; *out NULL when --compare is not
+ * one. */
+enum trex_status cli_load_compare(const struct cli_opts *o, const struct trex_catset *schema,
+                                  struct trex_index **out, struct trex_error *err);
 
 /* ---- cmd_export.c ------------------------------------------------------------------------ */
 

@@ -172,6 +172,13 @@ enum trex_status cli_profile_load(const struct cli_opts *o, struct trex_profile 
 	struct trex_profile_load_opts lo = {o->dump, print_diag, NULL};
 	struct cli_paths paths = {NULL, 0, 0};
 	enum trex_status st = TREX_OK;
+	struct cli_opts no_run;
+
+	if (cli_compare_is_run(o)) { /* a trace for the diff view, not a report */
+		no_run = *o;
+		no_run.compare = NULL;
+		o = &no_run;
+	}
 
 	*profile = NULL;
 	*sources = NULL;

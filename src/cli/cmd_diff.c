@@ -13,6 +13,7 @@
 #include "trex/analysis/diff.h"
 #include "trex/analysis/table.h"
 #include "trex/core/display.h"
+#include "trex/load/profile_load.h"
 #include "trex/export/json_write.h"
 #include "trex/export/table_write.h"
 
@@ -85,6 +86,31 @@ static enum trex_status load_side(const struct cli_opts *o, int side,
 	st = cli_load(&one, schema, out, NULL, err);
 	if (st == TREX_OK)
 		cli_report_rank_clashes(*out);
+	return st;
+}
+
+bool cli_compare_is_run(const struct cli_opts *o)
+{
+	return o->compare && o->command == CLI_CMD_DEFAULT && !trex_profile_sniff_path(o->compare);
+}
+
+enum trex_status cli_load_compare(const struct cli_opts *o, const struct trex_catset *schema,
+                                  struct trex_index **out, struct trex_error *err)
+{
+	struct cli_opts b = *o;
+	char *arg; /* inputs are argv's: not const */
+	enum trex_status st;
+
+	*out = NULL;
+	if (!cli_compare_is_run(o))
+		return TREX_OK;
+	if (!(arg = strdup(o->compare)))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	b.inputs = &arg;
+	b.input_count = 1;
+	b.demo = false;
+	st = load_side(&b, 0, schema, out, err);
+	free(arg);
 	return st;
 }
 

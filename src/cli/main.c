@@ -96,7 +96,7 @@ static enum trex_status ui_metrics_alone(const struct trex_metrics *m, struct tr
 
 static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 {
-	struct trex_index *idx = NULL;
+	struct trex_index *idx = NULL, *compare = NULL;
 	struct trex_metrics *metrics = NULL;
 	char **names = NULL;
 	char title[512];
@@ -136,7 +136,11 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		st = cli_metric_names(o, &names, &uo.metric_count, err);
 	uo.metric_names = (const char *const *)names;
 	if (st == TREX_OK)
+		st = cli_load_compare(o, set, &compare, err);
+	uo.compare_idx = compare;
+	if (st == TREX_OK)
 		st = trex_ui_run(idx, &uo, err);
+	trex_index_free(compare);
 	if (idx) {
 		cli_report_rank_clashes(idx); /* the interface showed it; the screen is gone now */
 		trex_index_free(idx);

@@ -786,6 +786,7 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.metrics = o->metrics;
 	a.ctx.metric_names = o->metric_names;
 	a.ctx.metric_count = o->metric_count;
+	a.ctx.compare_idx = o->compare_idx;
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {

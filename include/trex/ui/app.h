@@ -36,6 +36,7 @@ struct trex_ui_opts {
 	const struct trex_metrics *metrics; /* metrics inputs linked to the index, or NULL */
 	const char *const *metric_names;    /* --metric: the kernels table's metric columns */
 	size_t metric_count;
+	const struct trex_index *compare_idx; /* --compare's run B (the diff view), or NULL */
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?
