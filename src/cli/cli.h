@@ -57,6 +57,9 @@
 	  "execution graphs: the chain of nodes that bounds the estimated makespan, with each "    \
 	  "one's start, duration, cause and slack; traces: the CPU work, launches, device work "   \
 	  "and syncs that bound each rank's end, and its CPU/GPU/comm/launch/idle shares")         \
+	X(DIFF, "diff", cmd_diff,                                                                  \
+	  "two runs A B (each FILE, FILE,FILE... or a quoted glob; index files too) compared: "    \
+	  "a summary and the kernels, or --by ops, categories, steps or sequence")                 \
 	X(EXPORT, "export", cmd_export,                                                            \
 	  "the trace, or a time range, tracks, slices or ranks of it, as Chrome JSON, Perfetto "   \
 	  "protobuf or a CSV of slices (--to, -o OUT)")                                            \
@@ -86,7 +89,7 @@ enum cli_command {
 	  "output format: text (default), csv or json; info: text or json; "                       \
 	  "categories: also unitrace-json")                                                        \
 	X(SCHEMA, "schema", 0, "FILE",                                                             \
-	  CLI_IN(CATEGORIES) | CLI_IN(GPU_TIME) | CLI_IN(STEPS) | CLI_IN(DEFAULT),                 \
+	  CLI_IN(CATEGORIES) | CLI_IN(GPU_TIME) | CLI_IN(STEPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT),  \
 	  "unitrace category schema (INI) or trex rules file: the categories (command and view), " \
 	  "and which work is communication (its comm, allreduce, ... categories) everywhere")      \
 	X(COMPILER_LOG, "compiler-log", 0, "FILE", CLI_IN(CATEGORIES) | CLI_IN(DEFAULT),           \
@@ -96,19 +99,25 @@ enum cli_command {
 	  "with --compiler-log: the AIU core clock turning ideal cycles into time (default 1100)") \
 	X(EXPLAIN, "explain", 0, NULL, CLI_IN(CATEGORIES),                                         \
 	  "categories: one row per rule that decided work: what it matched, an example")           \
-	X(BY, "by", 0, "KEY", CLI_IN(KERNELS),                                                     \
-	  "kernels: group by name (default), shape, op, stream, device or rank")                   \
+	X(BY, "by", 0, "KEY", CLI_IN(KERNELS) | CLI_IN(DIFF),                                      \
+	  "kernels: group by name (default), shape, op, stream, device or rank; diff: compare "    \
+	  "kernels, ops, categories, steps or sequence (default: a summary, then kernels)")        \
 	X(MEMORY, "memory", 0, NULL, CLI_IN(KERNELS), "kernels: count memcpy and memset too")      \
 	X(PER_RANK, "per-rank", 0, NULL, CLI_IN(KERNELS),                                          \
 	  "kernels --by name|op: one total column per rank (file)")                                \
-	X(STEP, "step", 0, "REGEX", CLI_IN(STEPS) | CLI_IN(DEFAULT),                               \
+	X(STEP, "step", 0, "REGEX", CLI_IN(STEPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT),                \
 	  "steps (command and view): steps are the ops/annotations matching REGEX "                \
 	  "(default ^ProfilerStep#)")                                                              \
-	X(MIN, "min", 0, "TIME", CLI_IN(GAPS),                                                     \
-	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms)")                            \
+	X(MIN, "min", 0, "TIME", CLI_IN(GAPS) | CLI_IN(DIFF),                                      \
+	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms); diff: leave out rows that " \
+	  "changed less than TIME or PCT% (5%), and call a kernel changed from there on")          \
+	X(NORMALIZE, "normalize", 0, "RULES", CLI_IN(DIFF),                                        \
+	  "diff: match names through rules: hex (0x... addresses), template (digits in <...>), "   \
+	  "digits (every number), all, or a comma list (default: exact)")                          \
 	X(TOP, "top", 0, "N",                                                                      \
-	  CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS) | CLI_IN(NODES),               \
-	  "gaps, ops, api, nodes: only the first N rows; stalls: N instructions per "              \
+	  CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS) | CLI_IN(NODES) |              \
+	      CLI_IN(DIFF),                                                                        \
+	  "gaps, ops, api, nodes, diff: only the first N rows; stalls: N instructions per "        \
 	  "reason (default 10)")                                                                   \
 	X(RANK, "rank", 0, "N", CLI_IN(NODES), "nodes: only the nodes of rank N")                  \
 	X(DUMP, "dump", 0, "DIR", CLI_IN(STALLS) | CLI_IN(DEFAULT),                                \
@@ -122,7 +131,8 @@ enum cli_command {
 	  "stalls, metrics: only the kernels whose names match REGEX")                             \
 	X(COMPARE, "compare", 0, "FILE", CLI_IN(STALLS) | CLI_IN(DEFAULT),                         \
 	  "stalls (command and view): the stall report the others are compared with, per line; "   \
-	  "interface: else a second run (FILE[,FILE...]) stacked under the first's timeline")      \
+	  "interface: else a second run (FILE[,FILE...]) stacked under the first's timeline, "     \
+	  "whose kernels V compares with the first's")                                             \
 	X(METRIC, "metric", 0, "NAME[,NAME]", CLI_IN(METRICS) | CLI_IN(KERNELS) | CLI_IN(DEFAULT), \
 	  "metrics: the metrics to show; kernels and the interface: metric columns in the "        \
 	  "kernels "                                                                               \
@@ -216,7 +226,10 @@ struct cli_opts {
 	unsigned core_mhz;        /* --core-freq, 0: the default */
 	bool explain;             /* categories --explain */
 	const char *step;         /* steps --step REGEX, NULL: the default */
-	int64_t min_ns;           /* gaps --min */
+	int64_t min_ns;           /* gaps, diff --min TIME */
+	double min_pct;           /* diff --min PCT%, 0: none */
+	const char *by;           /* --by as given (diff's comparisons; kernels: group) */
+	unsigned normalize;       /* diff --normalize: trex_diff_norm bits, 0: exact */
 	size_t top;       /* gaps, ops, api, nodes --top; 0: all; stalls: per reason, 0: 10 */
 	int64_t rank;     /* nodes --rank; -1: every rank */
 	const char *dump; /* stalls --dump DIR */
@@ -392,6 +405,14 @@ static inline void cli_print_note(FILE *out, const struct trex_table *t)
  * with a line saying so when it is empty. */
 enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
                                  FILE *out, struct trex_error *err);
+
+/* ---- cmd_diff.c ------------------------------------------------------------------------- */
+
+/* The value of a diff option (--normalize, --min PCT%) into o; *handled
+ * false when id is not one or the value is for another command (--min
+ * TIME). USAGE for a bad value. */
+enum trex_status cli_apply_diff_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                      bool *handled, struct trex_error *err);
 
 /* ---- cmd_export.c ------------------------------------------------------------------------ */
 

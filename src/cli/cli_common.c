@@ -324,8 +324,13 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		o->step = arg;
 		return cli_check_pattern("--step", arg, err);
 	case CLI_OPT_MIN:
+		st = cli_apply_diff_value(o, id, arg, &handled, err);
+		if (handled)
+			return st;
 		if (!trex_timespec_parse(arg, &o->min_ns, &relative) || relative)
-			return usage(err, "--min: expected a time like 50us or 1500 (ns), not '%s'",
+			return usage(err,
+			             "--min: expected a time like 50us or 1500 (ns), or for diff a "
+			             "percentage like 5%%, not '%s'",
 			             arg);
 		return TREX_OK;
 	case CLI_OPT_TOP:
@@ -348,6 +353,9 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		if (handled)
 			return st;
 		st = cli_apply_stalls_value(o, id, arg, &handled, err);
+		if (handled)
+			return st;
+		st = cli_apply_diff_value(o, id, arg, &handled, err);
 		return handled ? st : apply_metrics_value(o, id, arg, err);
 	}
 }
@@ -406,11 +414,8 @@ static enum trex_status apply_value(struct cli_opts *o, struct parse_state *ps, 
 		return TREX_OK;
 	case CLI_OPT_CORE_FREQ:
 		return parse_core_freq(arg, &o->core_mhz, err);
-	case CLI_OPT_BY:
-		if (!trex_kernel_group_parse(arg, &o->group))
-			return usage(
-			    err, "--by: expected name, shape, op, stream, device or rank, not '%s'",
-			    arg);
+	case CLI_OPT_BY: /* checked once the command is known (check_by) */
+		o->by = arg;
 		return TREX_OK;
 	case CLI_OPT_OUTPUT:
 		o->output = arg;
@@ -596,11 +601,22 @@ static enum trex_status check_where(const struct cli_opts *o, struct trex_error 
 	return TREX_OK;
 }
 
+/* --by: diff's comparisons are diff's to check; for kernels, a grouping. */
+static enum trex_status check_by(struct cli_opts *o, struct trex_error *err)
+{
+	if (!o->by || o->command == CLI_CMD_DIFF || trex_kernel_group_parse(o->by, &o->group))
+		return TREX_OK;
+	return usage(err, "--by: expected name, shape, op, stream, device or rank, not '%s'",
+	             o->by);
+}
+
 static enum trex_status check_combination(const struct cli_opts *o, const struct parse_state *ps,
                                           struct trex_error *err)
 {
 	if (check_where(o, err) != TREX_OK)
 		return TREX_USAGE;
+	if (o->min_pct > 0 && o->command != CLI_CMD_DIFF)
+		return usage(err, "--min PCT%% applies to 'trex diff' only (gaps: --min TIME)");
 	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_CSV)
 		return ps->format_from_path
 		           ? usage(err,
@@ -625,6 +641,13 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 		return TREX_USAGE;
 	if (o->demo && o->input_count)
 		return usage(err, "--demo takes no FILE arguments");
+	if (o->command == CLI_CMD_DIFF && o->demo)
+		return usage(err, "diff compares two runs, A and B, not the demo trace");
+	if (o->command == CLI_CMD_DIFF && o->input_count != 2)
+		return usage(err,
+		             "diff: expected two runs, A and B (each a file, an index file, "
+		             "FILE,FILE... or a quoted glob), got %zu argument%s",
+		             o->input_count, o->input_count == 1 ? "" : "s");
 	if (o->command != CLI_CMD_DEFAULT && !o->demo && !o->input_count)
 		return usage(err, "no input: give FILE... or --demo");
 	return TREX_OK;
@@ -657,6 +680,8 @@ enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct tre
 	}
 	if (o->command == CLI_CMD_DEFAULT && !o->input_count)
 		o->demo = true;
+	if (check_where(o, err) != TREX_OK || check_by(o, err) != TREX_OK)
+		return TREX_USAGE;
 	return check_combination(o, &ps, err);
 }
 

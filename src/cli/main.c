@@ -256,6 +256,8 @@ int main(int argc, char **argv)
 	/* index writes one index file per input: there is no one index to load */
 	if (st == TREX_OK && o.command == CLI_CMD_INDEX)
 		st = cmd_index(&o, NULL, stdout, &err);
+	else if (st == TREX_OK && o.command == CLI_CMD_DIFF) /* two loads, one per run */
+		st = cmd_diff(&o, NULL, stdout, &err);
 	else if (st == TREX_OK)
 		st = wants_ui(&o) ? run_ui(&o, &err) : run(&o, &err);
 	if (st == TREX_OK)

@@ -211,6 +211,44 @@ export_bench() {
 	echo
 }
 
+# Run comparison (issue 16 targets): the alignment of 1M kernels per side
+# (tests/bench/diff.c, built by `make bench`), then `trex diff` end to end
+# of the 1M-event trace and a copy with kernels removed, added and slowed
+# (tests/e2e/diff.py mutate), from the JSON (--no-cache) and from their
+# index files, interleaved.
+diff_bench() {
+	if [ -x "$builddir/tests/bench/diff" ]; then
+		echo "## Sequence alignment (median of $runs)"
+		echo
+		"$builddir/tests/bench/diff" 1000000 --runs "$runs"
+		echo
+	else
+		echo "note: tests/bench/diff not built: skipped" >&2
+	fi
+	[ "$have_trex" = yes ] || return 0
+	n=1000000
+	for s in $sizes; do [ "$s" -le 1000000 ] && n=$s; done
+	make_trace "$n"
+	b=$data/kineto_${n}_b.json
+	if [ ! -f "$b" ] || [ "$(sed -n 1p "$plain.stamp")" != "$(cat "$b.stamp" 2>/dev/null)" ]; then
+		"$python" "$srcdir/tests/e2e/diff.py" mutate "$plain" "$b" "$seed"
+		sed -n 1p "$plain.stamp" > "$b.stamp"
+	fi
+	idx=$data/diff_index
+	mkdir -p "$idx"
+	TREX_INDEX_DIR=$idx "$trex" index -q "$plain" "$b" > /dev/null
+	echo "## trex diff of $(basename "$plain") and a changed copy ($runs interleaved rounds)"
+	echo
+	for by in kernels sequence; do
+		echo "--by $by: from JSON (--no-cache), then from index files:"
+		TREX_INDEX_DIR=$idx "$python" "$here/interleave.py" "$runs" \
+			"$trex" diff -q --no-cache --by "$by" "$plain" "$b" -- \
+			"$trex" diff -q --by "$by" "$plain" "$b" </dev/null
+	done
+	rm -rf "$idx"
+	echo
+}
+
 # The Perfetto loader on a generated protobuf trace, plain and gzip'd: its
 # rows join the results table (MB/s and Mevents/s).
 perfetto_bench() {
@@ -348,6 +386,7 @@ echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
 echo
 ui_bench
 tables_bench
+diff_bench
 schedule_bench
 export_bench
 metrics_bench

@@ -20,6 +20,7 @@ own() {
 	stalls) echo "top dump source-path source-map kernel compare" ;;
 	metrics) echo "kernel metric summary" ;;
 	nodes) echo "top rank" ;;
+	diff) echo "by step min top schema normalize" ;;
 	export) echo "to range tracks filter ranks steps host-et" ;;
 	index) echo "" ;;
 	esac
@@ -32,6 +33,7 @@ arg_of() {
 	by) echo "--by=op" ;;
 	min) echo "--min=5us" ;;
 	top) echo "--top=3" ;;
+	normalize) echo "--normalize=hex" ;;
 	rank) echo "--rank=1" ;;
 	source-map) echo "--source-map=/a=/b" ;;
 	color) echo "--color=never" ;;
@@ -44,12 +46,12 @@ arg_of() {
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency no-cache
 rebuild-cache strict quiet demo help version"
-scoped="schema compiler-log core-freq explain by memory per-rank step min top rank dump
+scoped="schema compiler-log core-freq explain by memory per-rank step min normalize top rank dump
 source-path source-map kernel compare metric summary to range tracks filter ranks steps host-et"
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \
-	nodes export index; do
+	nodes diff export index; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')
@@ -94,18 +96,18 @@ expect_message() { # LABEL WANT ARGS...
 		diag_file "$TEST_TMP/msg.err"
 	fi
 }
-expect_message "--top names its five commands" \
-	"--top applies to 'trex gaps', 'trex ops', 'trex api', 'trex stalls' and 'trex nodes' only" kernels --demo --top 3
+expect_message "--top names its six commands" \
+	"--top applies to 'trex gaps', 'trex ops', 'trex api', 'trex stalls', 'trex nodes' and 'trex diff' only" kernels --demo --top 3
 expect_message "--metric names its commands and the interface" \
 	"--metric applies to 'trex kernels', 'trex metrics' and the interface only" gaps --demo --metric x
-expect_message "--schema: categories, gpu-time, steps and the interface" \
-	"--schema applies to 'trex categories', 'trex gpu-time', 'trex steps' and the interface only" kernels --demo --schema x
+expect_message "--schema: categories, gpu-time, steps, diff and the interface" \
+	"--schema applies to 'trex categories', 'trex gpu-time', 'trex steps', 'trex diff' and the interface only" kernels --demo --schema x
 expect_message "--theme is for the interface" \
 	"--theme is for the interactive interface (no command)" info --demo --theme light
 
 # The no-command form (the interface, or info and kernels without a terminal)
 # takes the interface's options and refuses the commands' own.
-expect_message "no command: --min is for gaps" "--min applies to 'trex gaps' only" --demo --min 5us
+expect_message "no command: --min is for gaps and diff" "--min applies to 'trex gaps' and 'trex diff' only" --demo --min 5us
 run_trex nocmd --demo --theme light --step 'ProfilerStep' --script 8 --dump-screen "$TEST_TMP/s.txt"
 if [ "$(rc_of nocmd)" -eq 0 ] && grep -q 'ProfilerStep' "$TEST_TMP/s.txt"; then
 	ok "no command: --theme and --step are taken by the interface"

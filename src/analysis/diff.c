@@ -1,0 +1,600 @@
+/* Two runs compared by name (kernels, ops, categories) and in a summary. */
+#include "config.h"
+
+#include "trex/analysis/diff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_internal.h"
+#include "trex/analysis/categories.h"
+#include "trex/analysis/steps.h"
+#include "trex/analysis/work.h"
+#include "trex/core/grow.h"
+#include "trex/core/kind.h"
+#include "trex/core/strtab.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- samples: (key, duration) of each counted slice of one side ----------------------------- */
+
+struct sample {
+	uint32_t key;
+	int64_t dur;
+};
+
+struct sample_vec {
+	struct sample *v;
+	size_t n, cap;
+};
+
+static bool push_sample(struct sample_vec *sv, uint32_t key, int64_t dur)
+{
+	struct sample *v = trex_grow(sv->v, &sv->cap, sv->n + 1, sizeof(*v), 4096);
+
+	if (!v)
+		return false;
+	sv->v = v;
+	sv->v[sv->n++] = (struct sample){key, dur};
+	return true;
+}
+
+/* The category of device work slice id (as trex_categories_table decides
+ * it), its name's decision cached in cat_of (key + 1). */
+static uint32_t category_key(struct diff_keys *k, const struct trex_catset *cs,
+                             const struct trex_index *idx, uint32_t id, uint32_t *cat_of)
+{
+	const struct trex_slice *s = trex_index_slice(idx, id);
+	const char *cat;
+
+	if (trex_catset_comm_decides(cs) && s->comm != TREX_COMM_NONE)
+		return diff_keys_text(k, TREX_CATEGORY_COMM, strlen(TREX_CATEGORY_COMM));
+	if (cat_of[s->name])
+		return cat_of[s->name] - 1;
+	cat = trex_catset_match(cs, trex_index_str(idx, s->name));
+	if (!cat)
+		cat = TREX_CATEGORY_NONE;
+	uint32_t key = diff_keys_text(k, cat, strlen(cat));
+
+	if (key != TREX_STR_ERROR)
+		cat_of[s->name] = key + 1;
+	return key;
+}
+
+static bool counted(enum trex_diff_by by, enum trex_kind kind)
+{
+	switch (by) {
+	case TREX_DIFF_OPS:
+		return kind == TREX_KIND_CPU_OP;
+	case TREX_DIFF_CATEGORIES:
+		return trex_kind_is_device_work(kind);
+	case TREX_DIFF_KERNELS:
+	default:
+		return kind == TREX_KIND_KERNEL;
+	}
+}
+
+/* Every counted slice of side's index as a sample. */
+static enum trex_status collect(struct diff_keys *k, int side, enum trex_diff_by by,
+                                const struct trex_catset *cs, struct sample_vec *sv)
+{
+	const struct trex_index *idx = k->side[side].idx;
+	uint32_t n = trex_index_slice_count(idx);
+	uint32_t *cat_of = NULL;
+	enum trex_status st = TREX_OK;
+
+	if (by == TREX_DIFF_CATEGORIES) {
+		cat_of = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, sizeof(*cat_of));
+		if (!cat_of)
+			return TREX_NOMEM;
+	}
+	for (uint32_t i = 0; i < n && st == TREX_OK; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+		uint32_t key;
+
+		if (!counted(by, (enum trex_kind)s->kind))
+			continue;
+		key =
+		    cat_of ? category_key(k, cs, idx, i, cat_of) : diff_keys_name(k, side, s->name);
+		if (key == TREX_STR_ERROR || !push_sample(sv, key, s->dur))
+			st = TREX_NOMEM;
+	}
+	free(cat_of);
+	return st;
+}
+
+/* ---- statistics per key ------------------------------------------------------------------- */
+
+struct key_stats {
+	int64_t count;
+	__int128 total;
+	int64_t p95;
+};
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Count, total and P95 (nearest rank: the ceil(95 n / 100)-th smallest)
+ * of each key's samples; out has nkeys entries, zeroed here. */
+static enum trex_status key_stats(const struct sample_vec *sv, uint32_t nkeys,
+                                  struct key_stats *out)
+{
+	size_t *first = calloc((size_t)nkeys + 1, sizeof(*first));
+	int64_t *durs = malloc((sv->n ? sv->n : 1) * sizeof(*durs));
+
+	memset(out, 0, (size_t)nkeys * sizeof(*out));
+	if (!first || !durs) {
+		free(first);
+		free(durs);
+		return TREX_NOMEM;
+	}
+	for (size_t i = 0; i < sv->n; i++) {
+		out[sv->v[i].key].count++;
+		out[sv->v[i].key].total += sv->v[i].dur;
+	}
+	for (uint32_t key = 0; key < nkeys; key++)
+		first[key + 1] = first[key] + (size_t)out[key].count;
+	for (size_t i = 0, *at = NULL; i < sv->n; i++) {
+		at = &first[sv->v[i].key];
+		durs[(*at)++] = sv->v[i].dur;
+	}
+	/* first[key] now ends key's run; it starts count earlier */
+	for (uint32_t key = 0; key < nkeys; key++) {
+		size_t n = (size_t)out[key].count;
+		int64_t *d = durs + first[key] - n;
+
+		if (!n)
+			continue;
+		qsort(d, n, sizeof(*d), cmp_i64);
+		out[key].p95 = d[(n * 95 + 99) / 100 - 1];
+	}
+	free(first);
+	free(durs);
+	return TREX_OK;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static const struct trex_column diff_cols[] = {
+    {"status", "Status", TREX_COL_TEXT, false},
+    {"delta_ns", "Change", TREX_COL_DURATION, true},
+    {"delta_pct", "Change %", TREX_COL_PERCENT, true},
+    {"a_total_ns", "A total", TREX_COL_DURATION, true},
+    {"b_total_ns", "B total", TREX_COL_DURATION, true},
+    {"a_count", "A count", TREX_COL_COUNT, true},
+    {"b_count", "B count", TREX_COL_COUNT, true},
+    {"a_avg_ns", "A avg", TREX_COL_DURATION, true},
+    {"b_avg_ns", "B avg", TREX_COL_DURATION, true},
+    {"avg_delta_pct", "Avg change %", TREX_COL_PERCENT, true},
+    {"a_p95_ns", "A P95", TREX_COL_DURATION, true},
+    {"b_p95_ns", "B P95", TREX_COL_DURATION, true},
+    {"name", "Name", TREX_COL_TEXT, false},
+};
+enum {
+	D_STATUS,
+	D_DELTA,
+	D_DELTA_PCT,
+	D_A_TOTAL,
+	D_B_TOTAL,
+	D_A_COUNT,
+	D_B_COUNT,
+	D_A_AVG,
+	D_B_AVG,
+	D_AVG_PCT,
+	D_A_P95,
+	D_B_P95,
+	D_NAME,
+	D_COUNT
+};
+
+double diff_change_pct(double a, double b)
+{
+	return a != 0 ? (b - a) / a * 100.0 : NAN;
+}
+
+bool diff_below_threshold(const struct trex_diff_opts *o, double a, double delta)
+{
+	double mag = fabs(delta);
+
+	if (o->min_change_ns > 0 && mag < (double)o->min_change_ns)
+		return true;
+	return o->min_change_pct > 0 && mag < o->min_change_pct / 100.0 * fabs(a);
+}
+
+static const char *row_status(const struct key_stats *x, const struct key_stats *y)
+{
+	if (!x->count)
+		return "new";
+	if (!y->count)
+		return "gone";
+	return x->count == y->count && x->total == y->total ? "same" : "changed";
+}
+
+static void fill_side(union trex_cell *c, int side, const struct key_stats *s)
+{
+	c[D_A_TOTAL + side].number = (double)s->total;
+	c[D_A_COUNT + side].count = s->count;
+	c[D_A_AVG + side].number = s->count ? (double)s->total / (double)s->count : NAN;
+	c[D_A_P95 + side].number = s->count ? (double)s->p95 : NAN;
+}
+
+static enum trex_status emit_rows(const struct diff_keys *k, const struct trex_diff_opts *o,
+                                  const struct key_stats *sa, const struct key_stats *sb,
+                                  struct trex_table *t, size_t *hidden)
+{
+	for (uint32_t key = 0; key < diff_keys_count(k); key++) {
+		const char *name = diff_keys_str(k, key);
+		double a = (double)sa[key].total, b = (double)sb[key].total;
+		union trex_cell *c;
+
+		if (!sa[key].count && !sb[key].count)
+			continue;
+		if (diff_below_threshold(o, a, b - a)) {
+			(*hidden)++;
+			continue;
+		}
+		if (!(c = trex_table_add_row(t)))
+			return TREX_NOMEM;
+		c[D_STATUS].text = row_status(&sa[key], &sb[key]);
+		c[D_DELTA].number = b - a;
+		c[D_DELTA_PCT].number = diff_change_pct(a, b);
+		fill_side(c, 0, &sa[key]);
+		fill_side(c, 1, &sb[key]);
+		c[D_AVG_PCT].number = diff_change_pct(c[D_A_AVG].number, c[D_B_AVG].number);
+		if (!(c[D_NAME].text = trex_table_strdup(t, name, strlen(name))))
+			return TREX_NOMEM;
+	}
+	return TREX_OK;
+}
+
+/* Largest |change| first, then name (rows are D_COUNT cells). */
+static int cmp_diff_row(const void *x, const void *y)
+{
+	const union trex_cell *a = x, *b = y;
+	double da = fabs(a[D_DELTA].number), db = fabs(b[D_DELTA].number);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a[D_NAME].text, b[D_NAME].text);
+}
+
+/* The columns, the name's saying which rules matched it. */
+static enum trex_status diff_columns(struct trex_table *t, const char *name, unsigned rules)
+{
+	struct trex_column *cols = trex_table_init_owned(t, name, D_COUNT);
+	char title[128], buf[64];
+
+	if (!cols)
+		return TREX_NOMEM;
+	memcpy(cols, diff_cols, sizeof(diff_cols));
+	if (!rules)
+		return TREX_OK;
+	snprintf(title, sizeof(title), "Name (normalized: %s)",
+	         trex_diff_norm_text(rules, buf, sizeof(buf)));
+	cols[D_NAME].key = "name_normalized";
+	cols[D_NAME].title = trex_table_strdup(t, title, strlen(title));
+	return cols[D_NAME].title ? TREX_OK : TREX_NOMEM;
+}
+
+/* Why a side has nothing to compare, into buf; NULL when it has some. */
+static const char *side_empty(const struct trex_index *idx, enum trex_diff_by by, size_t n,
+                              char *buf, size_t size)
+{
+	struct trex_work w;
+
+	if (n)
+		return NULL;
+	if (by == TREX_DIFF_OPS) {
+		snprintf(buf, size, "no CPU ops (cpu_op events)");
+		return buf;
+	}
+	trex_work_count(idx, &w);
+	if (!trex_work_empty_reason(
+	        idx, &w, by == TREX_DIFF_KERNELS ? TREX_WORK_WANT_KERNELS : TREX_WORK_WANT_DEVICE,
+	        buf, size))
+		snprintf(buf, size, "nothing to compare");
+	return buf;
+}
+
+enum trex_status diff_empty_note(const struct trex_index *const idx[2], enum trex_diff_by by,
+                                 const size_t n[2], struct trex_table *t)
+{
+	char why[2][512], note[1100];
+	const char *w[2] = {side_empty(idx[0], by, n[0], why[0], sizeof(why[0])),
+	                    side_empty(idx[1], by, n[1], why[1], sizeof(why[1]))};
+
+	if (!w[0] && !w[1])
+		return TREX_OK;
+	snprintf(note, sizeof(note), "%s%s%s%s%s", w[0] ? "A: " : "", w[0] ? w[0] : "",
+	         w[0] && w[1] ? "; " : "", w[1] ? "B: " : "", w[1] ? w[1] : "");
+	t->note = trex_table_strdup(t, note, strlen(note));
+	return t->note ? TREX_OK : TREX_NOMEM;
+}
+
+static const char *const by_names[] = {"kernels", "ops", "categories"};
+
+/* Both sides' samples, their statistics and the rows. */
+static enum trex_status diff_compute(struct diff_keys *k, enum trex_diff_by by,
+                                     const struct trex_diff_opts *o, const struct trex_catset *cs,
+                                     struct trex_table *t, size_t *hidden)
+{
+	struct sample_vec sv[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+	struct key_stats *stats[2] = {NULL, NULL};
+	const struct trex_index *idx[2] = {k->side[0].idx, k->side[1].idx};
+	enum trex_status st = TREX_OK;
+	uint32_t nkeys;
+
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		st = collect(k, s, by, cs, &sv[s]);
+	nkeys = diff_keys_count(k);
+	for (int s = 0; s < 2 && st == TREX_OK; s++) {
+		stats[s] = malloc(((size_t)nkeys + 1) * sizeof(*stats[s]));
+		st = stats[s] ? key_stats(&sv[s], nkeys, stats[s]) : TREX_NOMEM;
+	}
+	if (st == TREX_OK)
+		st = emit_rows(k, o, stats[0], stats[1], t, hidden);
+	if (st == TREX_OK && t->nrows)
+		qsort(t->cells, t->nrows, t->ncols * sizeof(*t->cells), cmp_diff_row);
+	if (st == TREX_OK)
+		st = diff_empty_note(idx, by, (size_t[2]){sv[0].n, sv[1].n}, t);
+	for (int s = 0; s < 2; s++) {
+		free(sv[s].v);
+		free(stats[s]);
+	}
+	return st;
+}
+
+static enum trex_status nomem(struct trex_error *err, const char *what)
+{
+	return trex_error_set(err, TREX_NOMEM, NULL, -1, "%s: out of memory", what);
+}
+
+enum trex_status trex_diff_table(const struct trex_index *a, const struct trex_index *b,
+                                 enum trex_diff_by by, const struct trex_diff_opts *opts,
+                                 struct trex_table *t, size_t *hidden, struct trex_error *err)
+{
+	static const struct trex_diff_opts defaults = {0};
+	const struct trex_diff_opts *o = opts ? opts : &defaults;
+	struct trex_catset *builtin = NULL;
+	const struct trex_catset *cs = o->catset;
+	struct diff_keys k;
+	size_t hidden_rows = 0;
+	enum trex_status st;
+
+	trex_table_init(t, "diff", diff_cols, D_COUNT);
+	if ((size_t)by >= ARRAY_LEN(by_names))
+		return trex_error_set(err, TREX_USAGE, NULL, -1, "diff: bad comparison");
+	if (by == TREX_DIFF_CATEGORIES && !cs) {
+		if ((st = trex_catset_builtin(&builtin, err)) != TREX_OK)
+			return st;
+		cs = builtin;
+	}
+	/* categories are matched as they are: the rules are for names */
+	st = diff_keys_init(&k, by == TREX_DIFF_CATEGORIES ? 0 : o->normalize);
+	if (st == TREX_OK)
+		st = diff_columns(t, by_names[by], k.rules);
+	if (st == TREX_OK)
+		st = diff_keys_bind(&k, 0, a);
+	if (st == TREX_OK)
+		st = diff_keys_bind(&k, 1, b);
+	if (st == TREX_OK)
+		st = diff_compute(&k, by, o, cs, t, &hidden_rows);
+	diff_keys_free(&k);
+	trex_catset_free(builtin);
+	if (hidden)
+		*hidden = hidden_rows;
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return st == TREX_NOMEM ? nomem(err, "diff") : st;
+	}
+	return TREX_OK;
+}
+
+/* ---- summary ------------------------------------------------------------------------------ */
+
+static const struct trex_column summary_cols[] = {
+    {"what", "What", TREX_COL_TEXT, false},
+    {"a_count", "A count", TREX_COL_NUMBER, true},
+    {"b_count", "B count", TREX_COL_NUMBER, true},
+    {"a_ns", "A time", TREX_COL_DURATION, true},
+    {"b_ns", "B time", TREX_COL_DURATION, true},
+    {"delta_ns", "Change", TREX_COL_DURATION, true},
+    {"delta_pct", "Change %", TREX_COL_PERCENT, true},
+};
+enum { S_WHAT, S_A_COUNT, S_B_COUNT, S_A_NS, S_B_NS, S_DELTA, S_DELTA_PCT, S_COUNT };
+
+/* One summary row; NaN counts or times where they mean nothing. */
+static enum trex_status summary_row(struct trex_table *t, const char *what, double ac, double bc,
+                                    double ans, double bns)
+{
+	union trex_cell *c = trex_table_add_row(t);
+
+	if (!c)
+		return TREX_NOMEM;
+	c[S_WHAT].text = what;
+	c[S_A_COUNT].number = ac;
+	c[S_B_COUNT].number = bc;
+	c[S_A_NS].number = ans;
+	c[S_B_NS].number = bns;
+	c[S_DELTA].number = bns - ans;
+	c[S_DELTA_PCT].number = diff_change_pct(ans, bns);
+	return TREX_OK;
+}
+
+/* Count and summed duration of the device work of one kind. */
+static void kind_totals(const struct trex_index *idx, bool copies, double *count, double *total)
+{
+	uint32_t n = trex_index_slice_count(idx);
+	__int128 sum = 0;
+	uint64_t c = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+		enum trex_kind k = (enum trex_kind)s->kind;
+
+		if (copies ? k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET
+		           : k == TREX_KIND_KERNEL) {
+			c++;
+			sum += s->dur;
+		}
+	}
+	*count = (double)c;
+	*total = (double)sum;
+}
+
+struct span {
+	uint32_t process;
+	int64_t ts, end;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->process != b->process)
+		return a->process < b->process ? -1 : 1;
+	return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* The length of the union of each device's work, summed over devices. */
+static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
+{
+	uint32_t n = trex_index_slice_count(idx);
+	struct span *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0;
+	int64_t sum = 0;
+
+	if (!v)
+		return TREX_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+
+		if (trex_kind_is_device_work((enum trex_kind)s->kind))
+			v[m++] = (struct span){trex_index_track(idx, s->track)->process, s->ts,
+			                       s->ts + s->dur};
+	}
+	qsort(v, m, sizeof(*v), cmp_span);
+	for (size_t i = 0; i < m;) {
+		int64_t lo = v[i].ts, hi = v[i].end;
+		uint32_t p = v[i].process;
+
+		for (i++; i < m && v[i].process == p && v[i].ts <= hi; i++)
+			hi = v[i].end > hi ? v[i].end : hi;
+		sum += hi - lo;
+	}
+	free(v);
+	*busy = (double)sum;
+	return TREX_OK;
+}
+
+/* Steps and their summed time (trex_steps_table). */
+static enum trex_status step_totals(const struct trex_index *idx, const struct trex_diff_opts *o,
+                                    double *count, double *total, struct trex_error *err)
+{
+	struct trex_step_opts so = {o->step_pattern};
+	struct trex_table t;
+	enum trex_status st = trex_steps_table(idx, &so, &t, NULL, err);
+	size_t dur = 0;
+
+	if (st != TREX_OK)
+		return st;
+	while (dur < t.ncols && strcmp(t.cols[dur].key, "dur_ns") != 0)
+		dur++;
+	*count = (double)t.nrows;
+	*total = 0;
+	for (size_t r = 0; r < t.nrows && dur < t.ncols; r++)
+		*total += trex_table_cell(&t, r, dur)->number;
+	trex_table_free(&t);
+	return TREX_OK;
+}
+
+/* Distinct kernel names of each side, and those only in one. */
+static enum trex_status name_counts(const struct trex_index *a, const struct trex_index *b,
+                                    unsigned rules, double out[4])
+{
+	struct diff_keys k;
+	struct sample_vec sv[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+	uint8_t *seen = NULL;
+	enum trex_status st = diff_keys_init(&k, rules);
+
+	if (st == TREX_OK)
+		st = diff_keys_bind(&k, 0, a);
+	if (st == TREX_OK)
+		st = diff_keys_bind(&k, 1, b);
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		st = collect(&k, s, TREX_DIFF_KERNELS, NULL, &sv[s]);
+	if (st == TREX_OK && !(seen = calloc(diff_keys_count(&k) + 1, 1)))
+		st = TREX_NOMEM;
+	for (int s = 0; s < 2 && st == TREX_OK; s++) {
+		for (size_t i = 0; i < sv[s].n; i++)
+			seen[sv[s].v[i].key] |= (uint8_t)(1u << s);
+	}
+	memset(out, 0, 4 * sizeof(*out));
+	for (uint32_t key = 0; st == TREX_OK && key < diff_keys_count(&k); key++) {
+		out[0] += seen[key] & 1;
+		out[1] += (seen[key] >> 1) & 1;
+		out[2] += seen[key] == 2; /* new */
+		out[3] += seen[key] == 1; /* gone */
+	}
+	free(seen);
+	free(sv[0].v);
+	free(sv[1].v);
+	diff_keys_free(&k);
+	return st;
+}
+
+static enum trex_status summary_rows(const struct trex_index *const idx[2],
+                                     const struct trex_diff_opts *o, struct trex_table *t,
+                                     struct trex_error *err)
+{
+	double c[2], ns[2], names[4];
+	enum trex_status st;
+
+	st = summary_row(t, "files", trex_index_file_count(idx[0]), trex_index_file_count(idx[1]),
+	                 NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "span", NAN, NAN,
+		                 (double)(trex_index_end(idx[0]) - trex_index_start(idx[0])),
+		                 (double)(trex_index_end(idx[1]) - trex_index_start(idx[1])));
+	for (int copies = 0; copies < 2 && st == TREX_OK; copies++) {
+		kind_totals(idx[0], copies, &c[0], &ns[0]);
+		kind_totals(idx[1], copies, &c[1], &ns[1]);
+		st = summary_row(t, copies ? "memcpy/memset" : "kernels", c[0], c[1], ns[0], ns[1]);
+	}
+	if (st == TREX_OK && (st = gpu_busy(idx[0], &ns[0])) == TREX_OK &&
+	    (st = gpu_busy(idx[1], &ns[1])) == TREX_OK)
+		st = summary_row(t, "GPU busy", NAN, NAN, ns[0], ns[1]);
+	if (st == TREX_OK && (st = step_totals(idx[0], o, &c[0], &ns[0], err)) == TREX_OK &&
+	    (st = step_totals(idx[1], o, &c[1], &ns[1], err)) == TREX_OK)
+		st = summary_row(t, "steps", c[0], c[1], ns[0], ns[1]);
+	if (st == TREX_OK && (st = name_counts(idx[0], idx[1], o->normalize, names)) == TREX_OK)
+		st = summary_row(t, "kernel names", names[0], names[1], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "new kernel names", NAN, names[2], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "gone kernel names", names[3], NAN, NAN, NAN);
+	return st;
+}
+
+enum trex_status trex_diff_summary_table(const struct trex_index *a, const struct trex_index *b,
+                                         const struct trex_diff_opts *opts, struct trex_table *t,
+                                         struct trex_error *err)
+{
+	static const struct trex_diff_opts defaults = {0};
+	const struct trex_index *idx[2] = {a, b};
+	enum trex_status st;
+
+	trex_table_init(t, "summary", summary_cols, S_COUNT);
+	st = summary_rows(idx, opts ? opts : &defaults, t, err);
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return st == TREX_NOMEM ? nomem(err, "diff summary") : st;
+	}
+	return TREX_OK;
+}
