@@ -42,7 +42,7 @@ static const char *next_structural(const char *p, const char *end)
 }
 #endif
 
-static enum json_scan_status skip_container(const char *p, const char *end, const char **out)
+enum json_scan_status json_skip_container_bytes(const char *p, const char *end, const char **out)
 {
 	uint64_t depth = 0;
 	for (;;) {
@@ -117,7 +117,7 @@ enum json_scan_status json_skip_value(const char *p, const char *end, const char
 	}
 	case '{':
 	case '[':
-		return skip_container(p, end, out);
+		return json_skip_container(p, end, out);
 	case 't':
 		return skip_literal(p, end, "true", out);
 	case 'f':
