@@ -435,3 +435,41 @@ Test(json_skip, long_args_object_and_the_value_after_it)
 	cr_assert_str_eq(out, ", \"next\": 1");
 	skip_agrees(buf, n, "long args");
 }
+
+/* The eight-digits-at-a-time time parser against the exact path: the
+ * same digits written as a mantissa and a negative exponent (which no
+ * fast path takes), at every distance from the end of the input. */
+Test(json_time, swar_digits_agree_with_the_exact_path)
+{
+	uint64_t s = 777;
+	char text[64], mantissa[64];
+	for (int round = 0; round < 20000; round++) {
+		unsigned nint = 1 + (unsigned)(next_random(&s) % 17);
+		unsigned nfrac = (unsigned)(next_random(&s) % 11);
+		bool neg = next_random(&s) % 4 == 0;
+		size_t n = 0, m = 0;
+		if (neg)
+			text[n++] = mantissa[m++] = '-';
+		for (unsigned i = 0; i < nint; i++)
+			text[n++] = mantissa[m++] = (char)('0' + next_random(&s) % 10);
+		if (nfrac)
+			text[n++] = '.';
+		for (unsigned i = 0; i < nfrac; i++)
+			text[n++] = mantissa[m++] = (char)('0' + next_random(&s) % 10);
+		m += (size_t)snprintf(mantissa + m, sizeof mantissa - m, "e-%u,", nfrac);
+		size_t pad = (size_t)(next_random(&s) % 24);
+		text[n++] = next_random(&s) & 1 ? ',' : '}';
+		memset(text + n, ' ', pad);
+		const char *out, *mout;
+		int64_t ns = 0, want = 0;
+		bool sat = false, msat = false;
+		int st = json_parse_us_ns(text, text + n + pad, &ns, &sat, &out);
+		int mst = json_parse_us_ns(mantissa, mantissa + m, &want, &msat, &mout);
+		cr_assert_eq(st, JSON_OK, "%.*s", (int)n, text);
+		cr_assert_eq(mst, JSON_OK, "%.*s", (int)m, mantissa);
+		cr_assert_eq(ns, want, "%.*s: %lld ns, exact %lld", (int)n, text, (long long)ns,
+		             (long long)want);
+		cr_assert_eq(sat, msat, "%.*s", (int)n, text);
+		cr_assert_eq(out, text + n - 1, "%.*s stops at its delimiter", (int)n, text);
+	}
+}
