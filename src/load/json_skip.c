@@ -235,8 +235,19 @@ enum json_scan_status json_skip_container_avx2(const char *p, const char *end, c
 	return json_skip_container_bytes(p, end, out);
 }
 
+/* Containers shorter than this are skipped by the byte loop: most in trace
+ * args are ("grid": [32768, 1, 1]), and for them the loop's two or three
+ * steps cost less than one block's masks (4.7 against 11 ns a call). */
+#define JSON_SKIP_SHORT 64
+
 enum json_scan_status json_skip_container(const char *p, const char *end, const char **out)
 {
+	/* the byte loop stops at the same byte whatever lies past its end,
+	 * so a short container's answer from the first bytes is final */
+	const char *short_end = end - p > JSON_SKIP_SHORT ? p + JSON_SKIP_SHORT : end;
+	enum json_scan_status st = json_skip_container_bytes(p, short_end, out);
+	if (st == JSON_OK || short_end == end)
+		return st;
 #if defined(JSON_SKIP_X86)
 	if (json_skip_has_avx2())
 		return skip_container_avx2(p, end, out);
