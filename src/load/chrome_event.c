@@ -220,7 +220,7 @@ static int read_token(struct cj_parser *ps, const char *p, const char *end, stru
 	}
 	t->is_string = false;
 	const char *q;
-	int st = json_skip_value(p, end, &q);
+	int st = json_skip_value_fast(p, end, &q); /* pid/tid: numbers, inline */
 	if (st == JSON_SYNTAX)
 		return syntax(ps, q, out, "a value");
 	if (st != JSON_OK)
@@ -291,6 +291,16 @@ static int read_u32_link(struct cj_parser *ps, const char *p, const char *end, u
 		return json_skip_value(p, end, out) == JSON_SYNTAX
 		           ? syntax(ps, *out, out, "a value")
 		           : JSON_OK;
+	uint64_t small;
+	const char *q = json_fast_uint(p, end, &small); /* the common case, inline */
+	if (q) {
+		if (small > 0 && small <= UINT32_MAX) {
+			*v = (uint32_t)small;
+			*flags |= flag;
+		}
+		*out = q;
+		return JSON_OK;
+	}
 	int64_t value;
 	bool is_int = false, sat = false;
 	int st = json_parse_int(p, end, &value, &is_int, &sat, out);

@@ -144,6 +144,23 @@ static inline const char *json_skip_colon(const char *p, const char *end, const 
  * offending byte. */
 enum json_scan_status json_skip_value(const char *p, const char *end, const char **out);
 
+/* Skips the object or array at p ('{' or '['), as json_skip_value: 64
+ * bytes at a time with the best vector unit the CPU has (AVX2, checked at
+ * run time; SSE2; else byte by byte). Every variant stops at the same
+ * byte as json_skip_container_bytes, damaged input included. */
+enum json_scan_status json_skip_container(const char *p, const char *end, const char **out);
+
+/* The variants, for tests: the byte loop (the reference), the block
+ * algorithm on masks built byte by byte, SSE2, and AVX2 (the byte loop
+ * when the CPU has no AVX2: json_skip_has_avx2 says). */
+enum json_scan_status json_skip_container_bytes(const char *p, const char *end, const char **out);
+enum json_scan_status json_skip_container_blocks(const char *p, const char *end, const char **out);
+#if defined(__SSE2__)
+enum json_scan_status json_skip_container_sse2(const char *p, const char *end, const char **out);
+#endif
+enum json_scan_status json_skip_container_avx2(const char *p, const char *end, const char **out);
+bool json_skip_has_avx2(void);
+
 extern const unsigned char json_number_class[256];
 
 /* Skips a value; numbers, the common case in args, without a call. */

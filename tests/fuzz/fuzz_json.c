@@ -6,7 +6,8 @@
  * loaded on two threads in stream windows of about an eighth of it (61
  * bytes at least): salvage must resume at the same places whatever the
  * windows, so the counts must be the same (abort() otherwise). Built and
- * run by tests/fuzz/run.sh (`make fuzz`). */
+ * run by tests/fuzz/run.sh (`make fuzz`). Also: the vectorised container
+ * skip against the byte loop (check_skip). */
 #include "config.h"
 
 #include <stddef.h>
@@ -24,6 +25,8 @@
 #include "trex/export/table_write.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
+
+#include "json_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -186,6 +189,25 @@ static void check_windows(const uint8_t *data, size_t size, const struct trex_in
 	free(z);
 }
 
+/* The vectorised container skip stops where the byte loop does, from the
+ * first brackets of the input, damaged or not (abort() otherwise). */
+static void check_skip(const uint8_t *data, size_t size)
+{
+	const char *text = (const char *)data, *end = text + size;
+	unsigned tried = 0;
+
+	for (const char *p = text; p < end && tried < FUZZ_MAX_VISITS; p++) {
+		if (*p != '{' && *p != '[')
+			continue;
+		const char *want = NULL, *got = NULL;
+		enum json_scan_status ref = json_skip_container_bytes(p, end, &want);
+		enum json_scan_status st = json_skip_container(p, end, &got);
+		if (st != ref || (ref == JSON_OK && got != want))
+			abort();
+		tried++;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trex_load_opts opts = {.threads = 1};
@@ -193,6 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trex_index *idx = NULL;
 	struct trex_error err;
 
+	check_skip(data, size);
 	if (trex_source_open_memory("fuzz.json", data, size, false, &src, &err) != TREX_OK)
 		return 0;
 	if (trex_load_sources(&src, 1, &opts, &idx, &err) != TREX_OK)

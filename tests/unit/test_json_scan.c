@@ -263,3 +263,213 @@ Test(json_number, same_result_with_and_without_room_after)
 			cr_assert_eq(qa, qb, "[%.*s]", (int)n, tight);
 	}
 }
+
+/* ---- the vectorised container skip against the byte loop ---------------------------- */
+
+typedef enum json_scan_status (*skip_fn)(const char *, const char *, const char **);
+
+/* Every variant stops where the byte loop does on text[0..len), with the
+ * same status, and reports the same position. */
+static void skip_agrees(const char *text, size_t len, const char *what)
+{
+	const skip_fn variants[] = {
+		json_skip_container,
+		json_skip_container_blocks,
+		json_skip_container_avx2,
+#if defined(__SSE2__)
+		json_skip_container_sse2,
+#endif
+	};
+	const char *want = NULL, *got = NULL;
+	enum json_scan_status ref = json_skip_container_bytes(text, text + len, &want);
+	for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+		got = NULL;
+		enum json_scan_status st = variants[v](text, text + len, &got);
+		cr_assert_eq(st, ref, "%s: variant %zu status %d, byte loop %d", what, v, st, ref);
+		if (ref == JSON_OK)
+			cr_assert_eq(got - text, want - text,
+			             "%s: variant %zu stops at %td, not %td", what, v, got - text,
+			             want - text);
+	}
+}
+
+/* Deterministic pseudo-random bytes, the same on every run. */
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A random JSON-ish value: nested containers, strings with escapes and
+ * bytes >= 0x80 (valid UTF-8 or not), numbers and whitespace runs. */
+static void random_value(char *buf, size_t cap, size_t *n, uint64_t *s, int depth)
+{
+	static const char *const atoms[] = {"1", "-2.5e3", "true", "null", " ", "\n    ", ","};
+	static const char *const string_parts[] = {"a",        "\\\"", "\\\\",   "\\n", "\\u00e9",
+	                                           "\xc3\xa9", "\xff", "\x80",   "[",   "}",
+	                                           "\\",       " ",    "{\"k\":"};
+	if (*n + 64 >= cap)
+		return;
+	unsigned kind = (unsigned)(next_random(s) % 4);
+	if (kind == 0 && depth < 8) {
+		bool obj = next_random(s) & 1;
+		buf[(*n)++] = obj ? '{' : '[';
+		unsigned members = (unsigned)(next_random(s) % 6);
+		for (unsigned i = 0; i < members && *n + 64 < cap; i++) {
+			if (i)
+				buf[(*n)++] = ',';
+			if (obj) {
+				memcpy(buf + *n, "\"key\": ", 7);
+				*n += 7;
+			}
+			random_value(buf, cap, n, s, depth + 1);
+		}
+		buf[(*n)++] = obj ? '}' : ']';
+	} else if (kind == 1) {
+		buf[(*n)++] = '"';
+		unsigned parts = (unsigned)(next_random(s) % 40);
+		for (unsigned i = 0; i < parts && *n + 64 < cap; i++) {
+			const char *part = string_parts[next_random(s) % 13];
+			size_t len = strlen(part);
+			memcpy(buf + *n, part, len);
+			*n += len;
+		}
+		buf[(*n)++] = '"';
+	} else {
+		const char *atom = atoms[next_random(s) % 7];
+		size_t len = strlen(atom);
+		memcpy(buf + *n, atom, len);
+		*n += len;
+	}
+}
+
+Test(json_skip, random_json_agrees_with_the_byte_loop)
+{
+	enum { CAP = 1 << 14 };
+	char *buf = malloc(CAP);
+	cr_assert_not_null(buf);
+	uint64_t s = 0x9E3779B97F4A7C15ull;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = 0;
+		buf[n++] = round & 1 ? '{' : '[';
+		if (round & 1) {
+			memcpy(buf + n, "\"a\":", 4);
+			n += 4;
+		}
+		random_value(buf, CAP - 8, &n, &s, 0);
+		buf[n++] = round & 1 ? '}' : ']';
+		memcpy(buf + n, ", 7]", 4);
+		char what[64];
+		snprintf(what, sizeof what, "round %d", round);
+		skip_agrees(buf, n + 4, what);
+		/* every cut of it: incomplete exactly when the byte loop says so */
+		for (size_t cut = 1; cut < n && cut < 300; cut += 1 + cut / 16)
+			skip_agrees(buf, cut, what);
+	}
+	free(buf);
+}
+
+/* Quotes, backslash runs and brackets at every offset around the 16-, 32-
+ * and 64-byte block edges. */
+Test(json_skip, quotes_and_escapes_at_block_edges)
+{
+	static const char *const inner[] = {"\"\\\"]\"",    "\"\\\\\"",         "\"\\\\\\\"}\"",
+	                                    "\"]\"",        "\"\\\\\\\\\\\"\"", "[\"}\"]",
+	                                    "{\"\\\\\":[]}"};
+	char buf[512];
+	for (size_t k = 0; k < sizeof inner / sizeof inner[0]; k++) {
+		for (size_t pad = 0; pad < 200; pad++) {
+			size_t n = 0;
+			buf[n++] = '[';
+			memset(buf + n, ' ', pad);
+			n += pad;
+			size_t len = strlen(inner[k]);
+			memcpy(buf + n, inner[k], len);
+			n += len;
+			memcpy(buf + n, ",1]   ", 6);
+			char what[64];
+			snprintf(what, sizeof what, "inner %zu at %zu", k, pad + 1);
+			skip_agrees(buf, n + 6, what);
+			const char *out;
+			cr_assert_eq(json_skip_container(buf, buf + n + 6, &out), JSON_OK, "%s",
+			             what);
+			cr_assert_eq(out - buf, (ptrdiff_t)n + 3, "%s", what);
+		}
+	}
+}
+
+/* Damaged input: backslashes outside strings, unbalanced quotes, invalid
+ * UTF-8; whatever the byte loop makes of it, the vector code does too. */
+Test(json_skip, damaged_input_agrees_with_the_byte_loop)
+{
+	char buf[256];
+	uint64_t s = 12345;
+	static const char alphabet[] = "\"\\{}[]  a,:\xff\x80\xc3";
+	for (int round = 0; round < 20000; round++) {
+		size_t n = 1 + (size_t)(next_random(&s) % 250);
+		buf[0] = round & 1 ? '{' : '[';
+		for (size_t i = 1; i < n; i++)
+			buf[i] = alphabet[next_random(&s) % (sizeof alphabet - 1)];
+		char what[64];
+		snprintf(what, sizeof what, "damaged round %d", round);
+		skip_agrees(buf, n, what);
+	}
+}
+
+Test(json_skip, long_args_object_and_the_value_after_it)
+{
+	/* an args object of many members, as Kineto writes them */
+	char buf[8192];
+	size_t n = 0;
+	n += (size_t)snprintf(buf + n, sizeof buf - n, "{");
+	for (int i = 0; i < 100; i++)
+		n += (size_t)snprintf(
+		    buf + n, sizeof buf - n,
+		    "%s\"Input Dims %d\": [[8, 4096], [], [%d]], \"s\": \"x\\\"}\"", i ? ", " : "",
+		    i, i);
+	n += (size_t)snprintf(buf + n, sizeof buf - n, "}, \"next\": 1");
+	const char *out;
+	cr_assert_eq(json_skip_value(buf, buf + n, &out), JSON_OK);
+	cr_assert_str_eq(out, ", \"next\": 1");
+	skip_agrees(buf, n, "long args");
+}
+
+/* The eight-digits-at-a-time time parser against the exact path: the
+ * same digits written as a mantissa and a negative exponent (which no
+ * fast path takes), at every distance from the end of the input. */
+Test(json_time, swar_digits_agree_with_the_exact_path)
+{
+	uint64_t s = 777;
+	char text[64], mantissa[64];
+	for (int round = 0; round < 20000; round++) {
+		unsigned nint = 1 + (unsigned)(next_random(&s) % 17);
+		unsigned nfrac = (unsigned)(next_random(&s) % 11);
+		bool neg = next_random(&s) % 4 == 0;
+		size_t n = 0, m = 0;
+		if (neg)
+			text[n++] = mantissa[m++] = '-';
+		for (unsigned i = 0; i < nint; i++)
+			text[n++] = mantissa[m++] = (char)('0' + next_random(&s) % 10);
+		if (nfrac)
+			text[n++] = '.';
+		for (unsigned i = 0; i < nfrac; i++)
+			text[n++] = mantissa[m++] = (char)('0' + next_random(&s) % 10);
+		m += (size_t)snprintf(mantissa + m, sizeof mantissa - m, "e-%u,", nfrac);
+		size_t pad = (size_t)(next_random(&s) % 24);
+		text[n++] = next_random(&s) & 1 ? ',' : '}';
+		memset(text + n, ' ', pad);
+		const char *out, *mout;
+		int64_t ns = 0, want = 0;
+		bool sat = false, msat = false;
+		int st = json_parse_us_ns(text, text + n + pad, &ns, &sat, &out);
+		int mst = json_parse_us_ns(mantissa, mantissa + m, &want, &msat, &mout);
+		cr_assert_eq(st, JSON_OK, "%.*s", (int)n, text);
+		cr_assert_eq(mst, JSON_OK, "%.*s", (int)m, mantissa);
+		cr_assert_eq(ns, want, "%.*s: %lld ns, exact %lld", (int)n, text, (long long)ns,
+		             (long long)want);
+		cr_assert_eq(sat, msat, "%.*s", (int)n, text);
+		cr_assert_eq(out, text + n - 1, "%.*s stops at its delimiter", (int)n, text);
+	}
+}
