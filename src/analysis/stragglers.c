@@ -12,17 +12,17 @@
 #include "views_util.h"
 
 static const struct trex_column event_cols[] = {
-    {"kind", "Kind", TREX_COL_TEXT, false},
-    {"event", "Event", TREX_COL_TEXT, false},
-    {"group", "Group", TREX_COL_TEXT, false},
     {"last_rank", "Last rank", TREX_COL_COUNT, false},
-    {"late_ns", "Late by", TREX_COL_DURATION, true},
     {"wait_sum_ns", "Wait (sum)", TREX_COL_DURATION, true},
     {"wait_max_ns", "Wait (max)", TREX_COL_DURATION, true},
+    {"late_ns", "Late by", TREX_COL_DURATION, true},
     {"ranks", "Ranks", TREX_COL_COUNT, true},
     {"at_ns", "At", TREX_COL_DURATION, false},
+    {"kind", "Kind", TREX_COL_TEXT, false},
+    {"group", "Group", TREX_COL_TEXT, false},
+    {"event", "Event", TREX_COL_TEXT, false},
 };
-enum { E_KIND, E_EVENT, E_GROUP, E_LAST, E_LATE, E_SUM, E_MAX, E_RANKS, E_AT };
+enum { E_LAST, E_SUM, E_MAX, E_LATE, E_RANKS, E_AT, E_KIND, E_GROUP, E_EVENT };
 
 static const struct trex_column rank_cols[] = {
     {"rank", "Rank", TREX_COL_COUNT, false},

@@ -106,15 +106,15 @@ enum trex_status trex_rank_align_table(const struct trex_index *idx,
  * collective when its kernel starts and at a step's end when its step
  * ends; the last to arrive held the others up. Rows of the events table,
  * largest total wait first (then time):
- *   kind        "collective" or "step"
- *   event       "#N NAME" (N: the collective's position in its
- *               communicator, from 1; NAME: the kernel's, or the step's)
- *   group       communicator ("Process Group Name", "" without), or ""
  *   last_rank   the rank that arrived last (the lowest of a tie)
- *   late_ns     how long after the next latest rank it arrived
  *   wait_sum_ns, wait_max_ns  over the other ranks: last arrival - theirs
+ *   late_ns     how long after the next latest rank it arrived
  *   ranks       ranks taking part
  *   at_ns       the last arrival, from the trace start
+ *   kind        "collective" or "step"
+ *   group       communicator ("Process Group Name", "" without), or ""
+ *   event       "#N NAME" (N: the collective's position in its
+ *               communicator, from 1; NAME: the kernel's, or the step's)
  * The ranks table, largest wait caused first (then rank):
  *   rank, last (events where it arrived last), collectives_last,
  *   steps_last, wait_caused_ns (the wait sums of those events),

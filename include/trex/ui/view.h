@@ -140,7 +140,8 @@ bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bo
 	X(STALLS, OPEN_STALLS, trex_stalls_view_new)                                               \
 	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)                                            \
 	X(METRICS, OPEN_METRICS, trex_metrics_view_new)                                            \
-	X(NODES, OPEN_NODES, trex_nodes_view_new)
+	X(NODES, OPEN_NODES, trex_nodes_view_new)                                                  \
+	X(STRAGGLERS, OPEN_STRAGGLERS, trex_stragglers_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
