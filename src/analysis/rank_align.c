@@ -232,6 +232,89 @@ static void solve(struct fit *F, const struct anchors *an)
 	anchor_means(F, an);
 }
 
+/* ---- offsets alone: conjugate gradients ----------------------------------------------------
+ * With offsets only, eliminating the anchors' means leaves L o = b: L the
+ * Laplacian of the anchors ((L v)_u sums v_u - mean(v) over u's anchors),
+ * b_u the sum of mean(x) - x_u over them, o_ref = 0. L is symmetric and
+ * positive definite on the other linked ranks, so conjugate gradients
+ * solve it in at most as many steps as ranks, whatever the anchors'
+ * topology (a chain of pairs converges as fast as one communicator). */
+
+static bool anchor_linked(const struct fit *F, const struct anchors *an, size_t a)
+{
+	return an->first[a] < an->first[a + 1] && F->u[an->obs[an->first[a]].unit].linked;
+}
+
+/* Over every linked anchor, out[u] += sign (value_u - the anchor's mean
+ * value): value v[unit], or the observation's time when v is NULL. */
+static void centred_sums(const struct fit *F, const struct anchors *an, const double *v,
+                         double sign, double *out)
+{
+	for (size_t a = 0; a < an->n; a++) {
+		size_t lo = an->first[a], hi = an->first[a + 1];
+		double mean = 0;
+
+		if (!anchor_linked(F, an, a))
+			continue;
+		for (size_t k = lo; k < hi; k++)
+			mean += v ? v[an->obs[k].unit] : an->obs[k].x;
+		mean /= (double)(hi - lo);
+		for (size_t k = lo; k < hi; k++)
+			out[an->obs[k].unit] +=
+			    sign * ((v ? v[an->obs[k].unit] : an->obs[k].x) - mean);
+	}
+	out[F->ref] = 0; /* the reference's row and column are left out */
+}
+
+/* out = L v. */
+static void laplacian(const struct fit *F, const struct anchors *an, const double *v, double *out)
+{
+	for (uint32_t u = 0; u < F->nunits; u++)
+		out[u] = 0;
+	centred_sums(F, an, v, 1, out);
+}
+
+static double dot(const double *x, const double *y, uint32_t n)
+{
+	double s = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		s += x[i] * y[i];
+	return s;
+}
+
+static bool solve_offsets(struct fit *F, const struct anchors *an)
+{
+	uint32_t n = F->nunits;
+	double *o = calloc(4 * (size_t)n, sizeof(*o)), *r = o + n, *p = r + n, *lp = p + n;
+	double rs;
+
+	if (!o)
+		return false;
+	centred_sums(F, an, NULL, -1, r); /* b */
+	memcpy(p, r, n * sizeof(*p));
+	rs = dot(r, r, n);
+	for (uint32_t it = 0; it < 4 * n + 8 && rs > 1e-18; it++) {
+		double alpha, rs_next;
+
+		laplacian(F, an, p, lp);
+		alpha = rs / dot(p, lp, n);
+		for (uint32_t u = 0; u < n; u++) {
+			o[u] += alpha * p[u];
+			r[u] -= alpha * lp[u];
+		}
+		rs_next = dot(r, r, n);
+		for (uint32_t u = 0; u < n; u++)
+			p[u] = r[u] + rs_next / rs * p[u];
+		rs = rs_next;
+	}
+	for (uint32_t u = 0; u < n; u++)
+		F->u[u].a = F->u[u].linked ? o[u] : 0;
+	free(o);
+	anchor_means(F, an);
+	return true;
+}
+
 /* Each rank's count and mean time of observations, and which ranks the
  * anchors tie to the reference (the lowest rank with any). */
 static void link_units(struct fit *F, const struct anchors *an)
@@ -306,7 +389,8 @@ static bool drift_measurable(const struct slope *s)
 	return fabs(b) >= DRIFT_MIN && fabs(b) > DRIFT_SIGNIFICANCE * se;
 }
 
-/* Offsets first; then drift for the ranks whose residuals show one. */
+/* Offsets first (exactly); then, from them, drift for the ranks whose
+ * residuals show one. */
 static bool fit_all(struct fit *F, const struct anchors *an)
 {
 	struct slope *sl = calloc(F->nunits ? F->nunits : 1, sizeof(*sl));
@@ -318,13 +402,16 @@ static bool fit_all(struct fit *F, const struct anchors *an)
 		free(sl);
 		return true;
 	}
-	solve(F, an);
+	if (!solve_offsets(F, an)) {
+		free(sl);
+		return false;
+	}
 	slopes(F, an, sl);
 	for (uint32_t u = 0; u < F->nunits; u++) {
 		F->u[u].drift = u != F->ref && F->u[u].linked && drift_measurable(&sl[u]);
 		again |= F->u[u].drift;
 	}
-	if (again)
+	if (again) /* from the offsets found: the alternation has only drift left to find */
 		solve(F, an);
 	free(sl);
 	return true;

@@ -19,7 +19,7 @@
 #include "trex/load/source.h"
 
 #define ALLREDUCE "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
-#define MAX_RANKS 8
+#define MAX_RANKS 32
 
 /* ---- traces made to order ------------------------------------------------------------------ */
 
@@ -55,7 +55,8 @@ static void begin(struct json *j, int rank)
 	j->first = true;
 }
 
-/* A kernel [ts, ts + dur) in ns, on GPU 0 stream 7; pg NULL: no group arg. */
+/* A kernel [ts, ts + dur) in ns (ts >= 0), on GPU 0 stream 7; pg NULL: no
+ * group arg. */
 static void kernel(struct json *j, const char *name, int64_t ts, int64_t dur, const char *pg)
 {
 	put(j,
@@ -523,5 +524,46 @@ Test(stragglers, one_rank_says_so)
 
 	cr_assert_eq(trex_stragglers_tables(idx, NULL, &ev, &rk, NULL, &err), TREX_FORMAT);
 	cr_assert(strstr(err.message, "one rank"), "%s", err.message);
+	trex_index_free(idx);
+}
+
+/* 32 ranks in a chain of pairs ({0, 1}, {1, 2}, ... {30, 31}: pipeline
+ * stages), clocks seconds apart: every offset is still exact, however far
+ * a rank is from the reference. */
+Test(rank_align, a_chain_of_pairs_converges)
+{
+	struct json j[32];
+	struct trex_index *idx;
+	struct trex_rank_align a;
+	int64_t skew[32];
+
+	for (int r = 0; r < 32; r++) {
+		skew[r] = INT64_C(10000000000) + (r % 2 ? 1 : -1) * (int64_t)r * 123456789;
+		begin(&j[r], r);
+	}
+	for (int r = 0; r < 32; r++) {
+		for (int k = 0; k < 5; k++) {
+			char pg[8];
+
+			/* pair p's k-th collective ends at true_end(k) + p * 10 us */
+			if (r > 0) { /* with the previous stage */
+				snprintf(pg, sizeof(pg), "p%d", r - 1);
+				kernel(&j[r], ALLREDUCE,
+				       true_end(k) + 10000 * (r - 1) - 7000 + skew[r], 7000, pg);
+			}
+			if (r < 31) { /* with the next */
+				snprintf(pg, sizeof(pg), "p%d", r);
+				kernel(&j[r], ALLREDUCE, true_end(k) + 10000 * r - 9000 + skew[r],
+				       9000, pg);
+			}
+		}
+	}
+	idx = load(j, 32);
+	align(idx, TREX_ALIGN_COLLECTIVES, &a);
+	for (int r = 0; r < 32; r++)
+		cr_assert(llabs(a.ranks[r].fix.offset_ns + skew[r] - skew[0]) <= 1,
+		          "rank %d: %" PRId64 " vs %" PRId64, r, a.ranks[r].fix.offset_ns,
+		          -skew[r]);
+	trex_rank_align_free(&a);
 	trex_index_free(idx);
 }
