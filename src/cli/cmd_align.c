@@ -73,6 +73,11 @@ enum trex_status cli_align_index(const struct cli_opts *o, struct trex_index *id
 
 	if (o->align == TREX_ALIGN_NONE)
 		return TREX_OK;
+	if (trex_index_graph(idx)) /* its timeline is a schedule: moving slices would leave it */
+		return trex_error_set(err, TREX_FORMAT, NULL, -1,
+		                      "--align %s: execution graphs (Chakra ET, ASTRA-sim, PyTorch "
+		                      "host ET) are scheduled on one clock already",
+		                      trex_align_on_name(o->align));
 	st = trex_rank_align(idx, &ao, &a, err);
 	if (st == TREX_USAGE || st == TREX_FORMAT) {
 		char why[TREX_ERROR_MSG_MAX];

@@ -101,6 +101,9 @@ expect_fail "stragglers without collectives cannot align, and says so" \
 expect_fail "stragglers --align none without collectives or steps says so" \
 	"no two ranks share a collective or a step" \
 	stragglers --align none "$TEST_TMP/plain0.json" "$TEST_TMP/plain1.json"
+expect_fail "--align refuses execution graphs, scheduled on one clock" \
+	"are scheduled on one clock already" \
+	kernels --align collectives "$TREX_SRCDIR/tests/data/astrasim/data_2layers.txt"
 expect_usage "--on takes collectives or steps" align --on none --demo
 expect_usage "--align takes collectives, steps or none" kernels --align bogus --demo
 expect_usage "--on is for align" kernels --on steps --demo
