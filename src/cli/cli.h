@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "trex/analysis/kernels.h"
+#include "trex/analysis/rank_align.h"
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 #include "trex/export/atomic_file.h"
@@ -65,7 +66,13 @@
 	  "protobuf or a CSV of slices (--to, -o OUT)")                                            \
 	X(INDEX, "index", cmd_index,                                                               \
 	  "build each trace's index file (FILE.trex), -j N files at once, so that later opens "    \
-	  "map it instead of parsing")
+	  "map it instead of parsing")                                                             \
+	X(ALIGN, "align", cmd_align,                                                               \
+	  "rank clocks: the offset (and drift) that lines up each rank's collectives (or "         \
+	  "steps) with the others', anchors and residuals")                                        \
+	X(STRAGGLERS, "stragglers", cmd_stragglers,                                                \
+	  "per collective and step, after alignment: the rank that arrived last, by how much, "    \
+	  "and how long the others waited; per rank: times last, wait caused")
 
 enum cli_command {
 	CLI_CMD_DEFAULT, /* no subcommand: info, then kernels */
@@ -80,6 +87,9 @@ enum cli_command {
 #define CLI_IN(cmd) (1u << CLI_CMD_##cmd)
 #define CLI_ANYWHERE UINT32_MAX
 #define CLI_UI CLI_IN(DEFAULT)
+/* Where the ranks of a load can be aligned (--align): not in `trex align`
+ * itself, nor where no times are shown. */
+#define CLI_ALIGNABLE (CLI_ANYWHERE & ~(CLI_IN(ALIGN) | CLI_IN(INDEX)))
 
 /* X(ID, "long", 'short' or 0, "ARG" or NULL, WHERE, "help"): every option,
  * for the parser, the check of where it applies and --help (the man page
@@ -105,9 +115,10 @@ enum cli_command {
 	X(MEMORY, "memory", 0, NULL, CLI_IN(KERNELS), "kernels: count memcpy and memset too")      \
 	X(PER_RANK, "per-rank", 0, NULL, CLI_IN(KERNELS),                                          \
 	  "kernels --by name|op: one total column per rank (file)")                                \
-	X(STEP, "step", 0, "REGEX", CLI_IN(STEPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT),                \
-	  "steps (command and view): steps are the ops/annotations matching REGEX "                \
-	  "(default ^ProfilerStep#)")                                                              \
+	X(STEP, "step", 0, "REGEX",                                                                \
+	  CLI_IN(STEPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT) | CLI_IN(ALIGN) | CLI_IN(STRAGGLERS),     \
+	  "steps (command and view), diff, align, stragglers: steps are the ops/annotations "      \
+	  "matching REGEX (default ^ProfilerStep#)")                                               \
 	X(MIN, "min", 0, "TIME", CLI_IN(GAPS) | CLI_IN(DIFF),                                      \
 	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms); diff: leave out rows that " \
 	  "changed less than TIME or PCT% (5%), and call a kernel changed from there on")          \
@@ -157,6 +168,11 @@ enum cli_command {
 	  "export --to chakra|chakra-json: the PyTorch host execution traces of the run, one per " \
 	  "trace file in rank order (or a pattern with {rank}): host ops as CPU nodes, kernels "   \
 	  "after their launching op")                                                              \
+	X(ON, "on", 0, "WHAT", CLI_IN(ALIGN),                                                      \
+	  "align: match the ranks on collectives (default) or steps")                              \
+	X(ALIGN, "align", 0, "WHAT", CLI_ALIGNABLE,                                                \
+	  "put the ranks on one clock first, matched on collectives or steps, or none (the "       \
+	  "default; stragglers: collectives)")                                                     \
 	X(OUTPUT, "output", 'o', "FILE", CLI_ANYWHERE,                                             \
 	  "write the report to FILE, atomically, as its extension says (.csv, .json, else "        \
 	  "text) unless --format; '-' is stdout")                                                  \
@@ -263,6 +279,9 @@ struct cli_opts {
 	uint64_t given; /* bit i: option i (enum cli_option) was given */
 	char **inputs;  /* FILE arguments as given (lists, globs) */
 	size_t input_count;
+	/* --align (given, or the command's default: none, stragglers collectives) and
+	 * align --on (default collectives) */
+	enum trex_align_on align, align_on;
 };
 
 /* ---- cli_common.c ------------------------------------------------------------------ */
@@ -423,6 +442,17 @@ enum trex_status cli_apply_export_value(struct cli_opts *o, enum cli_option id, 
 /* Before the load: -o is given, the format known, an existing output
  * refused without --force. */
 enum trex_status cmd_export_check(const struct cli_opts *o, struct trex_error *err);
+
+/* ---- cmd_align.c ------------------------------------------------------------------------- */
+
+/* The value of --on or --align into o; *handled false when id is neither. */
+enum trex_status cli_apply_align_value(struct cli_opts *o, enum cli_option id, const char *arg,
+                                       bool *handled, struct trex_error *err);
+/* After the load: the ranks of idx put on one clock as --align asks (its
+ * default for the command), with a line on stderr saying how well (unless
+ * --quiet); USAGE, saying why, when they cannot be. */
+enum trex_status cli_align_index(const struct cli_opts *o, struct trex_index *idx,
+                                 struct trex_error *err);
 
 /* ---- cli_metrics.c ---------------------------------------------------------------------- */
 

@@ -352,6 +352,9 @@ static enum trex_status apply_view_value(struct cli_opts *o, enum cli_option id,
 		st = cli_apply_export_value(o, id, arg, &handled, err);
 		if (handled)
 			return st;
+		st = cli_apply_align_value(o, id, arg, &handled, err);
+		if (handled)
+			return st;
 		st = cli_apply_stalls_value(o, id, arg, &handled, err);
 		if (handled)
 			return st;
@@ -587,7 +590,7 @@ static void where_text(uint32_t where, char *buf, size_t size)
 /* Every option given belongs to the command's own set (option_descs' where). */
 static enum trex_status check_where(const struct cli_opts *o, struct trex_error *err)
 {
-	char where[256];
+	char where[1024];
 
 	for (size_t i = 0; i < CLI_OPT_COUNT; i++) {
 		if (!(o->given & (1ull << i)) || option_applies((enum cli_option)i, o->command))
@@ -664,12 +667,15 @@ enum trex_status cli_parse(int argc, char **argv, struct cli_opts *o, struct tre
 	o->format = TREX_FMT_TEXT;
 	o->group = TREX_KERNELS_BY_NAME;
 	o->rank = -1;
+	o->align_on = TREX_ALIGN_COLLECTIVES;
 	st = parse_options(argc, argv, o, &ps, err);
 	if (st != TREX_OK)
 		return st;
 	o->inputs = argv + optind;
 	o->input_count = (size_t)(argc - optind);
 	take_command(o);
+	if (o->command == CLI_CMD_STRAGGLERS && !(o->given & (1ull << CLI_OPT_ALIGN)))
+		o->align = TREX_ALIGN_COLLECTIVES;
 	if (o->help || o->version)
 		return TREX_OK;
 	format_from_path(o, &ps);
@@ -1154,6 +1160,8 @@ enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *sc
 		st = report_loss(*out, o->strict, err);
 	if (st == TREX_OK && *out)
 		report_graph_problems(*out);
+	if (st == TREX_OK && *out)
+		st = cli_align_index(o, *out, err);
 	if (st == TREX_OK && metrics && *metrics)
 		cli_report_metrics(*metrics);
 	if (st != TREX_OK && *out) {

@@ -219,6 +219,7 @@ void trex_index_free(struct trex_index *idx)
 {
 	if (!idx)
 		return;
+	free(idx->clock_fix);
 	if (idx->mapped) {
 		trex_index_file_release(idx);
 		return;

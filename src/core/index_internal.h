@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trex/core/clock.h"
 #include "trex/core/index.h"
 #include "builder_internal.h"
 #include "integrity_internal.h"
@@ -65,6 +66,9 @@ struct trex_index {
 	 * members, the vectors' block directories and the string table's
 	 * header are the index's own. NULL for a built index. */
 	struct trex_index_file *mapped;
+	/* Per process, the clock correction applied to its times (clock.h);
+	 * NULL: times as loaded. */
+	struct trex_clock_fix *clock_fix;
 };
 
 /* Frees an index opened from an index file (index_file.c). */

@@ -11,6 +11,7 @@
 #include "timeline_view.h"
 #include "trex/analysis/counter_range.h"
 #include "trex/analysis/labels.h"
+#include "trex/core/clock.h"
 #include "trex/core/kind.h"
 #include "trex/ui/text.h"
 #include "trex/ui/timespec.h"
@@ -574,6 +575,23 @@ static void flags_text(uint16_t flags, char *buf, size_t size)
 			    (size_t)snprintf(buf + n, size - n, "%s%s", n ? "; " : "", odd[i].text);
 }
 
+/* With ranks put on one clock (--align): the slice's time as its rank
+ * recorded it, and the correction. */
+static void recorded_row(struct pane *p, const struct trex_slice *s)
+{
+	const struct trex_index *idx = idx_of(p->tv);
+	const struct trex_clock_fix *f =
+	    trex_index_clock_fix(idx, trex_index_track(idx, s->track)->process);
+	char buf[256], off[32];
+
+	if (!f)
+		return;
+	trex_format_duration((double)f->offset_ns, off, sizeof(off));
+	snprintf(buf, sizeof(buf), "absolute %" PRId64 " ns (clock offset %s, drift %.3f ppm)",
+	         trex_clock_fix_undo(f, s->ts), off, f->drift * 1e6);
+	row(p, "recorded", buf, TREX_ROLE_DEFAULT);
+}
+
 static void slice_fields(struct pane *p, const struct trex_slice *s)
 {
 	const struct trex_index *idx = idx_of(p->tv);
@@ -594,6 +612,7 @@ static void slice_fields(struct pane *p, const struct trex_slice *s)
 		tl_compare_original_time(p->tv, s->ts, buf, sizeof(buf));
 		row(p, "run B time", buf, TREX_ROLE_DEFAULT);
 	}
+	recorded_row(p, s);
 	fmt_dur(s->dur, buf, sizeof(buf));
 	row(p, "duration", buf, TREX_ROLE_DEFAULT);
 	fmt_dur(d->info.self_ns, buf, sizeof(buf));

@@ -9,20 +9,23 @@ require_built
 # COMMAND: its own options (besides those of every command).
 own() {
 	case $1 in
-	info) echo "" ;;
-	kernels) echo "by memory per-rank metric" ;;
-	categories) echo "schema compiler-log core-freq explain" ;;
-	gpu-time) echo "schema" ;;
-	gaps) echo "min top" ;;
-	steps) echo "step schema" ;;
-	ops | api) echo "top" ;;
-	integrity) echo "" ;;
-	stalls) echo "top dump source-path source-map kernel compare" ;;
-	metrics) echo "kernel metric summary" ;;
-	nodes) echo "top rank" ;;
-	diff) echo "by step min top schema normalize" ;;
-	export) echo "to range tracks filter ranks steps host-et" ;;
+	info) echo "align" ;;
+	kernels) echo "by memory per-rank metric align" ;;
+	categories) echo "schema compiler-log core-freq explain align" ;;
+	gpu-time) echo "schema align" ;;
+	gaps) echo "min top align" ;;
+	steps) echo "step schema align" ;;
+	ops | api) echo "top align" ;;
+	integrity) echo "align" ;;
+	stalls) echo "top dump source-path source-map kernel compare align" ;;
+	metrics) echo "kernel metric summary align" ;;
+	nodes) echo "top rank align" ;;
+	critical-path) echo "align" ;;
+	diff) echo "by step min top schema normalize align" ;;
+	export) echo "to range tracks filter ranks steps host-et align" ;;
 	index) echo "" ;;
+	align) echo "on step" ;;
+	stragglers) echo "step align" ;;
 	esac
 }
 # --OPTION with an argument it takes.
@@ -41,17 +44,20 @@ arg_of() {
 	range) echo "--range=1ms:2ms" ;;
 	ranks) echo "--ranks=0" ;;
 	steps) echo "--steps=1" ;;
+	on) echo "--on=steps" ;;
+	align) echo "--align=none" ;;
 	*) echo "--$1=x" ;;
 	esac
 }
 every="format output force threads input-format bandwidth latency npus npu-frequency no-cache
 rebuild-cache strict quiet demo help version"
 scoped="schema compiler-log core-freq explain by memory per-rank step min normalize top rank dump
-source-path source-map kernel compare metric summary to range tracks filter ranks steps host-et"
+source-path source-map kernel compare metric summary to range tracks filter ranks steps host-et
+on align"
 ui="keys theme color ascii no-mouse script dump-screen"
 
 for cmd in info kernels categories gpu-time gaps steps ops api integrity stalls metrics critical-path \
-	nodes diff export index; do
+	nodes diff export index align stragglers; do
 	run_trex "h-$cmd" "$cmd" --help
 	listed=$(sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p' "$TEST_TMP/h-$cmd.out" | sort | tr '\n' ' ')
 	want=$(for o in $(own "$cmd") $every; do echo "$o"; done | sort | tr '\n' ' ')

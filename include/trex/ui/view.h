@@ -62,7 +62,7 @@ struct trex_ui_ctx {
 	const struct trex_metrics *metrics; /* metrics inputs linked to idx, or NULL */
 	const char *const *metric_names; /* --metric names (the kernels table's metric columns) */
 	size_t metric_count;
-	struct trex_prompt prompt;            /* drawn over the last row while active */
+	struct trex_prompt prompt; /* drawn over the last row while active */
 	struct trex_ui_request request;
 };
 
@@ -143,7 +143,8 @@ bool trex_timeline_show_track(struct trex_view *v, uint32_t track, int64_t t, bo
 	X(SOURCES, OPEN_SOURCES, trex_sources_view_new)                                            \
 	X(METRICS, OPEN_METRICS, trex_metrics_view_new)                                            \
 	X(NODES, OPEN_NODES, trex_nodes_view_new)                                                  \
-	X(DIFF, OPEN_DIFF, trex_diff_view_new)
+	X(DIFF, OPEN_DIFF, trex_diff_view_new)                                                     \
+	X(STRAGGLERS, OPEN_STRAGGLERS, trex_stragglers_view_new)
 
 #define TREX_ROOT_VIEW_DECL(id, action, make) struct trex_view *make(struct trex_ui_ctx *ctx);
 TREX_ROOT_VIEW_INFO(TREX_ROOT_VIEW_DECL)
