@@ -286,7 +286,20 @@ struct bld_side {
 	bool failed;
 };
 void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices, size_t expect);
-void bld_side_push(struct bld_side *s, uint32_t slice, uint32_t value);
+/* bld_side_push when there is no room (or no bits yet). */
+void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value);
+
+static inline void bld_side_push(struct bld_side *s, uint32_t slice, uint32_t value)
+{
+	struct trex_side_table *t = s->t;
+
+	if (t->n == s->cap || !t->bits) {
+		bld_side_push_slow(s, slice, value);
+		return;
+	}
+	t->bits[slice / 64] |= UINT64_C(1) << (slice % 64);
+	t->values[t->n++] = value;
+}
 /* The counts per word, the values cut to size; false when out of memory. */
 bool bld_side_finish(struct bld_side *s);
 enum trex_status bld_links(struct bld *c);

@@ -8,14 +8,26 @@
 
 #include "build_internal.h"
 
+/* Room for n values, written before they are read (so not zeroed). */
+static bool side_room(struct bld_side *s, size_t n)
+{
+	uint32_t *v = realloc(s->t->values, n * sizeof(*v));
+
+	if (!v)
+		return false;
+	s->t->values = v;
+	s->cap = n;
+	return true;
+}
+
 void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices, size_t expect)
 {
 	*s = (struct bld_side){t, nslices, 0, false};
-	if (expect && !BLD_FIT(t->values, s->cap, expect))
+	if (expect && !side_room(s, expect))
 		s->failed = true;
 }
 
-void bld_side_push(struct bld_side *s, uint32_t slice, uint32_t value)
+void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value)
 {
 	struct trex_side_table *t = s->t;
 
@@ -26,12 +38,11 @@ void bld_side_push(struct bld_side *s, uint32_t slice, uint32_t value)
 		s->failed = true;
 		return;
 	}
-	if (!BLD_FIT(t->values, s->cap, t->n + 1)) {
+	if (t->n == s->cap && !side_room(s, s->cap ? 2 * s->cap : 1024)) {
 		s->failed = true;
 		return;
 	}
-	t->bits[slice / 64] |= UINT64_C(1) << (slice % 64);
-	t->values[t->n++] = value;
+	bld_side_push(s, slice, value);
 }
 
 bool bld_side_finish(struct bld_side *s)
@@ -52,7 +63,7 @@ bool bld_side_finish(struct bld_side *s)
 		return false;
 	for (size_t w = 0; w < t->words; w++) {
 		t->before[w] = (uint32_t)n;
-		n += (size_t)__builtin_popcountll(t->bits[w]);
+		n += trex_popcount64(t->bits[w]);
 	}
 	values = realloc(t->values, t->n * sizeof(*values));
 	if (values) /* else it keeps its spare room */

@@ -210,7 +210,7 @@ static bool side_ok(const struct opener *o, enum trex_side_field field)
 	for (size_t w = 0; w < t->words; w++) {
 		if (t->before[w] != n)
 			return false;
-		n += (size_t)__builtin_popcountll(t->bits[w]);
+		n += trex_popcount64(t->bits[w]);
 	}
 	if (n != t->n || (t->words && tail && t->bits[t->words - 1] >> tail))
 		return false;

@@ -115,12 +115,22 @@ static inline const struct trex_flow *trex_idx_flow(const struct trex_index *idx
 	return TREX_VEC_AT(&idx->flows, const struct trex_flow, id);
 }
 
+/* Bits set in x. Written out: without a -m flag for the popcnt
+ * instruction, __builtin_popcountll is a call into libgcc. */
+static inline unsigned trex_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & UINT64_C(0x5555555555555555);
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* How many slices below slice have a value in t (slice < 64 * t->words). */
 static inline size_t trex_side_rank(const struct trex_side_table *t, uint32_t slice)
 {
 	uint64_t below = t->bits[slice / 64] & ((UINT64_C(1) << (slice % 64)) - 1);
 
-	return t->before[slice / 64] + (size_t)__builtin_popcountll(below);
+	return t->before[slice / 64] + trex_popcount64(below);
 }
 
 /* The value of slice in side table field, none if it has none. */
