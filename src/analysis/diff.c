@@ -49,7 +49,7 @@ static uint32_t category_key(struct diff_keys *k, const struct trex_catset *cs,
 	const struct trex_slice *s = trex_index_slice(idx, id);
 	const char *cat;
 
-	if (trex_catset_comm_decides(cs) && s->comm != TREX_COMM_NONE)
+	if (trex_catset_comm_decides(cs) && trex_slice_comm(idx, id) != TREX_COMM_NONE)
 		return diff_keys_text(k, TREX_CATEGORY_COMM, strlen(TREX_CATEGORY_COMM));
 	if (cat_of[s->name])
 		return cat_of[s->name] - 1;

@@ -489,7 +489,7 @@ enum trex_gpu_class trex_gpu_class_of(const struct trex_index *idx, uint32_t sli
 
 	if (!trex_kind_is_device_work(k))
 		return TREX_GPU_NOT_WORK;
-	if (s->comm != TREX_COMM_NONE)
+	if (trex_slice_comm(idx, slice) != TREX_COMM_NONE)
 		return TREX_GPU_COMM;
 	return k == TREX_KIND_KERNEL ? TREX_GPU_COMPUTE : TREX_GPU_MEMORY;
 }

@@ -241,11 +241,14 @@ struct link_kv {
 	uint32_t val;
 };
 
-static uint64_t launch_key(struct ctx *c, const struct trex_slice *s)
+static uint64_t launch_key(struct ctx *c, uint32_t slice)
 {
+	const struct trex_slice *s = trex_index_slice(c->idx, slice);
+
 	if (!(s->flags & TREX_SLICE_HAS_LAUNCH_LINK))
 		return 0;
-	return ((uint64_t)c->track_file[s->track] << 32 | s->launch_link) + 1;
+	return ((uint64_t)c->track_file[s->track] << 32 | trex_slice_launch_link(c->idx, slice)) +
+	       1;
 }
 
 struct link_vec {
@@ -279,7 +282,7 @@ static bool lane_ancestors(struct ctx *c, const struct trex_lane *lane, const st
 			if (!v)
 				return false;
 			rt->v = v;
-			rt->v[rt->n++] = (struct link_kv){launch_key(c, s), i};
+			rt->v[rt->n++] = (struct link_kv){launch_key(c, i), i};
 		}
 	}
 	return true;
@@ -332,14 +335,14 @@ static uint32_t launching_op(struct ctx *c, uint32_t slice, uint32_t rt)
 }
 
 /* The kernel's shape, else its launch's (ROCm keeps grid/block there). */
-static uint32_t shape_of(struct ctx *c, uint32_t slice, const struct trex_slice *s)
+static uint32_t shape_of(const struct trex_index *idx, uint32_t slice)
 {
-	uint32_t rt;
+	uint32_t shape = trex_slice_shape(idx, slice), rt;
 
-	if (s->shape)
-		return s->shape;
-	rt = trex_index_launch_of(c->idx, slice);
-	return rt == TREX_NONE ? 0 : trex_index_slice(c->idx, rt)->shape;
+	if (shape)
+		return shape;
+	rt = trex_index_launch_of(idx, slice);
+	return rt == TREX_NONE ? 0 : trex_slice_shape(idx, rt);
 }
 
 static void sample_key(struct ctx *c, uint32_t id, const struct trex_slice *s, struct sample *out)
@@ -350,7 +353,7 @@ static void sample_key(struct ctx *c, uint32_t id, const struct trex_slice *s, s
 	switch (c->opts->group) {
 	case TREX_KERNELS_BY_SHAPE:
 		out->key[0] = s->name;
-		out->key[1] = shape_of(c, id, s);
+		out->key[1] = shape_of(c->idx, id);
 		out->key[2] = s->track;
 		break;
 	case TREX_KERNELS_BY_OP:
@@ -458,8 +461,7 @@ static enum trex_status assign_ops(struct ctx *c, struct sample_vec *sv)
 	/* stable: among launches sharing a key, the lowest slice id stays first */
 	sort_links(rt, tmp, nrt);
 	for (size_t i = 0; i < sv->n; i++)
-		k[i] = (struct link_kv){launch_key(c, trex_index_slice(c->idx, sv->v[i].slice)),
-		                        (uint32_t)i};
+		k[i] = (struct link_kv){launch_key(c, sv->v[i].slice), (uint32_t)i};
 	sort_links(k, tmp, sv->n);
 	free(tmp);
 	for (size_t i = 0; i < sv->n; i++) {
@@ -1227,8 +1229,7 @@ static enum trex_status instance_row(const struct trex_index *idx, uint32_t id,
 	const struct trex_slice *s = trex_index_slice(idx, id);
 	const struct trex_track *tr = trex_index_track(idx, s->track);
 	union trex_cell *cell = trex_table_add_row(t);
-	uint32_t rt = trex_index_launch_of(idx, id);
-	uint32_t shape = s->shape || rt == TREX_NONE ? s->shape : trex_index_slice(idx, rt)->shape;
+	uint32_t shape = shape_of(idx, id);
 	char buf[512];
 
 	if (!cell)

@@ -134,9 +134,10 @@ static uint32_t unit_of_slice(const struct trex_index *idx, const struct rank_un
 	return u->of_process[trex_index_track(idx, trex_index_slice(idx, slice)->track)->process];
 }
 
-static bool is_collective(const struct trex_slice *s)
+static bool is_collective(const struct trex_index *idx, uint32_t slice)
 {
-	return s->kind == TREX_KIND_KERNEL && s->comm != TREX_COMM_NONE;
+	return trex_index_slice(idx, slice)->kind == TREX_KIND_KERNEL &&
+	       trex_slice_comm(idx, slice) != TREX_COMM_NONE;
 }
 
 /* The communicator of each collective with args, file by file. */
@@ -202,7 +203,7 @@ static enum trex_status collect_collectives(const struct trex_index *idx,
 		struct rank_event e = {unit_of_slice(idx, u, i), none,  0,    s->name, i, s->ts,
 		                       s->ts + s->dur,           false, false};
 
-		if (is_collective(s) && !push(ev, &e))
+		if (is_collective(idx, i) && !push(ev, &e))
 			return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
 	/* slices are ordered by track, tracks by file: each file's events are one run */

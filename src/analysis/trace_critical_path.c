@@ -128,7 +128,8 @@ static bool index_slices(struct walk *w)
 			w->by_start[w->ndev] = (struct keyed){s->track, i, s->ts};
 			w->by_end[w->ndev++] = (struct keyed){file, i, slice_end(s)};
 		} else if (is_correlated_call(s)) {
-			w->corr[w->ncorr++] = (struct keyed){file, i, s->launch_link};
+			w->corr[w->ncorr++] =
+			    (struct keyed){file, i, trex_slice_launch_link(idx, i)};
 		}
 	}
 	qsort(w->by_start, w->ndev, sizeof(*w->by_start), keyed_cmp);
@@ -900,8 +901,8 @@ enum trex_tpath_share trex_tpath_share_of(const struct trex_index *idx,
 	case TREX_TPATH_LAUNCH:
 		return TREX_SHARE_LAUNCH;
 	case TREX_TPATH_DEVICE:
-		return trex_index_slice(idx, s->slice)->comm != TREX_COMM_NONE ? TREX_SHARE_COMM
-		                                                               : TREX_SHARE_GPU;
+		return trex_slice_comm(idx, s->slice) != TREX_COMM_NONE ? TREX_SHARE_COMM
+		                                                        : TREX_SHARE_GPU;
 	case TREX_TPATH_IDLE:
 		break;
 	}

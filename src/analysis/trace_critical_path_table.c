@@ -40,8 +40,9 @@ static const char *kind_text(const struct trex_index *idx, const struct trex_tpa
 	if (s->what != TREX_TPATH_DEVICE)
 		return trex_tpath_what_label((enum trex_tpath_what)s->what);
 	const struct trex_slice *sl = trex_index_slice(idx, s->slice);
-	return sl->comm != TREX_COMM_NONE ? "communication"
-	                                  : trex_kind_label((enum trex_kind)sl->kind);
+	return trex_slice_comm(idx, s->slice) != TREX_COMM_NONE
+	           ? "communication"
+	           : trex_kind_label((enum trex_kind)sl->kind);
 }
 
 static bool path_row(struct trex_table *t, const struct trex_index *idx,

@@ -76,7 +76,7 @@ struct trex_earliest *bld_cand(struct bld *c, uint32_t file, enum trex_integrity
 }
 
 void bld_problem(struct bld *c, uint32_t file, enum trex_integrity_counter k,
-                 const struct trex_slice *s, int64_t value)
+                 const struct trex_bslice *s, int64_t value)
 {
 	struct trex_problem_cand cand = {s->ts, value, s->track, s->name};
 
@@ -199,11 +199,11 @@ static enum trex_status bld_init(struct bld *c)
 	if (st != TREX_OK)
 		return st;
 	idx = c->idx;
-	trex_vec_init(&idx->slices, sizeof(struct trex_slice));
+	trex_vec_init(&idx->slices, sizeof(struct trex_bslice));
 	trex_vec_init(&idx->instants, sizeof(struct trex_instant));
 	trex_vec_init(&idx->flows, sizeof(struct trex_flow));
 	trex_vec_init(&c->samples, sizeof(struct trex_bsample));
-	trex_vec_init(&c->rest, sizeof(struct trex_slice));
+	trex_vec_init(&c->rest, sizeof(struct trex_bslice));
 	idx->start = 1; /* start > end: no event seen yet */
 	idx->end = 0;
 	c->pool_free = TREX_NONE;
@@ -284,6 +284,26 @@ static void renumber_problem_tracks(struct bld *c)
 	}
 }
 
+/* The kinds the classifier changed written back, only those (a few):
+ * writing every slice would cost another pass over them all; the rules
+ * matched into the comm side table, in slice id order. */
+static enum trex_status apply_classes(struct bld *c, const uint8_t *kind, const uint8_t *given,
+                                      const uint8_t *comm)
+{
+	struct trex_vec *v = &c->idx->slices;
+	struct bld_side side;
+	size_t n = v->count;
+
+	bld_side_start(&side, &c->idx->side[TREX_SIDE_COMM], n, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (kind[i] != given[i])
+			TREX_VEC_AT(v, struct trex_slice, i)->kind = kind[i];
+		if (comm[i] != TREX_COMM_NONE)
+			bld_side_push(&side, (uint32_t)i, comm[i]);
+	}
+	return bld_side_finish(&side) ? TREX_OK : bld_nomem(c);
+}
+
 /* Stage 5: the loader's classifier, over the finished index. */
 static enum trex_status classify(struct bld *c)
 {
@@ -305,18 +325,12 @@ static enum trex_status classify(struct bld *c)
 		return bld_nomem(c);
 	}
 	for (size_t i = 0; i < n; i++)
-		kind[i] = SL(v, i)->kind;
+		kind[i] = TREX_VEC_AT(v, struct trex_slice, i)->kind;
 	memcpy(given, kind, n);
 	memset(comm, TREX_COMM_NONE, n);
 	st = cl->classify(cl->user, c->idx, kind, comm, c->err);
-	/* only the slices the classifier changed (a few): writing every slice
-	 * would cost another pass over them all */
-	for (size_t i = 0; st == TREX_OK && i < n; i++) {
-		if (comm[i] != TREX_COMM_NONE || kind[i] != given[i]) {
-			SL(v, i)->kind = kind[i];
-			SL(v, i)->comm = comm[i];
-		}
-	}
+	if (st == TREX_OK)
+		st = apply_classes(c, kind, given, comm);
 	free(kind);
 	free(given);
 	free(comm);
@@ -386,6 +400,8 @@ static enum trex_status build_stages(struct bld *c)
 		st = bld_lanes(c);
 	if (st == TREX_OK)
 		st = bld_sort_points(c);
+	if (st == TREX_OK)
+		st = bld_narrow(c);
 	if (st == TREX_OK)
 		st = bld_links(c);
 	if (st == TREX_OK)

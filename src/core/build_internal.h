@@ -17,6 +17,8 @@
  *     slice learns its lane and its rank in it), lanes, then an in-place
  *     radix placement puts the store in (track, depth, ts) order;
  *     instants and samples sorted;
+ *     then (build_narrow.c) the placed slices are narrowed in place into
+ *     struct trex_slice, their sparse fields into the side tables;
  *  4. links (build_links.c): flows bound to slices, the link tables,
  *     dependency edges;
  *  5. classify: the loader's classifier refines kinds and decides
@@ -38,7 +40,17 @@
 #include "integrity_internal.h"
 #include "trex/core/builder.h"
 
-#define SL(v, id) TREX_VEC_AT((v), struct trex_slice, (id))
+#define SL(v, id) TREX_VEC_AT((v), struct trex_bslice, (id))
+
+/* trex_slice_end of a slice being built. */
+static inline int64_t bld_slice_end(const struct trex_bslice *s)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(s->ts, s->dur, &end))
+		return INT64_MAX;
+	return end;
+}
 
 /* Threads only pay off on large inputs. */
 #define BLD_PAR_MIN_RECORDS ((size_t)1 << 16)
@@ -250,7 +262,7 @@ struct trex_earliest *bld_cand(struct bld *c, uint32_t file, enum trex_integrity
 /* A problem of the build's own about slice s, counted and offered as an
  * example. */
 void bld_problem(struct bld *c, uint32_t file, enum trex_integrity_counter k,
-                 const struct trex_slice *s, int64_t value);
+                 const struct trex_bslice *s, int64_t value);
 void bld_note_span(struct bld *c, int64_t start, int64_t end);
 uint32_t bld_track_file(const struct trex_index *idx, uint32_t track);
 /* A merge-time reference as a place in the joined store. */
@@ -262,6 +274,34 @@ enum trex_status bld_merge(struct bld *c);
 enum trex_status bld_order(struct bld *c);
 enum trex_status bld_lanes(struct bld *c);
 enum trex_status bld_sort_points(struct bld *c);
+/* The store of placed struct trex_bslice becomes one of struct trex_slice
+ * and the side tables (index_internal.h). */
+enum trex_status bld_narrow(struct bld *c);
+
+/* A side table being filled, slice ids ascending; room for expect values
+ * first. Out of memory sets failed (and every later push is dropped). */
+struct bld_side {
+	struct trex_side_table *t;
+	size_t nslices, cap;
+	bool failed;
+};
+void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices, size_t expect);
+/* bld_side_push when there is no room (or no bits yet). */
+void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value);
+
+static inline void bld_side_push(struct bld_side *s, uint32_t slice, uint32_t value)
+{
+	struct trex_side_table *t = s->t;
+
+	if (t->n == s->cap || !t->bits) {
+		bld_side_push_slow(s, slice, value);
+		return;
+	}
+	t->bits[slice / 64] |= UINT64_C(1) << (slice % 64);
+	t->values[t->n++] = value;
+}
+/* The counts per word, the values cut to size; false when out of memory. */
+bool bld_side_finish(struct bld_side *s);
 enum trex_status bld_links(struct bld *c);
 
 /* ---- build_flows.c: the file's flow points into hops ---- */

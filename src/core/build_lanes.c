@@ -87,7 +87,7 @@ static inline bool key_less(const struct bld *c, int64_t ats, int64_t adur, uint
 
 static inline bool slice_less(const struct slice_sort *ss, uint32_t a, uint32_t b)
 {
-	const struct trex_slice *x = SL(ss->v, a), *y = SL(ss->v, b);
+	const struct trex_bslice *x = SL(ss->v, a), *y = SL(ss->v, b);
 
 	return key_less(ss->c, x->ts, x->dur, a, y->ts, y->dur, b);
 }
@@ -180,7 +180,7 @@ static inline bool head_less(const struct bld *c, const struct run_head *a,
 
 static inline void head_load(const struct slice_sort *ss, const uint32_t *ids, struct run_head *h)
 {
-	const struct trex_slice *s = SL(ss->v, ids[h->pos]);
+	const struct trex_bslice *s = SL(ss->v, ids[h->pos]);
 
 	h->ts = s->ts;
 	h->dur = s->dur;
@@ -275,8 +275,8 @@ static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids
 	r->min_ts = INT64_MAX;
 	r->max_end = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
-		struct trex_slice *s = SL(w->ss->v, ids[i]);
-		int64_t end = trex_slice_end(s);
+		struct trex_bslice *s = SL(w->ss->v, ids[i]);
+		int64_t end = bld_slice_end(s);
 
 		while (sp > 0 && w->stack[sp - 1] <= s->ts)
 			sp--;
@@ -451,7 +451,7 @@ static void bucket_count(void *arg, size_t k, unsigned worker)
 
 	(void)worker;
 	for (size_t i = v->count * k / j->ntasks; i < v->count * (k + 1) / j->ntasks; i++) {
-		struct trex_slice *s = SL(v, i);
+		struct trex_bslice *s = SL(v, i);
 
 		s->track = j->c->track_new[s->track];
 		cnt[s->track]++;
@@ -551,7 +551,7 @@ static enum trex_status build_lanes(struct bld *c, struct slice_sort *ss)
 /* ---- placement ---------------------------------------------------------------------------- */
 
 /* Where a slice goes: its lane's first id plus its rank in the lane. */
-static inline size_t slice_dest(const struct trex_index *idx, const struct trex_slice *s,
+static inline size_t slice_dest(const struct trex_index *idx, const struct trex_bslice *s,
                                 uint32_t rank)
 {
 	return idx->lanes[idx->tracks[s->track].first_lane + s->depth].first + rank;
@@ -571,7 +571,7 @@ static inline size_t place_dest(const struct place *p, size_t i)
 
 static inline void place_swap(const struct place *p, size_t a, size_t b)
 {
-	struct trex_slice t = *SL(p->v, a);
+	struct trex_bslice t = *SL(p->v, a);
 	uint32_t r = p->rank[a];
 
 	*SL(p->v, a) = *SL(p->v, b);
@@ -598,12 +598,12 @@ static void place_pass(const struct place *p, size_t lo, size_t hi, unsigned shi
 	}
 	for (size_t b = 0; b < nb; b++) {
 		while (head[b] < end[b]) {
-			struct trex_slice x = *SL(p->v, head[b]);
+			struct trex_bslice x = *SL(p->v, head[b]);
 			uint32_t xr = p->rank[head[b]];
 			size_t d = (slice_dest(p->idx, &x, xr) - lo) >> shift;
 
 			while (d != b) {
-				struct trex_slice *slot = SL(p->v, head[d]), y = *slot;
+				struct trex_bslice *slot = SL(p->v, head[d]), y = *slot;
 				uint32_t yr = p->rank[head[d]];
 
 				*slot = x;
@@ -623,7 +623,7 @@ static void place_pass(const struct place *p, size_t lo, size_t hi, unsigned shi
 
 /* A range small enough for cache: copied out, then written back to the
  * right places. */
-static void place_small(const struct place *p, size_t lo, size_t hi, struct trex_slice *buf)
+static void place_small(const struct place *p, size_t lo, size_t hi, struct trex_bslice *buf)
 {
 	for (size_t i = lo; i < hi; i++)
 		buf[i - lo] = *SL(p->v, i);
@@ -631,7 +631,7 @@ static void place_small(const struct place *p, size_t lo, size_t hi, struct trex
 		*SL(p->v, slice_dest(p->idx, &buf[i - lo], p->rank[i])) = buf[i - lo];
 }
 
-static void place_range(const struct place *p, size_t lo, size_t hi, struct trex_slice *buf)
+static void place_range(const struct place *p, size_t lo, size_t hi, struct trex_bslice *buf)
 {
 	unsigned shift = 0;
 
@@ -756,7 +756,7 @@ static bool place_split(const struct place *p, size_t lo, size_t hi, unsigned th
 	unsigned left;
 
 	if (threads <= 1 || hi - lo <= (size_t)PLACE_BUF * threads) {
-		struct trex_slice *buf = malloc(PLACE_BUF * sizeof(*buf));
+		struct trex_bslice *buf = malloc(PLACE_BUF * sizeof(*buf));
 
 		if (!buf)
 			return false;

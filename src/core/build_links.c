@@ -276,22 +276,45 @@ static bool flow_order(struct trex_index *idx, bool to, uint32_t *out)
 	return ok;
 }
 
+/* Keys (link << 32 | slice id) of the file's slices that have a value in
+ * side table t, in slice id order, at most max; returns how many. The
+ * bits are walked word by word, the values in step with them. */
+static size_t side_keys(const struct trex_side_table *t, const struct trex_file_links *fl,
+                        uint64_t *keys, size_t max)
+{
+	uint64_t end = (uint64_t)fl->first_slice + fl->slice_count;
+	size_t n = 0, r;
+
+	if (!t->words || fl->slice_count == 0)
+		return 0;
+	r = trex_side_rank(t, fl->first_slice);
+	for (uint64_t w = fl->first_slice / 64; w * 64 < end && n < max; w++) {
+		uint64_t bits = t->bits[w];
+
+		if (w == fl->first_slice / 64)
+			bits &= ~((UINT64_C(1) << (fl->first_slice % 64)) - 1);
+		while (bits && n < max) {
+			uint64_t id = w * 64 + (uint64_t)__builtin_ctzll(bits);
+
+			if (id >= end)
+				return n;
+			keys[n++] = (uint64_t)t->values[r++] << 32 | id;
+			bits &= bits - 1;
+		}
+	}
+	return n;
+}
+
 /* File f's slices by (launch_link, id) or (op_link, id). */
 static bool file_links(struct trex_index *idx, const struct trex_file_links *fl, bool op)
 {
 	size_t n = 0, want = op ? fl->op_count : fl->launch_count;
-	uint16_t flag = op ? TREX_SLICE_HAS_OP_LINK : TREX_SLICE_HAS_LAUNCH_LINK;
 	uint32_t *out = op ? idx->op_ids + fl->op_first : idx->launch_ids + fl->launch_first;
 	uint64_t *keys = trex_big_malloc((want + 1) * sizeof(*keys));
 
 	if (!keys)
 		return false;
-	for (uint32_t i = fl->first_slice; i < fl->first_slice + fl->slice_count; i++) {
-		const struct trex_slice *s = trex_idx_slice(idx, i);
-
-		if ((s->flags & flag) && n < want)
-			keys[n++] = ((uint64_t)(op ? s->op_link : s->launch_link) << 32) | i;
-	}
+	n = side_keys(&idx->side[op ? TREX_SIDE_OP_LINK : TREX_SIDE_LAUNCH_LINK], fl, keys, want);
 	if (!sort_hi32(keys, n)) {
 		free(keys);
 		return false;
@@ -300,9 +323,7 @@ static bool file_links(struct trex_index *idx, const struct trex_file_links *fl,
 		uint32_t id = (uint32_t)keys[k], link = (uint32_t)(keys[k] >> 32);
 
 		out[k] = id;
-		if (op)
-			idx->op_keys[fl->op_first + k] = link;
-		else
+		if (!op)
 			idx->launch_keys[fl->launch_first + k] =
 			    (uint64_t)link << 1 |
 			    (trex_idx_slice(idx, id)->kind == TREX_KIND_RUNTIME);
@@ -372,11 +393,10 @@ static enum trex_status bind_flows(struct bld *c)
 	idx->launch_ids = malloc((nc + 1) * sizeof(*idx->launch_ids));
 	idx->op_ids = malloc((ne + 1) * sizeof(*idx->op_ids));
 	idx->launch_keys = malloc((nc + 1) * sizeof(*idx->launch_keys));
-	idx->op_keys = malloc((ne + 1) * sizeof(*idx->op_keys));
 	idx->flows_out = malloc((n + 1) * sizeof(*idx->flows_out));
 	idx->flows_in = malloc((n + 1) * sizeof(*idx->flows_in));
-	ok = b.tasks && idx->launch_ids && idx->op_ids && idx->launch_keys && idx->op_keys &&
-	     idx->flows_out && idx->flows_in;
+	ok = b.tasks && idx->launch_ids && idx->op_ids && idx->launch_keys && idx->flows_out &&
+	     idx->flows_in;
 	for (size_t k = 0; ok && k < b.ntasks; k++) {
 		b.tasks[k].hints = calloc((size_t)idx->nlanes + 1, sizeof(*b.tasks[k].hints));
 		b.tasks[k].integ = calloc((size_t)idx->nfiles + 1, sizeof(*b.tasks[k].integ));

@@ -66,7 +66,7 @@ static uint32_t async_track(struct bld *c, uint32_t proc, uint32_t name)
 
 /* ---- slices by reference and stacks of open ones ------------------------------------------- */
 
-static inline struct trex_slice *ref_slice(struct bld *c, bld_ref r)
+static inline struct trex_bslice *ref_slice(struct bld *c, bld_ref r)
 {
 	return r & BLD_IN_REST ? SL(&c->rest, r & ~BLD_IN_REST) : SL(&c->idx->slices, r);
 }
@@ -110,7 +110,7 @@ static bld_ref stack_pop(struct bld *c, uint32_t *top)
 /* Closes an open slice at end time t (index clock). */
 static void close_slice(struct bld *c, bld_ref r, int64_t t)
 {
-	struct trex_slice *s = ref_slice(c, r);
+	struct trex_bslice *s = ref_slice(c, r);
 	int64_t dur = bld_sub_sat(t, s->ts);
 
 	if (dur < 0) {
@@ -248,7 +248,7 @@ static enum trex_status map_tracks(struct bld *c, struct trex_builder *b, struct
 /* Clamps a complete slice's duration: negative to 0 (REVERSED), an end
  * beyond int64 to INT64_MAX (TS_SATURATED, so ts + dur stays computable).
  * Counts and offers each as an example (dur: as written). */
-static void clamp_complete(struct pmerge *p, struct trex_slice *s)
+static void clamp_complete(struct pmerge *p, struct trex_bslice *s)
 {
 	int64_t dur = s->dur;
 
@@ -273,7 +273,7 @@ static void clamp_complete(struct pmerge *p, struct trex_slice *s)
 /* A part's slice made global where it is: ids mapped, base time added,
  * a complete one's duration clamped; a track with device work noted.
  * A keyed slice's track waits for its pairing. */
-static void prepare_slice(struct pmerge *p, int64_t base, struct trex_slice *s)
+static void prepare_slice(struct pmerge *p, int64_t base, struct trex_bslice *s)
 {
 	uint32_t ltrack = s->track;
 	bool keyed = s->flags & TREX_SLICE_ASYNC;
@@ -375,9 +375,9 @@ static enum trex_status pair_part(struct bld *c, struct trex_builder *b, struct 
 
 		if (e && e->after <= at) {
 			uint32_t t = ptrk(pm, e->track);
-			struct trex_slice s = {.ts = bld_add_sat(e->ts, c->base, NULL),
-			                       .track = t,
-			                       .name = pstr(pm, e->name)};
+			struct trex_bslice s = {.ts = bld_add_sat(e->ts, c->base, NULL),
+			                        .track = t,
+			                        .name = pstr(pm, e->name)};
 
 			if (c->be_top[t] == TREX_NONE)
 				bld_problem(c, c->file, TREX_INTEG_unmatched_end, &s, 0);
@@ -443,7 +443,7 @@ static enum trex_status keyed_instant(struct bld *c, struct pmerge *pm, const st
 static enum trex_status keyed_record(struct bld *c, struct pmerge *pm, const struct trex_bkeyed *k)
 {
 	uint32_t proc, *top;
-	struct trex_slice s = {.track = TREX_NONE};
+	struct trex_bslice s = {.track = TREX_NONE};
 
 	if (k->proc >= pm->np) {
 		pm->bad_id = true;
@@ -457,7 +457,7 @@ static enum trex_status keyed_record(struct bld *c, struct pmerge *pm, const str
 		return keyed_instant(c, pm, k, *top, proc);
 	if (k->op == TREX_KEYED_BEGIN) {
 		bld_ref r = part_ref(pm, k->at);
-		struct trex_slice *b = ref_slice(c, r);
+		struct trex_bslice *b = ref_slice(c, r);
 
 		b->track = keyed_track(c, *top, proc, b->name);
 		if (b->track == TREX_NONE || !stack_push(c, top, r))
@@ -775,7 +775,7 @@ static void prepare_parts(struct bld *c, size_t first)
  * (above every link the file's loader gave). */
 static enum trex_status launch_edge(struct bld *c, const struct edge_ref *e)
 {
-	struct trex_slice *from = ref_slice(c, e->from), *to = ref_slice(c, e->to);
+	struct trex_bslice *from = ref_slice(c, e->from), *to = ref_slice(c, e->to);
 
 	if (!(from->flags & TREX_SLICE_HAS_LAUNCH_LINK)) {
 		if (c->next_launch_link == UINT32_MAX)
@@ -842,7 +842,7 @@ static enum trex_status join_rest(struct bld *c)
 	if ((dst->count == 0 || v->cap >= TREX_VEC_BLOCK) && trex_vec_adopt(dst, v))
 		return TREX_OK;
 	for (size_t i = 0; i < v->count; i++) {
-		struct trex_slice *s = trex_vec_push(dst);
+		struct trex_bslice *s = trex_vec_push(dst);
 
 		if (!s)
 			return bld_nomem(c);

@@ -210,6 +210,22 @@ void trex_vec_shrink(struct trex_vec *v)
 	v->cap = (last << TREX_VEC_SHIFT) + used;
 }
 
+void trex_vec_narrow(struct trex_vec *v, uint32_t elem)
+{
+	for (uint32_t k = 0; k < v->nblocks; k++) {
+		size_t first = (size_t)k << TREX_VEC_SHIFT;
+		size_t room = v->cap - first < TREX_VEC_BLOCK ? v->cap - first : TREX_VEC_BLOCK;
+		unsigned char *b;
+
+		if (!v->blocks[k])
+			continue;
+		b = realloc(v->blocks[k], (room ? room : 1) * elem);
+		if (b) /* else the block keeps its old size, which is room enough */
+			v->blocks[k] = b;
+	}
+	v->elem = elem;
+}
+
 size_t trex_vec_memory(const struct trex_vec *v)
 {
 	return v->cap * v->elem + v->dir_cap * sizeof(*v->blocks);
@@ -329,7 +345,7 @@ struct trex_builder *trex_builder_new(uint32_t file)
 		free(b);
 		return NULL;
 	}
-	trex_vec_init(&b->slices, sizeof(struct trex_slice));
+	trex_vec_init(&b->slices, sizeof(struct trex_bslice));
 	trex_vec_init(&b->begins, sizeof(uint32_t));
 	trex_vec_init(&b->ends, sizeof(struct trex_bend));
 	trex_vec_init(&b->keyed, sizeof(struct trex_bkeyed));
@@ -570,10 +586,10 @@ static bool slice_track(const struct trex_builder *b, uint32_t track)
 
 /* A new slice record for ev, or NULL (the builder failed) when there is
  * no room or no more handles. */
-static struct trex_slice *push_slice(struct trex_builder *b, uint32_t track,
-                                     const struct trex_ev *ev)
+static struct trex_bslice *push_slice(struct trex_builder *b, uint32_t track,
+                                      const struct trex_ev *ev)
 {
-	struct trex_slice *s;
+	struct trex_bslice *s;
 
 	if (b->failed || b->slices.count >= TREX_HANDLE_NONE - 1)
 		return NULL;
@@ -591,7 +607,6 @@ static struct trex_slice *push_slice(struct trex_builder *b, uint32_t track,
 	s->op_link = ev->op_link;
 	s->shape = ev->shape;
 	s->kind = ev->kind;
-	s->comm = TREX_COMM_NONE;
 	b->events++;
 	return s;
 }
@@ -603,7 +618,7 @@ static trex_handle last_handle(const struct trex_builder *b)
 
 trex_handle trex_builder_complete(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
 {
-	struct trex_slice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
+	struct trex_bslice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
 
 	if (!s)
 		return fail_handle(b);
@@ -614,7 +629,7 @@ trex_handle trex_builder_complete(struct trex_builder *b, uint32_t track, const 
 
 trex_handle trex_builder_begin(struct trex_builder *b, uint32_t track, const struct trex_ev *ev)
 {
-	struct trex_slice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
+	struct trex_bslice *s = slice_track(b, track) ? push_slice(b, track, ev) : NULL;
 	uint32_t *at;
 
 	if (!s)
@@ -729,7 +744,7 @@ trex_handle trex_builder_keyed_begin(struct trex_builder *b, uint32_t pid,
                                      const struct trex_key *key, const struct trex_ev *ev)
 {
 	struct trex_bkeyed *k = push_keyed(b, pid, key, ev, TREX_KEYED_BEGIN);
-	struct trex_slice *s = k ? push_slice(b, TREX_NONE, ev) : NULL;
+	struct trex_bslice *s = k ? push_slice(b, TREX_NONE, ev) : NULL;
 
 	if (!s)
 		return fail_handle(b);
@@ -781,7 +796,7 @@ int trex_builder_flow(struct trex_builder *b, const struct trex_flow_point *p)
 	if (!f)
 		return fail(b);
 	if (on_slice)
-		ts = TREX_VEC_AT(&b->slices, struct trex_slice, p->slice)->ts;
+		ts = TREX_VEC_AT(&b->slices, struct trex_bslice, p->slice)->ts;
 	*f = (struct trex_bflow){.ts = ts,
 	                         .num = p->key.num,
 	                         .track = on_slice ? TREX_NONE : p->track,

@@ -109,6 +109,10 @@ void trex_vec_release_block(struct trex_vec *v, uint32_t k);
  * (no push after it). */
 void trex_vec_shrink(struct trex_vec *v);
 size_t trex_vec_memory(const struct trex_vec *v);
+/* Records of elem bytes from now on (smaller than before): the caller has
+ * rewritten each block's records at the new size from its start; each
+ * block gives back the tail it no longer needs. */
+void trex_vec_narrow(struct trex_vec *v, uint32_t elem);
 /* Reorders records so that new position i holds old record perm[i], in
  * place (cycle walk). perm is left as the identity. */
 void trex_vec_permute(struct trex_vec *v, uint32_t *perm);
@@ -125,6 +129,21 @@ static inline void *trex_vec_push(struct trex_vec *v)
 		return trex_vec_at(v, v->count++);
 	return trex_vec_grow(v);
 }
+
+/* ---- slices while the index is built -------------------------------------------------
+ * A slice until the build has placed it (build.c narrows them into struct
+ * trex_slice and the side tables): the fields only some slices have
+ * travel with it, and flags has room for the merge's saturation bit. */
+struct trex_bslice {
+	int64_t ts;
+	int64_t dur;
+	uint32_t name, cat, track;
+	uint16_t depth;
+	uint16_t flags; /* enum trex_slice_flag */
+	trex_args_ref args;
+	uint32_t launch_link, op_link, shape; /* as in trex_slice_launch_link, ... */
+	uint8_t kind;
+};
 
 /* ---- a map from three 64-bit words to a 32-bit value ---------------------------------- */
 
@@ -256,7 +275,7 @@ struct trex_builder {
 	/* Slices in the order they were given: complete ones, begun ones
 	 * (PAIRED, dur 0 until their end) and keyed ones (ASYNC, track
 	 * TREX_NONE until their key's track is known). */
-	struct trex_vec slices;   /* struct trex_slice */
+	struct trex_vec slices;   /* struct trex_bslice */
 	struct trex_vec begins;   /* uint32_t: places of the begun slices, ascending */
 	struct trex_vec ends;     /* struct trex_bend */
 	struct trex_vec keyed;    /* struct trex_bkeyed */

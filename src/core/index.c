@@ -161,7 +161,10 @@ size_t trex_index_memory(const struct trex_index *idx)
 	n += idx->nedges * (sizeof(*idx->edges) + sizeof(*idx->edges_in));
 	if (idx->graph)
 		n += trex_graph_memory(idx->graph);
-	return n + (launch + op) * 2 * sizeof(uint32_t) + launch * sizeof(uint32_t); /* ids, keys */
+	for (int f = 0; f < TREX_SIDE_COUNT; f++)
+		n += idx->side[f].words * (sizeof(uint64_t) + sizeof(uint32_t)) +
+		     idx->side[f].n * sizeof(uint32_t);
+	return n + (launch + op) * sizeof(uint32_t) + launch * sizeof(uint64_t); /* ids, keys */
 }
 
 struct trex_flow_id trex_index_flow_id(const struct trex_index *idx, uint32_t flow)
@@ -241,7 +244,11 @@ void trex_index_free(struct trex_index *idx)
 	free(idx->launch_ids);
 	free(idx->op_ids);
 	free(idx->launch_keys);
-	free(idx->op_keys);
+	for (int f = 0; f < TREX_SIDE_COUNT; f++) {
+		free(idx->side[f].bits);
+		free(idx->side[f].before);
+		free(idx->side[f].values);
+	}
 	free(idx->flows_out);
 	free(idx->flows_in);
 	free(idx->edges);
@@ -371,6 +378,28 @@ void trex_index_parents(const struct trex_index *idx, uint32_t *parent)
 	}
 }
 
+/* ---- side tables ---------------------------------------------------------------------- */
+
+uint32_t trex_slice_launch_link(const struct trex_index *idx, uint32_t slice)
+{
+	return trex_side_get(idx, TREX_SIDE_LAUNCH_LINK, slice, 0);
+}
+
+uint32_t trex_slice_op_link(const struct trex_index *idx, uint32_t slice)
+{
+	return trex_side_get(idx, TREX_SIDE_OP_LINK, slice, 0);
+}
+
+uint32_t trex_slice_shape(const struct trex_index *idx, uint32_t slice)
+{
+	return trex_side_get(idx, TREX_SIDE_SHAPE, slice, 0);
+}
+
+unsigned trex_slice_comm(const struct trex_index *idx, uint32_t slice)
+{
+	return trex_side_get(idx, TREX_SIDE_COMM, slice, TREX_COMM_NONE);
+}
+
 /* ---- links --------------------------------------------------------------------------- */
 
 static uint32_t slice_file(const struct trex_index *idx, const struct trex_slice *s)
@@ -378,9 +407,9 @@ static uint32_t slice_file(const struct trex_index *idx, const struct trex_slice
 	return idx->procs[idx->tracks[s->track].process].file;
 }
 
-static uint32_t link_key(const struct trex_slice *s, bool launch)
+static uint32_t link_key(const struct trex_index *idx, uint32_t slice, bool launch)
 {
-	return launch ? s->launch_link : s->op_link;
+	return launch ? trex_slice_launch_link(idx, slice) : trex_slice_op_link(idx, slice);
 }
 
 /* The key of entry i of a file's launch (op) table: its link. */
@@ -388,7 +417,7 @@ static uint32_t link_entry(const struct trex_index *idx, const struct trex_file_
                            bool launch, size_t i)
 {
 	return launch ? (uint32_t)(idx->launch_keys[fl->launch_first + i] >> 1)
-	              : idx->op_keys[fl->op_first + i];
+	              : trex_side_get(idx, TREX_SIDE_OP_LINK, idx->op_ids[fl->op_first + i], 0);
 }
 
 /* The first entry of a file's table (n entries) whose link is >= key.
@@ -446,7 +475,7 @@ static bool link_run(const struct trex_index *idx, uint32_t slice, bool launch,
 		return false;
 	fl = &idx->links[slice_file(idx, s)];
 	end = launch ? fl->launch_count : fl->op_count;
-	key = link_key(s, launch);
+	key = link_key(idx, slice, launch);
 	lo = link_lower_bound(idx, fl, launch, key, end);
 	for (hi = lo; hi < end && link_entry(idx, fl, launch, hi) == key; hi++)
 		;

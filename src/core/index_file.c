@@ -44,6 +44,7 @@ static uint64_t record_layout(void)
 	    sizeof(struct trex_problem_list),
 	    sizeof(struct trex_file_links),
 	    sizeof(struct trex_edge),
+	    TREX_SIDE_COUNT,
 	    sizeof(struct codec_entry),
 	    TREX_INTEG_COUNT,
 	    TREX_PROBLEM_EXAMPLES,
@@ -260,6 +261,16 @@ static enum trex_status w_codecs(struct writer *w, const struct trex_index *idx,
 	return st;
 }
 
+/* A side table's bits, counts and values, one after the other. */
+static void w_side(struct writer *w, struct section *s, const struct trex_side_table *t)
+{
+	w_begin(w, s);
+	w_put(w, t->bits, t->words * sizeof(*t->bits));
+	w_put(w, t->before, t->words * sizeof(*t->before));
+	w_put(w, t->values, t->n * sizeof(*t->values));
+	w_end(w);
+}
+
 static void w_arrays(struct writer *w, const struct trex_index *idx, struct file_header *h,
                      struct section *sec)
 {
@@ -283,11 +294,12 @@ static void w_arrays(struct writer *w, const struct trex_index *idx, struct file
 	w_section(w, &sec[SEC_EDGES], idx->edges, idx->nedges * sizeof(*idx->edges));
 	w_section(w, &sec[SEC_EDGES_IN], idx->edges_in, idx->nedges * sizeof(uint32_t));
 	w_section(w, &sec[SEC_LAUNCH_KEYS], idx->launch_keys, h->nlaunch * sizeof(uint64_t));
-	w_section(w, &sec[SEC_OP_KEYS], idx->op_keys, h->nop * sizeof(uint32_t));
 	w_section(w, &sec[SEC_FLOW_ID_VAL], idx->flow_id_val,
 	          idx->flow_id_how ? idx->flows.count * sizeof(uint64_t) : 0);
 	w_section(w, &sec[SEC_FLOW_ID_HOW], idx->flow_id_how,
 	          idx->flow_id_how ? idx->flows.count : 0);
+	for (int f = 0; f < TREX_SIDE_COUNT; f++)
+		w_side(w, &sec[SEC_SIDE_FIRST + f], &idx->side[f]);
 }
 
 /* Each file's top-level members (members.h): counts, records, text. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "trex/core/index_file.h"
+#include "index_internal.h"
 
 #define FILE_MAGIC "TREXIDX\n"
 #define BYTE_ORDER_MARK 0x01020304u
@@ -43,11 +44,14 @@ enum section_id {
 	SEC_CODECS,
 	SEC_CODEC_DATA,
 	SEC_LAUNCH_KEYS, /* beside SEC_LAUNCH_IDS: link << 1 | runtime call */
-	SEC_OP_KEYS,     /* beside SEC_OP_IDS: op link */
 	SEC_FLOW_ID_VAL, /* per flow, its id as read (empty: no ids kept) */
 	SEC_FLOW_ID_HOW, /* per flow, the id's kind and chained bit */
 	SEC_MEMBERS,     /* per file: n, text length, n (key at, len, value at, len, after), text */
 	SEC_KERNEL_SUMMARY, /* per file, per kernel name: aggregates (core/kernel_summary.h) */
+	/* the slices' side tables by trex_side_field: bits, counts, values
+	 * (index_internal.h); empty for a table without values */
+	SEC_SIDE_FIRST,
+	SEC_SIDE_LAST = SEC_SIDE_FIRST + TREX_SIDE_COUNT - 1,
 	SEC_COUNT
 };
 

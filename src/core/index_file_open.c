@@ -121,8 +121,7 @@ static bool slices_ok(const struct opener *o)
 		const struct trex_slice *s = trex_idx_slice(idx, i);
 
 		if (s->track >= idx->ntracks || s->depth >= idx->tracks[s->track].lane_count ||
-		    !str_ok(o, s->name) || !str_ok(o, s->cat) || !str_ok(o, s->shape) ||
-		    s->kind >= TREX_KIND_COUNT)
+		    !str_ok(o, s->name) || !str_ok(o, s->cat) || s->kind >= TREX_KIND_COUNT)
 			return false;
 	}
 	return true;
@@ -198,6 +197,36 @@ static bool links_ok(const struct opener *o)
 	}
 	return ids_below(idx->launch_ids, h->nlaunch, idx->slices.count) &&
 	       ids_below(idx->op_ids, h->nop, idx->slices.count);
+}
+
+/* Side tables: the counts agree with the bits, which name slices only,
+ * and the values are ids in range (shapes are strings, rules fit below
+ * TREX_COMM_NONE). */
+static bool side_ok(const struct opener *o, enum trex_side_field field)
+{
+	const struct trex_side_table *t = &o->idx->side[field];
+	size_t tail = o->idx->slices.count % 64, n = 0;
+
+	for (size_t w = 0; w < t->words; w++) {
+		if (t->before[w] != n)
+			return false;
+		n += trex_popcount64(t->bits[w]);
+	}
+	if (n != t->n || (t->words && tail && t->bits[t->words - 1] >> tail))
+		return false;
+	for (size_t i = 0; i < t->n; i++)
+		if ((field == TREX_SIDE_SHAPE && !str_ok(o, t->values[i])) ||
+		    (field == TREX_SIDE_COMM && t->values[i] >= TREX_COMM_NONE))
+			return false;
+	return true;
+}
+
+static bool sides_ok(const struct opener *o)
+{
+	for (int f = 0; f < TREX_SIDE_COUNT; f++)
+		if (!side_ok(o, (enum trex_side_field)f))
+			return false;
+	return true;
 }
 
 /* A problem's ids and text, and its bool as a byte (any other value would
@@ -297,6 +326,27 @@ static enum trex_status point_files(struct opener *o)
 	return TREX_OK;
 }
 
+/* A side table in its section: nothing, or the bits and counts for
+ * every slice and at least one value. */
+static bool point_side(struct opener *o, struct trex_side_table *t, const struct section *s)
+{
+	size_t words = trex_side_words((size_t)o->f->head.nslices);
+	size_t head = words * (sizeof(*t->bits) + sizeof(*t->before));
+	const unsigned char *at = o->f->data + s->offset;
+
+	*t = (struct trex_side_table){0};
+	if (s->length == 0)
+		return true;
+	if (s->length <= head || (s->length - head) % sizeof(*t->values))
+		return false;
+	t->words = words;
+	t->n = (size_t)(s->length - head) / sizeof(*t->values);
+	t->bits = (uint64_t *)(uintptr_t)at;
+	t->before = (uint32_t *)(uintptr_t)(at + words * sizeof(*t->bits));
+	t->values = (uint32_t *)(uintptr_t)(at + head);
+	return true;
+}
+
 static enum trex_status point_arrays(struct opener *o)
 {
 	struct trex_index *idx = o->idx;
@@ -320,7 +370,6 @@ static enum trex_status point_arrays(struct opener *o)
 	idx->edges_in = (void *)(uintptr_t)section(o, SEC_EDGES_IN, h->nedges, sizeof(uint32_t));
 	idx->launch_keys =
 	    (void *)(uintptr_t)section(o, SEC_LAUNCH_KEYS, h->nlaunch, sizeof(uint64_t));
-	idx->op_keys = (void *)(uintptr_t)section(o, SEC_OP_KEYS, h->nop, sizeof(uint32_t));
 	if (o->f->sec[SEC_FLOW_ID_HOW].length) { /* else no flow ids were kept */
 		idx->flow_id_val =
 		    (void *)(uintptr_t)section(o, SEC_FLOW_ID_VAL, h->nflows, sizeof(uint64_t));
@@ -328,13 +377,16 @@ static enum trex_status point_arrays(struct opener *o)
 		if (!idx->flow_id_val || !idx->flow_id_how)
 			return damaged(o, "flow ids");
 	}
-	if (!idx->launch_keys || !idx->op_keys)
+	if (!idx->launch_keys)
 		return damaged(o, "link keys");
 	if (!slices || !instants || !flows || !idx->links || !idx->procs || !idx->tracks ||
 	    !idx->lanes || !idx->samples || !idx->launch_ids || !idx->op_ids || !idx->flows_out ||
 	    !idx->flows_in || !idx->edges || !idx->edges_in || h->nslices >= TREX_NONE ||
 	    h->ninstants >= TREX_NONE || h->nflows >= TREX_NONE)
 		return damaged(o, "array sizes");
+	for (int f = 0; f < TREX_SIDE_COUNT; f++)
+		if (!point_side(o, &idx->side[f], &o->f->sec[SEC_SIDE_FIRST + f]))
+			return damaged(o, "side table sizes");
 	if (!vec_borrow(&idx->slices, sizeof(struct trex_slice), slices, h->nslices) ||
 	    !vec_borrow(&idx->instants, sizeof(struct trex_instant), instants, h->ninstants) ||
 	    !vec_borrow(&idx->flows, sizeof(struct trex_flow), flows, h->nflows))
@@ -474,7 +526,7 @@ static enum trex_status point_index(struct opener *o)
 		return st;
 	if (!links_ok(o) || !procs_ok(o) || !lanes_ok(o))
 		return damaged(o, "tracks");
-	if (!slices_ok(o) || !instants_ok(o) || !flows_ok(o))
+	if (!slices_ok(o) || !sides_ok(o) || !instants_ok(o) || !flows_ok(o))
 		return damaged(o, "events");
 	if ((st = point_members(o)) != TREX_OK)
 		return st;

@@ -21,6 +21,33 @@ struct trex_file_links {
 	size_t op_first, op_count;
 };
 
+/* What only some slices have (trex_slice_launch_link, ...): one table per
+ * field. A bit per slice says whether it has a value; the values of the
+ * slices that have one follow in slice id order, and per 64 slices the
+ * count of values before them finds a slice's value in O(1) (a popcount
+ * within its word). 1.5 bits a slice, plus 4 bytes a value; a table
+ * without values has no bits either (words 0). */
+enum trex_side_field {
+	TREX_SIDE_LAUNCH_LINK,
+	TREX_SIDE_OP_LINK,
+	TREX_SIDE_SHAPE,
+	TREX_SIDE_COMM,
+	TREX_SIDE_COUNT
+};
+
+struct trex_side_table {
+	uint64_t *bits;   /* words: bit i % 64 of word i / 64 set when slice i has one */
+	uint32_t *before; /* words: values of the slices below word w's first */
+	uint32_t *values; /* n */
+	size_t words, n;
+};
+
+/* Words of a table over nslices slices that has values. */
+static inline size_t trex_side_words(size_t nslices)
+{
+	return (nslices + 63) / 64;
+}
+
 struct trex_index {
 	struct trex_strtab *strs;
 	struct trex_file *files;
@@ -41,13 +68,17 @@ struct trex_index {
 	struct trex_counter_sample *samples;
 	/* Slice ids with HAS_LAUNCH_LINK (HAS_OP_LINK), per file ordered by
 	 * (launch_link, id) ((op_link, id)); ranges in links. The keys beside
-	 * them hold each one's link, so that a lookup searches a compact array
-	 * rather than reading a slice at every probe: op_keys the op link,
-	 * launch_keys the launch link << 1 | 1 for a runtime call (kinds are
-	 * the loader's: classifiers never make or unmake runtime calls). */
+	 * the launch ids hold each one's link, so that a lookup searches a
+	 * compact array rather than reading a slice at every probe: the launch
+	 * link << 1 | 1 for a runtime call (kinds are the loader's: classifiers
+	 * never make or unmake runtime calls). An op id's link is read from
+	 * the op link side table (O(1), without reading the slice): keys
+	 * beside them would cost 4 bytes an op link more. */
 	uint32_t *launch_ids, *op_ids;
 	uint64_t *launch_keys;
-	uint32_t *op_keys;
+	/* The side tables of the slices' sparse fields (owned by a built
+	 * index, in the mapping of an opened one). */
+	struct trex_side_table side[TREX_SIDE_COUNT];
 	/* Flow ids ordered by (from_slice, id) and by (to_slice, id): the
 	 * leaving and entering sides of flows_of. */
 	uint32_t *flows_out, *flows_in;
@@ -86,6 +117,40 @@ static inline const struct trex_slice *trex_idx_slice(const struct trex_index *i
 static inline const struct trex_flow *trex_idx_flow(const struct trex_index *idx, uint32_t id)
 {
 	return TREX_VEC_AT(&idx->flows, const struct trex_flow, id);
+}
+
+/* Bits set in x. Written out: without a -m flag for the popcnt
+ * instruction, __builtin_popcountll is a call into libgcc. */
+static inline unsigned trex_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & UINT64_C(0x5555555555555555);
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+/* How many slices below slice have a value in t (slice < 64 * t->words). */
+static inline size_t trex_side_rank(const struct trex_side_table *t, uint32_t slice)
+{
+	uint64_t below = t->bits[slice / 64] & ((UINT64_C(1) << (slice % 64)) - 1);
+
+	return t->before[slice / 64] + trex_popcount64(below);
+}
+
+/* The value of slice in side table field, none if it has none. */
+static inline uint32_t trex_side_get(const struct trex_index *idx, enum trex_side_field field,
+                                     uint32_t slice, uint32_t none)
+{
+	const struct trex_side_table *t = &idx->side[field];
+	size_t w = slice / 64;
+	uint64_t word;
+
+	if (w >= t->words)
+		return none;
+	word = t->bits[w];
+	if (!((word >> (slice % 64)) & 1))
+		return none;
+	return t->values[trex_side_rank(t, slice)];
 }
 
 /* ts + dur without overflow. */

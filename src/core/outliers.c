@@ -122,7 +122,7 @@ static int cmp_i64(const void *pa, const void *pb)
 
 static int64_t slice_ts(const struct trex_builder *b, size_t i)
 {
-	return TREX_VEC_AT(&b->slices, const struct trex_slice, i)->ts;
+	return TREX_VEC_AT(&b->slices, const struct trex_bslice, i)->ts;
 }
 
 /* Every record with a time, once: slices, ends, keyed ends and instants
@@ -257,7 +257,7 @@ static bool judge(struct drop_ctx *d, int k, int64_t ts, int64_t dur, uint32_t t
 
 static void judge_slice(struct drop_ctx *d, int k, size_t i)
 {
-	const struct trex_slice *s = TREX_VEC_AT(&d->b->slices, const struct trex_slice, i);
+	const struct trex_bslice *s = TREX_VEC_AT(&d->b->slices, const struct trex_bslice, i);
 
 	d->gone_slice[i] = judge(d, k, s->ts, s->dur, s->track, s->name);
 }
@@ -265,7 +265,8 @@ static void judge_slice(struct drop_ctx *d, int k, size_t i)
 static void judge_complete(struct drop_ctx *d)
 {
 	for (size_t i = 0; i < d->b->slices.count; i++) {
-		const struct trex_slice *s = TREX_VEC_AT(&d->b->slices, const struct trex_slice, i);
+		const struct trex_bslice *s =
+		    TREX_VEC_AT(&d->b->slices, const struct trex_bslice, i);
 
 		if (!(s->flags & (TREX_SLICE_PAIRED | TREX_SLICE_ASYNC)))
 			judge_slice(d, OUTLIER_SLICE, i);
@@ -442,7 +443,7 @@ static void part_end(struct trex_builder *b)
 
 #define SEE(t) max_end = (t) > max_end ? (t) : max_end
 	for (size_t i = 0; i < b->slices.count; i++) {
-		const struct trex_slice *s = TREX_VEC_AT(&b->slices, const struct trex_slice, i);
+		const struct trex_bslice *s = TREX_VEC_AT(&b->slices, const struct trex_bslice, i);
 		int64_t end;
 
 		if (__builtin_add_overflow(s->ts, s->dur, &end))

@@ -202,7 +202,7 @@ static enum trex_status cws_slice(struct cws *c, uint32_t file, uint32_t slice, 
 	if (from_runtime) {
 		if (!(s->flags & TREX_SLICE_HAS_LAUNCH_LINK))
 			return TREX_OK;
-		y.corr = s->launch_link;
+		y.corr = trex_slice_launch_link(c->idx, slice);
 	} else {
 		enum trex_status st = trex_index_args(c->idx, file, s->args, &a, NULL, err);
 		if (st != TREX_OK)
@@ -301,7 +301,9 @@ static bool cws_index(struct cws *c, const struct cw_work *work, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, work[i].slice);
 		if (s->flags & TREX_SLICE_HAS_LAUNCH_LINK)
-			c->ord[m++] = (struct cws_ord){work[i].track, (uint32_t)i, s->launch_link};
+			c->ord[m++] =
+			    (struct cws_ord){work[i].track, (uint32_t)i,
+			                     trex_slice_launch_link(c->idx, work[i].slice)};
 	}
 	qsort(c->ord, m, sizeof(*c->ord), cws_ord_cmp);
 	c->first_corr = INT64_MAX;

@@ -491,12 +491,12 @@ static bool cw_comm_op(const struct trex_comm_matcher *m, const char *name)
 
 /* Whether slice's communication rule is its own (its name or args), not
  * the op that launched it. */
-static bool cw_comm_itself(const struct trex_slice *s)
+static bool cw_comm_itself(const struct trex_index *idx, uint32_t slice)
 {
+	unsigned comm = trex_slice_comm(idx, slice);
 	struct trex_comm_rule r;
 
-	return s->comm != TREX_COMM_NONE &&
-	       (!trex_comm_rule(s->comm, &r) || r.by != TREX_COMM_BY_OP);
+	return comm != TREX_COMM_NONE && (!trex_comm_rule(comm, &r) || r.by != TREX_COMM_BY_OP);
 }
 
 /* The outermost communication op (cw_comm_op) above the runtime call that
@@ -537,7 +537,7 @@ static bool cw_mark_helpers(const struct trex_index *idx, const struct trex_comm
 		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint32_t call = cw_comm_itself(trex_index_slice(idx, work[i].slice))
+		uint32_t call = cw_comm_itself(idx, work[i].slice)
 		                    ? cw_comm_call(idx, m, work[i].slice)
 		                    : TREX_NONE;
 		if (call != TREX_NONE)
@@ -545,10 +545,10 @@ static bool cw_mark_helpers(const struct trex_index *idx, const struct trex_comm
 	}
 	qsort(calls, ncalls, sizeof(*calls), cw_u32_cmp);
 	for (size_t i = 0; ncalls && i < n; i++) {
-		const struct trex_slice *s = trex_index_slice(idx, work[i].slice);
 		uint32_t call;
 
-		if (s->comm == TREX_COMM_NONE || cw_comm_itself(s))
+		if (trex_slice_comm(idx, work[i].slice) == TREX_COMM_NONE ||
+		    cw_comm_itself(idx, work[i].slice))
 			continue;
 		call = cw_comm_call(idx, m, work[i].slice);
 		if (call != TREX_NONE &&
@@ -705,7 +705,8 @@ static enum trex_status cw_gpu_work(struct cw *w, uint32_t file, const struct cw
 
 	if (oom)
 		return cw_nomem(err);
-	if (s->comm != TREX_COMM_NONE && !(w->as_comp && w->as_comp[id])) {
+	if (trex_slice_comm(w->idx, work->slice) != TREX_COMM_NONE &&
+	    !(w->as_comp && w->as_comp[id])) {
 		enum trex_status st = cw_gpu_comm(w, file, work, &n, a, &type, err);
 		if (st != TREX_OK)
 			return st;

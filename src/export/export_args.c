@@ -195,11 +195,12 @@ static struct trex_flow_id flow_wish(const struct trex_index *idx, uint32_t flow
 	if (fl->from_slice != TREX_NONE && fl->to_slice != TREX_NONE) {
 		const struct trex_slice *a = trex_index_slice(idx, fl->from_slice);
 		const struct trex_slice *b = trex_index_slice(idx, fl->to_slice);
+		uint32_t link = trex_slice_launch_link(idx, fl->from_slice);
 
 		if ((a->flags & b->flags & TREX_SLICE_HAS_LAUNCH_LINK) &&
-		    a->launch_link == b->launch_link && a->launch_link) {
+		    link == trex_slice_launch_link(idx, fl->to_slice) && link) {
 			id.kind = TREX_FLOW_ID_NUM;
-			id.num = a->launch_link;
+			id.num = link;
 		}
 	}
 	return id;

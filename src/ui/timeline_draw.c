@@ -23,10 +23,12 @@
 
 /* Colours follow the kind and communication rule the build stored: the
  * same classification gpu-time, categories and the exports use. */
-enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s)
+enum trex_role timeline_slice_role(const struct trex_index *idx, uint32_t id)
 {
-	(void)idx;
-	if (trex_kind_is_device_work((enum trex_kind)s->kind) && s->comm != TREX_COMM_NONE)
+	const struct trex_slice *s = trex_index_slice(idx, id);
+
+	if (trex_kind_is_device_work((enum trex_kind)s->kind) &&
+	    trex_slice_comm(idx, id) != TREX_COMM_NONE)
 		return TREX_ROLE_SLICE_COMM;
 	switch ((enum trex_kind)s->kind) {
 	case TREX_KIND_KERNEL:
@@ -279,7 +281,7 @@ static enum trex_role cell_role(struct timeline_view *tv, uint32_t single, uint3
 		return TREX_ROLE_SEARCH_MATCH;
 	if (on_critical_path(tv, id))
 		return TREX_ROLE_MARK;
-	return timeline_slice_role(idx, trex_index_slice(idx, id));
+	return timeline_slice_role(idx, id);
 }
 
 static bool is_match(struct timeline_view *tv, uint32_t id)

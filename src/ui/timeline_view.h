@@ -112,7 +112,7 @@ bool tl_show_drawn_slice(struct timeline_view *tv, uint32_t id);
  * action's name when no key is bound. */
 const char *tl_key_of(struct timeline_view *tv, enum trex_action a, char *buf, size_t size);
 
-/* The role a slice is drawn in (by its category and name). */
-enum trex_role timeline_slice_role(const struct trex_index *idx, const struct trex_slice *s);
+/* The role slice id is drawn in (by its kind and communication rule). */
+enum trex_role timeline_slice_role(const struct trex_index *idx, uint32_t id);
 
 #endif

@@ -114,7 +114,7 @@ p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
 b[8:12] = struct.pack("<I", 7)
 open(p, "wb").write(b)' "$T"
-refused "index file version 7, this trex reads 3" "a newer index file"
+refused "index file version 7, this trex reads 4" "a newer index file"
 echo 'not an index' >"$T"
 refused "not a trex index file" "a foreign file"
 

@@ -131,17 +131,18 @@ Test(chrome_json, kineto_links_and_shape_from_args)
 	    "]}";
 	struct trex_index *idx = load_text(t);
 	const struct trex_slice *k = slice_named(idx, "gemm");
+	uint32_t gemm = (uint32_t)(k - trex_index_slice(idx, 0));
 	cr_assert(k->flags & TREX_SLICE_HAS_LAUNCH_LINK);
-	cr_assert_eq(k->launch_link, 77);
-	cr_assert_eq(k->op_link, 5);
-	cr_assert_str_eq(trex_index_str(idx, k->shape), "grid=[512,1,1] block=[128,1,1] smem=400");
+	cr_assert_eq(trex_slice_launch_link(idx, gemm), 77);
+	cr_assert_eq(trex_slice_op_link(idx, gemm), 5);
+	cr_assert_str_eq(trex_index_str(idx, trex_slice_shape(idx, gemm)),
+	                 "grid=[512,1,1] block=[128,1,1] smem=400");
 	cr_assert_eq(trex_index_flow_count(idx), 1);
 	const struct trex_flow *f = trex_index_flow(idx, 0);
 	cr_assert_eq(trex_index_slice(idx, f->to_slice), k);
-	uint32_t kid = (uint32_t)(k - trex_index_slice(idx, 0));
 	uint32_t other[4];
-	cr_assert_eq(trex_index_same_launch_link(idx, kid, other, 4), 1);
-	cr_assert_eq(trex_index_launch_of(idx, kid), other[0], "the launch, by correlation");
+	cr_assert_eq(trex_index_same_launch_link(idx, gemm, other, 4), 1);
+	cr_assert_eq(trex_index_launch_of(idx, gemm), other[0], "the launch, by correlation");
 	cr_assert_eq(trex_index_launch_of(idx, other[0]), TREX_NONE, "a launch has no launch");
 	cr_assert_str_eq(trex_index_str(idx, trex_index_slice(idx, other[0])->name),
 	                 "cudaLaunchKernel");

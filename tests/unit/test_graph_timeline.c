@@ -140,8 +140,8 @@ Test(graph_timeline, kinds_tracks_and_processes_follow_the_node)
 	cr_assert_eq(trex_index_slice(p.idx, gemm)->kind, TREX_KIND_KERNEL);
 	cr_assert_eq(trex_index_slice(p.idx, load)->kind, TREX_KIND_MEMCPY);
 	cr_assert_eq(trex_index_slice(p.idx, ar)->kind, TREX_KIND_KERNEL);
-	cr_assert_eq(trex_index_slice(p.idx, ar)->comm, TREX_COMM_GRAPH);
-	cr_assert_eq(trex_index_slice(p.idx, gemm)->comm, TREX_COMM_NONE);
+	cr_assert_eq(trex_slice_comm(p.idx, ar), TREX_COMM_GRAPH);
+	cr_assert_eq(trex_slice_comm(p.idx, gemm), TREX_COMM_NONE);
 	cr_assert_str_eq(trex_index_str(p.idx, trex_index_slice(p.idx, ar)->cat), "collective");
 	cr_assert_str_eq(trex_index_str(p.idx, trex_index_slice(p.idx, load)->cat), "mem load");
 	cr_assert_str_eq(track_name(p.idx, launch), "host");

@@ -425,7 +425,11 @@ static void check_invariants(const struct trex_index *idx)
 	cr_assert_eq(next_slice, trex_index_slice_count(idx));
 	cr_assert_eq(next_lane, trex_index_lane_count(idx));
 	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
-		cr_assert_eq(trex_index_slice(idx, i)->spare, 0);
+		uint8_t flags = trex_index_slice(idx, i)->flags;
+
+		cr_assert(trex_slice_launch_link(idx, i) == 0 ||
+		          (flags & TREX_SLICE_HAS_LAUNCH_LINK));
+		cr_assert(trex_slice_op_link(idx, i) == 0 || (flags & TREX_SLICE_HAS_OP_LINK));
 		check_parent(idx, i, &overlaps);
 	}
 	cr_assert_eq(overlaps, trex_index_integrity(idx).overlaps);
@@ -468,7 +472,8 @@ static void dump_events(FILE *o, const struct trex_index *idx)
 
 		fprintf(o, "slice %" PRId64 " %" PRId64 " %s %s %u %u %u %" PRIu64 " %u %u %s\n",
 		        s->ts, s->dur, str(idx, s->name), str(idx, s->cat), s->track, s->depth,
-		        s->flags, s->args, s->launch_link, s->op_link, str(idx, s->shape));
+		        s->flags, s->args, trex_slice_launch_link(idx, i),
+		        trex_slice_op_link(idx, i), str(idx, trex_slice_shape(idx, i)));
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {
 		const struct trex_instant *in = trex_index_instant(idx, i);
@@ -1438,7 +1443,7 @@ Test(index, link_lookups_over_uneven_links)
 		cr_assert_eq(got, want, "%s (link %u): %zu linked, want %zu", names[i], corr[i],
 		             got, want);
 		for (size_t k = 0; k < got; k++)
-			cr_assert_eq(trex_index_slice(idx, out[k])->launch_link, corr[i]);
+			cr_assert_eq(trex_slice_launch_link(idx, out[k]), corr[i]);
 	}
 	trex_index_free(idx);
 }
@@ -2036,8 +2041,12 @@ static uint64_t digest(const struct trex_index *idx)
 #define MIX(ptr, size)                                                                             \
 	for (size_t b_ = 0; b_ < (size); b_++)                                                     \
 		h = (h ^ ((const unsigned char *)(ptr))[b_]) * 1099511628211ull;
-	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++)
+	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
 		MIX(trex_index_slice(idx, i), sizeof(struct trex_slice));
+		uint32_t side[4] = {trex_slice_launch_link(idx, i), trex_slice_op_link(idx, i),
+		                    trex_slice_shape(idx, i), trex_slice_comm(idx, i)};
+		MIX(side, sizeof(side));
+	}
 	for (uint32_t i = 0; i < trex_index_track_count(idx); i++)
 		MIX(trex_index_track(idx, i), sizeof(struct trex_track));
 	for (uint32_t i = 0; i < trex_index_process_count(idx); i++)

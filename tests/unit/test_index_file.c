@@ -39,6 +39,8 @@ static const char trace_json[] =
     "\n"
     "{\"ph\":\"f\",\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"id\":3,\"pid\":1,\"tid\":2,\"ts\":80,"
     "\"bp\":\"e\"},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":0,"
+    "\"tid\":7,\"ts\":72,\"dur\":2},\n"
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm_backward\",\"pid\":1,\"tid\":2,"
     "\"ts\":75,\"dur\":10},\n"
     "{\"ph\":\"B\",\"name\":\"step\",\"pid\":1,\"tid\":3,\"ts\":5},\n"
@@ -222,6 +224,13 @@ static void same_events(const struct trex_index *a, const struct trex_index *b)
 
 		cr_assert(memcmp(x, y, sizeof(*x)) == 0, "slice %u", i);
 		same_str(a, b, x->name, y->name);
+		cr_assert_eq(trex_slice_launch_link(a, i), trex_slice_launch_link(b, i));
+		cr_assert_eq(trex_slice_op_link(a, i), trex_slice_op_link(b, i));
+		cr_assert_eq(trex_slice_comm(a, i), trex_slice_comm(b, i));
+		if (trex_slice_shape(a, i))
+			same_str(a, b, trex_slice_shape(a, i), trex_slice_shape(b, i));
+		else
+			cr_assert_eq(trex_slice_shape(b, i), 0);
 		same_args(a, b, trex_index_track_file(a, x->track), x->args);
 		same_links(a, b, i);
 	}
@@ -323,6 +332,18 @@ Test(index_file, round_trip_answers_every_query_alike)
 	cr_assert_gt(trex_index_instant_count(idx), 0);
 	cr_assert(trex_integrity_damaged(&trex_index_file(idx, 0)->integrity));
 	cr_assert_eq(trex_index_file_member_count(idx, 0), 1, "deviceProperties");
+	{
+		uint32_t shaped = 0, comm = 0, op = 0;
+
+		for (uint32_t i = 0; i < trex_index_slice_count(idx); i++) {
+			shaped += trex_slice_shape(idx, i) != 0;
+			comm += trex_slice_comm(idx, i) != TREX_COMM_NONE;
+			op += trex_slice_op_link(idx, i) == 7;
+		}
+		cr_assert_eq(shaped, 1, "gemm_kernel's shape");
+		cr_assert_eq(comm, 1, "the NCCL kernel");
+		cr_assert_eq(op, 3, "aten::mm, its launch and its kernel");
+	}
 	{
 		uint32_t launched = 0;
 
@@ -540,6 +561,55 @@ static void string_offset_past_the_arena(unsigned char *bytes, size_t len)
 	offs[2] = (uint32_t)len * 4;
 }
 
+/* A side table's parts (index_internal.h) in a trace of fewer than 64
+ * slices: one word of bits, one count, then the values. */
+static uint64_t *side_bits(unsigned char *bytes, enum trex_side_field f)
+{
+	return section_of(bytes, SEC_SIDE_FIRST + f);
+}
+
+static uint32_t *side_counts(unsigned char *bytes, enum trex_side_field f)
+{
+	return (uint32_t *)(side_bits(bytes, f) + 1);
+}
+
+static uint32_t *side_values(unsigned char *bytes, enum trex_side_field f)
+{
+	return side_counts(bytes, f) + 1;
+}
+
+/* The op links' count per word disagrees with the bits: values would be
+ * read from the wrong places, or past the table. */
+static void side_count_off(unsigned char *bytes, size_t len)
+{
+	(void)len;
+	cr_assert_eq(side_counts(bytes, TREX_SIDE_OP_LINK)[0], 0);
+	side_counts(bytes, TREX_SIDE_OP_LINK)[0] = 1;
+}
+
+/* A launch link moved past the last slice (as many bits as before). */
+static void side_bit_past_the_slices(unsigned char *bytes, size_t len)
+{
+	uint64_t *bits = side_bits(bytes, TREX_SIDE_LAUNCH_LINK);
+
+	(void)len;
+	cr_assert_neq(*bits, 0);
+	*bits = (*bits & (*bits - 1)) | UINT64_C(1) << 63;
+}
+
+/* A shape that names no string. */
+static void shape_past_the_strings(unsigned char *bytes, size_t len)
+{
+	side_values(bytes, TREX_SIDE_SHAPE)[0] = (uint32_t)len;
+}
+
+/* A communication rule that is none (TREX_COMM_NONE is never stored). */
+static void comm_rule_none(unsigned char *bytes, size_t len)
+{
+	(void)len;
+	side_values(bytes, TREX_SIDE_COMM)[0] = TREX_COMM_NONE;
+}
+
 Test(index_file, forged_ids_are_refused)
 {
 	char *trace = in_tmp("t.json"), *file = in_tmp("t.trex");
@@ -550,6 +620,10 @@ Test(index_file, forged_ids_are_refused)
 	trex_index_free(round_trip(idx, file));
 	forge_and_expect_refusal(file, unnamed_lane_out_of_range);
 	forge_and_expect_refusal(file, string_offset_past_the_arena);
+	forge_and_expect_refusal(file, side_count_off);
+	forge_and_expect_refusal(file, side_bit_past_the_slices);
+	forge_and_expect_refusal(file, shape_past_the_strings);
+	forge_and_expect_refusal(file, comm_rule_none);
 	trex_index_free(idx);
 }
 
@@ -568,7 +642,7 @@ Test(index_file, foreign_files_say_why)
 	expect_refusal(trace_json, sizeof(trace_json) - 1, "not a trex index file");
 	expect_refusal(bytes, len - 64, "truncated");
 	memcpy(bytes + 8, &v, sizeof(v));
-	expect_refusal(bytes, len, "index file version 99, this trex reads 3");
+	expect_refusal(bytes, len, "index file version 99, this trex reads 4");
 	v = 0x04030201; /* the other byte order */
 	memcpy(bytes + 8, &(uint32_t){TREX_INDEX_FILE_VERSION}, 4);
 	memcpy(bytes + 12, &v, sizeof(v));

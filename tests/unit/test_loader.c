@@ -422,8 +422,8 @@ static char *index_text(const struct trex_index *idx)
 		const struct trex_slice *s = trex_index_slice(idx, i);
 		fprintf(f, "\nX %lld %lld %s %s %u %u %u %u %u", (long long)s->ts,
 		        (long long)s->dur, trex_index_str(idx, s->cat),
-		        trex_index_str(idx, s->name), s->track, s->depth, s->flags, s->launch_link,
-		        s->op_link);
+		        trex_index_str(idx, s->name), s->track, s->depth, s->flags,
+		        trex_slice_launch_link(idx, i), trex_slice_op_link(idx, i));
 		put_args(f, idx, s->args, i);
 	}
 	for (uint32_t i = 0; i < trex_index_instant_count(idx); i++) {

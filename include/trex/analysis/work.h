@@ -35,7 +35,7 @@ static inline bool trex_work_is_device(const struct trex_work *w, uint32_t slice
 /* Communication rule of a slice, TREX_COMM_NONE if it does not communicate. */
 static inline unsigned trex_work_comm(const struct trex_work *w, uint32_t slice)
 {
-	return trex_index_slice(w->idx, slice)->comm;
+	return trex_slice_comm(w->idx, slice);
 }
 
 /* What the empty views say. */

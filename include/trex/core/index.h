@@ -38,29 +38,27 @@ enum trex_slice_flag {
 	TREX_SLICE_TS_SATURATED = 1u << 7,    /* ts or dur did not fit int64 ns */
 };
 
-/* 56 bytes. ts + dur never overflows int64 (durations are clamped and
- * flagged TREX_SLICE_TS_SATURATED instead), so end = ts + dur is safe.
+/* 40 bytes: the index holds one per slice, so what only some slices have
+ * lives beside them, in tables by slice id read through accessors:
+ * trex_slice_launch_link, trex_slice_op_link, trex_slice_shape and
+ * trex_slice_comm. ts + dur never overflows int64 (durations are clamped
+ * and flagged TREX_SLICE_TS_SATURATED instead), so end = ts + dur is safe.
  *
  * Links tie slices of one file together by equal ids:
- *  - launch_link: the runtime call that launched device work and that
+ *  - launch link: the runtime call that launched device work and that
  *    work (Kineto's correlation id);
- *  - op_link: the CPU operator, the runtime calls it made and the device
+ *  - op link: the CPU operator, the runtime calls it made and the device
  *    work they launched (Kineto's External id). */
 struct trex_slice {
-	int64_t ts;           /* start, ns */
-	int64_t dur;          /* >= 0, ns */
-	uint32_t name;        /* string id */
-	uint32_t cat;         /* string id (category) */
-	uint32_t track;       /* track id */
-	uint16_t depth;       /* nesting depth within the track, 0 = top */
-	uint16_t flags;       /* enum trex_slice_flag */
-	trex_args_ref args;   /* read back through the file's codec (args.h) */
-	uint32_t launch_link; /* with TREX_SLICE_HAS_LAUNCH_LINK */
-	uint32_t op_link;     /* with TREX_SLICE_HAS_OP_LINK */
-	uint32_t shape;       /* string id: "grid=[x,y,z] block=[x,y,z] smem=N", 0 if none */
-	uint8_t kind;         /* enum trex_kind (kind.h): what its loader says it is */
-	uint8_t comm;         /* communication rule it matched (kind.h), TREX_COMM_NONE if none */
-	uint16_t spare;       /* 0 */
+	int64_t ts;         /* start, ns */
+	int64_t dur;        /* >= 0, ns */
+	uint32_t name;      /* string id */
+	uint32_t cat;       /* string id (category) */
+	uint32_t track;     /* track id */
+	uint16_t depth;     /* nesting depth within the track, 0 = top */
+	uint8_t flags;      /* enum trex_slice_flag (every bit is taken) */
+	uint8_t kind;       /* enum trex_kind (kind.h): what its loader says it is */
+	trex_args_ref args; /* read back through the file's codec (args.h) */
 };
 
 /* ---- instants, counters, flows ----------------------------------------- */
@@ -437,6 +435,17 @@ uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice);
  * room for trex_index_slice_count(idx) ids. A parent's id is always lower
  * than its child's. */
 void trex_index_parents(const struct trex_index *idx, uint32_t *parent);
+
+/* What only some slices have, by slice id (trex_slice); a search in a
+ * table of the slices that have it. The launch link (op link) with
+ * TREX_SLICE_HAS_LAUNCH_LINK (TREX_SLICE_HAS_OP_LINK), else 0; the shape
+ * as a string id ("grid=[x,y,z] block=[x,y,z] smem=N"), 0 if none; the
+ * communication rule the slice matched (kind.h), TREX_COMM_NONE if none.
+ * Ids out of range read as having none. */
+uint32_t trex_slice_launch_link(const struct trex_index *idx, uint32_t slice);
+uint32_t trex_slice_op_link(const struct trex_index *idx, uint32_t slice);
+uint32_t trex_slice_shape(const struct trex_index *idx, uint32_t slice);
+unsigned trex_slice_comm(const struct trex_index *idx, uint32_t slice);
 
 /* Slices linked to slice (same file only; trex_slice): other slices with
  * the same launch link (a runtime call <-> the device work it launched),

@@ -31,7 +31,7 @@
 #include "trex/core/index.h"
 #include "trex/core/status.h"
 
-#define TREX_INDEX_FILE_VERSION 3
+#define TREX_INDEX_FILE_VERSION 4
 
 /* Whether idx can be written to an index file; false with *why (a static
  * phrase: "execution graphs are not cached", ...) when not. */
