@@ -303,6 +303,75 @@ Test(diff, kernels_exactly_new_and_gone_by_largest_change)
 	trex_table_free(&t);
 }
 
+static int cmp_dur(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Durations for pattern p at i of n: equal, ascending, descending, few
+ * values, a sawtooth, pseudo-random: the inputs a selection gets wrong. */
+static int64_t pattern_dur(int p, size_t i, size_t n, uint32_t *seed)
+{
+	switch (p) {
+	case 0:
+		return 7;
+	case 1:
+		return (int64_t)i;
+	case 2:
+		return (int64_t)(n - i);
+	case 3:
+		return (int64_t)(i % 3);
+	case 4:
+		return (int64_t)(i % 17);
+	default:
+		*seed = *seed * 1103515245u + 12345u;
+		return (int64_t)(*seed >> 16) % 1000;
+	}
+}
+
+/* P95 is the nearest-rank 95th percentile whatever the durations' order
+ * and repetition (it is found by selection, not by sorting). */
+Test(diff, p95_is_the_nearest_rank_value_of_any_order)
+{
+	static const size_t sizes[] = {1, 2, 3, 19, 20, 21, 64, 100, 257, 1000};
+	uint32_t seed = 1;
+
+	for (int p = 0; p < 6; p++) {
+		for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+			size_t n = sizes[z];
+			struct fixture_slice *ev = calloc(n, sizeof(*ev));
+			int64_t *sorted = calloc(n, sizeof(*sorted));
+			struct trex_index *a, *b;
+			struct trex_table t;
+			struct trex_error err;
+
+			cr_assert(ev && sorted);
+			for (size_t i = 0; i < n; i++) {
+				int64_t d = pattern_dur(p, i, n, &seed);
+				ev[i] = (struct fixture_slice){
+				    "0", "7", "kernel", "k", (int64_t)(10000 * i), d, 0, 0, NULL};
+				sorted[i] = d;
+			}
+			qsort(sorted, n, sizeof(*sorted), cmp_dur);
+			a = build(ev, n);
+			b = build(ev, n);
+			cr_assert_eq(trex_diff_table(a, b, TREX_DIFF_KERNELS, NULL, &t, NULL, &err),
+			             TREX_OK, "%s", err.message);
+			cr_assert_eq(t.nrows, 1);
+			cr_assert_eq(num(&t, 0, A_P95), (double)sorted[(n * 95 + 99) / 100 - 1],
+			             "pattern %d, %zu durations", p, n);
+			cr_assert_eq(num(&t, 0, B_P95), num(&t, 0, A_P95));
+			trex_table_free(&t);
+			trex_index_free(a);
+			trex_index_free(b);
+			free(ev);
+			free(sorted);
+		}
+	}
+}
+
 Test(diff, normalized_names_match_and_the_column_says_how)
 {
 	struct trex_diff_opts o = {.normalize = TREX_DIFF_NORM_TEMPLATE};
