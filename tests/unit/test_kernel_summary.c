@@ -430,6 +430,7 @@ Test(kernel_summary, a_rank_is_read_from_its_index_file_once_written)
 	cr_assert_eq(row_named(&r.sum, "gemm")->n, 10);
 	trex_cache_rank_close(&r);
 	/* the trace changed: stale, parsed again and said so */
+	free(t[0].s);
 	rank_trace(0, 11, true, &t[0]);
 	write_text(path, &t[0]);
 	cr_assert(utimensat(AT_FDCWD, path, old, 0) == 0);
