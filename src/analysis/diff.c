@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diff_internal.h"
+#include "views_util.h"
 #include "trex/analysis/categories.h"
 #include "trex/analysis/steps.h"
 #include "trex/analysis/work.h"
@@ -518,14 +519,19 @@ static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
 			                       s->ts + s->dur};
 	}
 	qsort(v, m, sizeof(*v), cmp_span);
-	for (size_t i = 0; i < m;) {
-		int64_t lo = v[i].ts, hi = v[i].end;
-		uint32_t p = v[i].process;
-
-		for (i++; i < m && v[i].process == p && v[i].ts <= hi; i++)
-			hi = v[i].end > hi ? v[i].end : hi;
-		sum += hi - lo;
+	struct views_span *u = malloc((m ? m : 1) * sizeof(*u));
+	if (!u) {
+		free(v);
+		return TREX_NOMEM;
 	}
+	for (size_t i = 0; i < m; i++)
+		u[i] = (struct views_span){v[i].ts, v[i].end};
+	for (size_t i = 0, j; i < m; i = j) { /* one device's run at a time */
+		for (j = i + 1; j < m && v[j].process == v[i].process; j++)
+			;
+		sum += views_union(u + i, j - i, NULL);
+	}
+	free(u);
 	free(v);
 	*busy = (double)sum;
 	return TREX_OK;

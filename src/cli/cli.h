@@ -357,6 +357,12 @@ enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *ou
                                  struct trex_error *err);
 /* Commits (ok) or aborts the output; returns the first error. */
 enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_error *err);
+/* Closes the output after a command that ended with st (committing it
+ * when st is OK) and returns st, else the close's error; an I/O error
+ * without a path gets the output's name (the table writers know only a
+ * stream). */
+enum trex_status cli_output_finish(const struct cli_opts *o, struct cli_output *out,
+                                   enum trex_status st, struct trex_error *err);
 
 /* A regex option's argument, compiled to check it: USAGE naming the
  * option and why, so that a bad pattern fails before a long load. */

@@ -1189,6 +1189,19 @@ enum trex_status cli_output_open(const struct cli_opts *o, struct cli_output *ou
 	return trex_atomic_open(o->output, o->force, &out->af, &out->stream, err);
 }
 
+enum trex_status cli_output_finish(const struct cli_opts *o, struct cli_output *out,
+                                   enum trex_status st, struct trex_error *err)
+{
+	enum trex_status st_close = cli_output_close(out, st == TREX_OK, err);
+
+	if (st == TREX_OK)
+		st = st_close;
+	if (st == TREX_IO && !err->path[0])
+		snprintf(err->path, sizeof(err->path), "%s",
+		         o->output ? o->output : "standard output");
+	return st;
+}
+
 enum trex_status cli_output_close(struct cli_output *out, bool ok, struct trex_error *err)
 {
 	if (out->af && !ok) {

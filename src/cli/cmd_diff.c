@@ -317,7 +317,7 @@ enum trex_status cmd_diff(const struct cli_opts *o, const struct cli_model *m, F
 	struct trex_catset *schema = NULL;
 	struct cli_output out;
 	enum diff_view v;
-	enum trex_status st, st_close;
+	enum trex_status st;
 
 	(void)m;
 	(void)stream;
@@ -337,14 +337,9 @@ enum trex_status cmd_diff(const struct cli_opts *o, const struct cli_model *m, F
 
 		st = report(&d, v, schema, err);
 	}
-	st_close = cli_output_close(&out, st == TREX_OK, err);
+	st = cli_output_finish(o, &out, st, err);
 	trex_index_free(idx[0]);
 	trex_index_free(idx[1]);
 	trex_catset_free(schema);
-	if (st == TREX_OK)
-		st = st_close;
-	if (st == TREX_IO && !err->path[0])
-		snprintf(err->path, sizeof(err->path), "%s",
-		         o->output ? o->output : "standard output");
 	return st;
 }

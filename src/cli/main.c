@@ -168,7 +168,6 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	struct trex_srcfiles *sources = NULL;
 	uint32_t baseline;
 	enum trex_status st = cmd_categories_schema(o, &set, err);
-	enum trex_status st_close;
 	const char *ui_only = ui_only_option(o);
 	bool lazy = false;
 
@@ -212,15 +211,9 @@ static enum trex_status run(const struct cli_opts *o, struct trex_error *err)
 	trex_ideal_log_free(ideal);
 	trex_profile_free(profile);
 	trex_srcfiles_free(sources);
-	st_close = cli_output_close(&out, st == TREX_OK, err);
+	st = cli_output_finish(o, &out, st, err);
 	if (idx)
 		trex_index_free(idx);
-	if (st == TREX_OK)
-		st = st_close;
-	/* The table writers know a stream, not its name. */
-	if (st == TREX_IO && !err->path[0])
-		snprintf(err->path, sizeof(err->path), "%s",
-		         o->output ? o->output : "standard output");
 	return st;
 }
 
