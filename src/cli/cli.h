@@ -421,6 +421,9 @@ CLI_COMMAND_INFO(CLI_COMMAND_DECL)
 cli_command_fn *cli_command_function(enum cli_command c);
 
 /* The text report's line under a table without rows: why (t->note). */
+/* The line `trex steps` and `trex gaps` print under a table with no row. */
+void cli_steps_none(const struct cli_opts *o, FILE *out);
+void cli_gaps_none(const struct cli_opts *o, FILE *out);
 static inline void cli_print_note(FILE *out, const struct trex_table *t)
 {
 	if (t->nrows == 0)

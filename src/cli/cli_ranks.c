@@ -1,12 +1,14 @@
 /* Many ranks without one index of them all: directories as inputs;
  * `trex kernels` of several traces from each rank's own index file (its
  * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h);
- * `trex gpu-time` of several traces as each rank's own table, its rows
- * (one per device of that rank) relabelled as the set names them. The set
- * is never loaded as one index: for kernels a rank whose index file is
- * fresh is only mapped and its summary read; any other rank is loaded
- * alone (from its index file, or parsed and its index file written),
- * summarised or tabled, and freed, -j N ranks at once. */
+ * `trex gpu-time`, `steps` and `gaps` of several traces from each rank's
+ * own table, whose rows (each one device's or one step's of that rank)
+ * are relabelled and timed as the set names and times them, then joined:
+ * by rank (gaps longest first). The set is
+ * never loaded as one index: for kernels a rank whose index file is fresh
+ * is only mapped and its summary read; any other rank is loaded alone
+ * (from its index file, or parsed and its index file written), summarised
+ * or tabled, and freed, -j N ranks at once. */
 #include "config.h"
 
 #include "cli.h"
@@ -20,9 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/gaps.h"
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/kernels_merge.h"
+#include "trex/analysis/steps.h"
 #include "trex/core/index.h"
 #include "trex/export/table_write.h"
 #include "trex/load/loader.h"
@@ -106,8 +110,10 @@ struct rank_job {
 	enum trex_status st;
 	struct trex_error err;
 	struct trex_cache_rank r;
-	struct trex_table table; /* gpu-time: the rank's own, when has_table */
+	struct trex_table table; /* gpu-time, steps, gaps: the rank's own, when has_table */
 	bool has_table;
+	int64_t start;    /* of the rank's index: its table's times are from there */
+	bool empty;       /* the rank's index has no time span */
 	int64_t own_rank; /* as its own index gives it */
 	bool claimed;     /* by the trace itself (distributedInfo) */
 	int64_t rank;     /* in the set */
@@ -121,7 +127,8 @@ struct rank_pool {
 	pthread_mutex_t lock;
 	struct trex_load_opts lo;
 	enum trex_cache_mode mode;
-	bool gpu_time; /* each rank's gpu-time table, else its kernel summary */
+	const struct cli_opts *o;
+	bool tables;   /* each rank's table of the command, else its kernel summary */
 	bool progress; /* a line on stderr */
 	bool shown;    /* it was drawn */
 	double shown_at;
@@ -154,8 +161,22 @@ static void rank_loaded(struct rank_job *job)
 	job->r.idx = NULL;
 }
 
+/* The command's table of one rank's index, as the command makes it. */
+static enum trex_status command_table(const struct cli_opts *o, const struct trex_index *idx,
+                                      struct trex_table *t, struct trex_error *err)
+{
+	struct trex_step_opts so = {o->step};
+	struct trex_gap_opts go = {o->min_ns, o->top};
+
+	if (o->command == CLI_CMD_STEPS)
+		return trex_steps_table(idx, &so, t, NULL, err);
+	if (o->command == CLI_CMD_GAPS)
+		return trex_gaps_table(idx, &go, t, NULL, err);
+	return trex_gpu_time_table(idx, t, err);
+}
+
 /* The rank loaded alone, whole (through its index file when fresh), and
- * its gpu-time table made. */
+ * the command's table of it made. */
 static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
 {
 	struct trex_source *src = NULL;
@@ -168,7 +189,9 @@ static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
 	    !trex_index_graph(job->r.idx)) {
 		job->own_rank = trex_index_file(job->r.idx, 0)->rank;
 		job->claimed = trex_index_file(job->r.idx, 0)->has_rank;
-		st = trex_gpu_time_table(job->r.idx, &job->table, &job->err);
+		job->start = trex_index_start(job->r.idx);
+		job->empty = job->start == 0 && trex_index_end(job->r.idx) == 0;
+		st = command_table(pool->o, job->r.idx, &job->table, &job->err);
 		job->has_table = st == TREX_OK;
 	}
 	return st;
@@ -177,7 +200,7 @@ static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
 static void rank_one(struct rank_pool *pool, struct rank_job *job)
 {
 	trex_error_clear(&job->err);
-	if (pool->gpu_time) {
+	if (pool->tables) {
 		job->st = rank_table(pool, job);
 	} else {
 		job->st =
@@ -188,7 +211,7 @@ static void rank_one(struct rank_pool *pool, struct rank_job *job)
 		}
 	}
 	if (job->st == TREX_OK && job->r.idx &&
-	    (trex_index_graph(job->r.idx) || (pool->gpu_time && !job->has_table)))
+	    (trex_index_graph(job->r.idx) || (pool->tables && !job->has_table)))
 		job->st = trex_error_set(&job->err, TREX_USAGE, job->path, -1,
 		                         "an execution graph or several runs: loaded with the set");
 	if (job->st == TREX_OK && job->r.idx)
@@ -303,7 +326,13 @@ static enum trex_status write_report(const struct cli_opts *o, const struct rank
 	*done = true;
 	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
 	st = trex_table_write(out, t, o->format, err);
-	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
+	    o->command == CLI_CMD_STEPS)
+		cli_steps_none(o, out);
+	else if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
+	         o->command == CLI_CMD_GAPS)
+		cli_gaps_none(o, out);
+	else if (st == TREX_OK && o->format == TREX_FMT_TEXT)
 		cli_print_note(out, t);
 	trex_table_free(t);
 	return st;
@@ -338,19 +367,42 @@ static enum trex_status kernels_report(const struct cli_opts *o, struct rank_job
 	return write_report(o, jobs, n, &t, out, done, err);
 }
 
-/* Row r of in appended to out: the rank column the set's rank, the device
- * named as in a set ("rank 3 GPU 0"), text copied into out's arena. */
-static bool append_row(struct trex_table *out, const struct trex_table *in, size_t r, int64_t rank)
+/* One row of one rank's table, and where the set puts it. */
+struct row_ref {
+	const struct rank_job *job;
+	size_t row;
+	int64_t start; /* gaps: the start on the trace's clock (ns: beyond a double's 2^53) */
+	double length; /* gaps: the length (ns) */
+};
+
+static size_t col_of(const struct trex_table *t, const char *key)
 {
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].key, key) == 0)
+			return c;
+	return t->ncols;
+}
+
+/* Row ref->row of its rank's table appended to out: the rank column the
+ * set's rank, the device named as in a set ("rank 3 GPU 0"), Start from
+ * the set's start (set_start) instead of the rank's, text copied into
+ * out's arena. */
+static bool append_row(struct trex_table *out, const struct row_ref *ref, int64_t set_start)
+{
+	const struct trex_table *in = &ref->job->table;
 	union trex_cell *cell = trex_table_add_row(out);
+	int64_t rank = ref->job->rank;
 
 	for (size_t c = 0; cell && c < in->ncols; c++) {
-		const union trex_cell *from = trex_table_cell(in, r, c);
+		const union trex_cell *from = trex_table_cell(in, ref->row, c);
 		char label[600];
 
 		cell[c] = *from;
 		if (strcmp(in->cols[c].key, "rank") == 0)
 			cell[c].count = rank;
+		else if (strcmp(in->cols[c].key, "start_ns") == 0)
+			cell[c].number +=
+			    (double)(ref->job->start - set_start); /* exact below 2^53 */
 		else if (strcmp(in->cols[c].key, "device") == 0)
 			snprintf(label, sizeof(label), "rank %lld %s", (long long)rank, from->text);
 		if (in->cols[c].type != TREX_COL_TEXT)
@@ -363,18 +415,10 @@ static bool append_row(struct trex_table *out, const struct trex_table *in, size
 	return cell != NULL;
 }
 
-static int cmp_job_rank(const void *a, const void *b)
+/* The rows refs[0..n) in one table with the columns of the first rank's. */
+static bool joined_rows(const struct row_ref *refs, size_t n, const struct trex_table *first,
+                        int64_t set_start, struct trex_table *t)
 {
-	const struct rank_job *x = *(const struct rank_job *const *)a;
-	const struct rank_job *y = *(const struct rank_job *const *)b;
-
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* The ranks' gpu-time rows, by rank, in one table (columns as theirs). */
-static bool joined_tables(struct rank_job **order, size_t n, struct trex_table *t)
-{
-	const struct trex_table *first = &order[0]->table;
 	struct trex_column *cols = trex_table_init_owned(t, first->name, first->ncols);
 	bool ok = cols != NULL;
 
@@ -386,30 +430,89 @@ static bool joined_tables(struct rank_job **order, size_t n, struct trex_table *
 		ok = cols[c].key && cols[c].title;
 	}
 	for (size_t i = 0; ok && i < n; i++)
-		for (size_t r = 0; ok && r < order[i]->table.nrows; r++)
-			ok = append_row(t, &order[i]->table, r, order[i]->rank);
+		ok = append_row(t, &refs[i], set_start);
 	return ok;
 }
 
-/* The gpu-time table of the set from each rank's; *done false when the set
- * needs the merged load: two files of one rank, no device work at all. */
-static enum trex_status gpu_time_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                        FILE *out, bool *done, struct trex_error *err)
+/* The set's files are in rank order, each rank's rows in its table's. */
+static int cmp_ref_rank(const void *a, const void *b)
 {
-	struct rank_job **order = malloc((n ? n : 1) * sizeof(*order));
+	const struct row_ref *x = a, *y = b;
+
+	if (x->job->rank != y->job->rank)
+		return x->job->rank < y->job->rank ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* As the gaps table orders gaps: longest first, then earliest, then by
+ * device (the set's devices are in rank order, each rank's in its rows). */
+static int cmp_ref_gap(const void *a, const void *b)
+{
+	const struct row_ref *x = a, *y = b;
+
+	if (x->length != y->length)
+		return x->length > y->length ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return cmp_ref_rank(a, b);
+}
+
+/* Every row of every rank, in the order the set's table has them, in
+ * *out (*n of them; gaps: at most --top); false when out of memory. */
+static bool ordered_rows(const struct cli_opts *o, const struct rank_job *jobs, size_t njobs,
+                         struct row_ref **out, size_t *n)
+{
+	size_t total = 0, k = 0;
+	struct row_ref *refs;
+
+	for (size_t i = 0; i < njobs; i++)
+		total += jobs[i].table.nrows;
+	if (!(refs = malloc((total ? total : 1) * sizeof(*refs))))
+		return false;
+	for (size_t i = 0; i < njobs; i++) {
+		const struct trex_table *t = &jobs[i].table;
+		size_t cs = col_of(t, "start_ns"), cl = col_of(t, "length_ns");
+
+		for (size_t r = 0; r < t->nrows; r++, k++) {
+			refs[k] = (struct row_ref){&jobs[i], r, 0, 0};
+			if (cs < t->ncols && cl < t->ncols) {
+				refs[k].start =
+				    (int64_t)trex_table_cell(t, r, cs)->number + jobs[i].start;
+				refs[k].length = trex_table_cell(t, r, cl)->number;
+			}
+		}
+	}
+	qsort(refs, total, sizeof(*refs), o->command == CLI_CMD_GAPS ? cmp_ref_gap : cmp_ref_rank);
+	*n = o->command == CLI_CMD_GAPS && o->top && total > o->top ? o->top : total;
+	*out = refs;
+	return true;
+}
+
+/* The command's table of the set from each rank's; *done false when the
+ * set needs the merged load: two files of one rank, a rank with no time
+ * span, gpu-time without any device (the merged load says why). */
+static enum trex_status tables_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                      FILE *out, bool *done, struct trex_error *err)
+{
+	struct row_ref *refs = NULL;
 	struct trex_table t;
+	int64_t set_start = INT64_MAX;
+	size_t nrows;
 	bool ok;
 
-	if (!order || !assign_ranks(jobs, n)) {
-		free(order);
-		return TREX_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].empty)
+			return TREX_OK;
+		set_start = jobs[i].start < set_start ? jobs[i].start : set_start;
 	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = &jobs[i];
-	qsort(order, n, sizeof(*order), cmp_job_rank);
-	ok = joined_tables(order, n, &t);
-	free(order);
-	if (!ok || t.nrows == 0) {
+	if (!assign_ranks(jobs, n))
+		return TREX_OK;
+	if (!ordered_rows(o, jobs, n, &refs, &nrows))
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	ok = joined_rows(refs, nrows, &jobs[0].table, set_start, &t);
+	free(refs);
+	/* no device row: the merged load says why (gpu-time's note needs the index) */
+	if (!ok || (t.nrows == 0 && o->command == CLI_CMD_GPU_TIME)) {
 		trex_table_free(&t);
 		return ok ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	}
@@ -417,14 +520,20 @@ static enum trex_status gpu_time_report(const struct cli_opts *o, struct rank_jo
 }
 
 /* Whether the command asks for what ranks give apart: kernels by name
- * alone (summaries), or gpu-time (device rows). */
+ * alone (summaries), gpu-time (device rows), steps (step rows) or gaps
+ * (device gaps; times from the set's start, so not under --align, which
+ * moves ranks against each other). */
 static bool ranks_serve(const struct cli_opts *o)
 {
 	bool kernels = o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME &&
 	               !o->memory && !o->nmetric_args;
 
-	return (kernels || o->command == CLI_CMD_GPU_TIME) && !o->schema && !o->compiler_log &&
-	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
+	bool timed = (o->command == CLI_CMD_STEPS || o->command == CLI_CMD_GAPS) &&
+	             o->align == TREX_ALIGN_NONE;
+
+	return (kernels || timed || o->command == CLI_CMD_GPU_TIME) && !o->schema &&
+	       !o->compiler_log && !o->no_cache && !o->demo && !o->dump && !o->compare &&
+	       o->input_count > 0;
 }
 
 static unsigned default_jobs(const struct cli_opts *o)
@@ -438,8 +547,10 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
                                 bool *done, struct trex_error *err)
 {
 	struct sigaction old;
-	struct rank_pool pool = {
-	    .n = paths->n, .mode = cli_cache_mode(o), .gpu_time = o->command == CLI_CMD_GPU_TIME};
+	struct rank_pool pool = {.n = paths->n,
+	                         .mode = cli_cache_mode(o),
+	                         .o = o,
+	                         .tables = o->command != CLI_CMD_KERNELS};
 	enum trex_status st = TREX_OK;
 	bool failed = false;
 
@@ -465,8 +576,8 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		else if (pool.jobs[i].st != TREX_OK)
 			failed = true; /* the merged load says what is wrong */
 	if (st == TREX_OK && !failed)
-		st = pool.gpu_time ? gpu_time_report(o, pool.jobs, paths->n, out, done, err)
-		                   : kernels_report(o, pool.jobs, paths->n, out, done, err);
+		st = pool.tables ? tables_report(o, pool.jobs, paths->n, out, done, err)
+		                 : kernels_report(o, pool.jobs, paths->n, out, done, err);
 	for (size_t i = 0; i < paths->n; i++) {
 		if (pool.jobs[i].has_table)
 			trex_table_free(&pool.jobs[i].table);

@@ -6,6 +6,12 @@
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
 
+void cli_steps_none(const struct cli_opts *o, FILE *out)
+{
+	fprintf(out, "(no steps: no CPU op or annotation matches %s; try --step REGEX)\n",
+	        o->step ? o->step : TREX_STEP_PATTERN);
+}
+
 /* `trex steps`: per step, its time and how the GPUs of its rank spent it. */
 enum trex_status cmd_steps(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                            struct trex_error *err)
@@ -18,8 +24,7 @@ enum trex_status cmd_steps(const struct cli_opts *o, const struct cli_model *m, 
 		return st;
 	st = trex_table_write(out, &t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
-		fprintf(out, "(no steps: no CPU op or annotation matches %s; try --step REGEX)\n",
-		        o->step ? o->step : TREX_STEP_PATTERN);
+		cli_steps_none(o, out);
 	trex_table_free(&t);
 	return st;
 }
