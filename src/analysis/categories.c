@@ -1080,3 +1080,190 @@ enum trex_status trex_categories_explain_table(const struct trex_index *idx,
 	trex_table_init(t, "category_rules", explain_cols, NEXPLAIN);
 	return with_rules(idx, opts, t, explain_compute, err);
 }
+
+/* ---- one rank's part, and the set's table joined from them ------------------------------------
+ */
+
+struct trex_category_part {
+	struct key_acc *keys; /* per rule key: total and calls */
+	size_t nkeys;
+	struct cat_acc *acc; /* per category in the set's order: total, calls, dev[ndev] */
+	size_t nacc;
+	uint32_t ndev;
+	char **dev_name, **dev_key; /* per device column: trex_device_name, trex_device_key */
+	__int128 grand;
+	bool any_work; /* device work of any kind (a part with none adds no column) */
+};
+
+void trex_category_part_free(struct trex_category_part *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; p->acc && i < p->nacc; i++)
+		free(p->acc[i].dev);
+	for (uint32_t d = 0; d < p->ndev; d++) {
+		free(p->dev_name ? p->dev_name[d] : NULL);
+		free(p->dev_key ? p->dev_key[d] : NULL);
+	}
+	free(p->dev_name);
+	free(p->dev_key);
+	free(p->acc);
+	free(p->keys);
+	free(p);
+}
+
+/* The names and keys of c's device columns, into p. */
+static bool part_devices(const struct cat_ctx *c, struct trex_category_part *p)
+{
+	uint32_t nproc = trex_index_process_count(c->idx);
+
+	p->ndev = c->ndev;
+	p->dev_name = calloc(c->ndev + 1, sizeof(*p->dev_name));
+	p->dev_key = calloc(c->ndev + 1, sizeof(*p->dev_key));
+	if (!p->dev_name || !p->dev_key)
+		return false;
+	for (uint32_t q = 0; q < nproc; q++) {
+		char buf[1024];
+		uint32_t d = c->proc_col[q];
+
+		if (d == UINT32_MAX)
+			continue;
+		p->dev_name[d] = strdup(trex_device_name(c->idx, q, buf, sizeof(buf)));
+		p->dev_key[d] = strdup(trex_device_key(c->idx, q, buf, sizeof(buf)));
+		if (!p->dev_name[d] || !p->dev_key[d])
+			return false;
+	}
+	return true;
+}
+
+enum trex_status trex_category_part_new(const struct trex_index *idx,
+                                        struct trex_category_part **out, struct trex_error *err)
+{
+	struct trex_catset *builtin = NULL;
+	struct trex_work work = {0};
+	struct cat_ctx c = {.idx = idx, .work = &work};
+	struct trex_category_part *p = calloc(1, sizeof(*p));
+	enum trex_status st = p ? trex_catset_builtin(&builtin, err) : TREX_NOMEM;
+
+	c.cs = builtin;
+	trex_work_count(idx, &work);
+	if (st == TREX_OK)
+		st = gather(&c);
+	if (st == TREX_OK && !part_devices(&c, p))
+		st = TREX_NOMEM;
+	if (st == TREX_OK) { /* the accumulators move into the part */
+		p->keys = c.keys;
+		p->nkeys = c.nkeys;
+		p->acc = c.acc;
+		p->nacc = c.nacc;
+		p->grand = c.grand;
+		p->any_work = c.grand || work.kernels || work.memcpys || work.memsets;
+		c.keys = NULL;
+		c.acc = NULL;
+	}
+	cat_ctx_free(&c);
+	trex_catset_free(builtin);
+	if (st != TREX_OK) {
+		trex_category_part_free(p);
+		return st == TREX_NOMEM
+		           ? trex_error_set(err, st, NULL, -1, "categories: out of memory")
+		           : st;
+	}
+	*out = p;
+	return TREX_OK;
+}
+
+/* The set's device columns: each part's, "rank R NAME" as trex_device_label
+ * names a device of a set whose ranks are apart. */
+static bool join_columns(struct trex_category_part *const *parts, const int64_t *ranks, size_t n,
+                         uint32_t ndev, bool bar, struct trex_table *t)
+{
+	size_t k = NHEAD;
+	struct trex_column *cols = trex_table_init_owned(t, "categories", NHEAD + ndev + bar + 2);
+
+	if (!cols)
+		return false;
+	memcpy(cols, cat_cols_head, sizeof(cat_cols_head));
+	for (size_t i = 0; i < n; i++) {
+		for (uint32_t d = 0; d < parts[i]->ndev; d++, k++) {
+			char key[1100], title[1100];
+
+			snprintf(key, sizeof(key), "rank%lld_%s_ns", (long long)ranks[i],
+			         parts[i]->dev_key[d]);
+			snprintf(title, sizeof(title), "rank %lld %s", (long long)ranks[i],
+			         parts[i]->dev_name[d]);
+			cols[k] = (struct trex_column){trex_table_strdup(t, key, strlen(key)),
+			                               trex_table_strdup(t, title, strlen(title)),
+			                               TREX_COL_DURATION, true};
+			if (!cols[k].key || !cols[k].title)
+				return false;
+		}
+	}
+	if (bar)
+		cols[k++] = bar_col;
+	cols[k++] = rules_col;
+	cols[k] = name_col;
+	return true;
+}
+
+/* The parts summed into c (made by make_accs with every part's columns). */
+static void join_sums(struct cat_ctx *c, struct trex_category_part *const *parts, size_t n)
+{
+	uint32_t dev0 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trex_category_part *p = parts[i];
+
+		for (size_t k = 0; k < c->nkeys && k < p->nkeys; k++) {
+			c->keys[k].total += p->keys[k].total;
+			c->keys[k].calls += p->keys[k].calls;
+		}
+		for (size_t a = 0; a < c->nacc && a < p->nacc; a++) {
+			c->acc[a].total += p->acc[a].total;
+			c->acc[a].calls += p->acc[a].calls;
+			memcpy(c->acc[a].dev + dev0, p->acc[a].dev, p->ndev * sizeof(int64_t));
+		}
+		c->grand += p->grand;
+		dev0 += p->ndev;
+	}
+}
+
+enum trex_status trex_categories_join_table(struct trex_category_part *const *parts,
+                                            const int64_t *ranks, size_t n, bool bar,
+                                            struct trex_table *t, bool *joined,
+                                            struct trex_error *err)
+{
+	struct trex_catset *builtin = NULL;
+	struct cat_ctx c = {0};
+	enum trex_status st = trex_catset_builtin(&builtin, err);
+	bool any = false;
+
+	*joined = false;
+	trex_table_init(t, "categories", cat_cols_head, NHEAD);
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		c.ndev += parts[i]->ndev;
+		any = any || parts[i]->any_work;
+		if (parts[i]->nkeys != TREX_COMM_RULE_COUNT + builtin->nrules + 1)
+			any = false; /* not the built-in rules' part: the merged load decides */
+	}
+	if (st != TREX_OK || !any) {
+		trex_catset_free(builtin);
+		return st;
+	}
+	c.cs = builtin;
+	st = make_accs(&c) ? TREX_OK : TREX_NOMEM;
+	if (st == TREX_OK) {
+		join_sums(&c, parts, n);
+		if (!join_columns(parts, ranks, n, c.ndev, bar, t) || !rule_texts(&c) ||
+		    !cat_rows(&c, t, bar))
+			st = TREX_NOMEM;
+	}
+	cat_ctx_free(&c);
+	trex_catset_free(builtin);
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return trex_error_set(err, st, NULL, -1, "categories: out of memory");
+	}
+	*joined = true;
+	return TREX_OK;
+}

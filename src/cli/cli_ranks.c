@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trex/analysis/categories.h"
 #include "trex/analysis/gaps.h"
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
@@ -110,7 +111,8 @@ struct rank_job {
 	enum trex_status st;
 	struct trex_error err;
 	struct trex_cache_rank r;
-	struct trex_table table; /* gpu-time, steps, gaps: the rank's own, when has_table */
+	struct trex_table table;         /* gpu-time, steps, gaps: the rank's own, when has_table */
+	struct trex_category_part *cats; /* categories: the rank's part, when has_table */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -161,15 +163,19 @@ static void rank_loaded(struct rank_job *job)
 	job->r.idx = NULL;
 }
 
-/* The command's table of one rank's index, as the command makes it. */
+/* The command's table of one rank's index, as the command makes it
+ * (categories: the rank's part of the set's table, in *cats). */
 static enum trex_status command_table(const struct cli_opts *o, const struct trex_index *idx,
-                                      struct trex_table *t, struct trex_error *err)
+                                      struct trex_table *t, struct trex_category_part **cats,
+                                      struct trex_error *err)
 {
 	struct trex_step_opts so = {o->step};
 	struct trex_gap_opts go = {o->min_ns, o->top};
 
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
+	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
+		return trex_category_part_new(idx, cats, err);
 	if (o->command == CLI_CMD_GAPS)
 		return trex_gaps_table(idx, &go, t, NULL, err);
 	return trex_gpu_time_table(idx, t, err);
@@ -191,7 +197,7 @@ static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
 		job->claimed = trex_index_file(job->r.idx, 0)->has_rank;
 		job->start = trex_index_start(job->r.idx);
 		job->empty = job->start == 0 && trex_index_end(job->r.idx) == 0;
-		st = command_table(pool->o, job->r.idx, &job->table, &job->err);
+		st = command_table(pool->o, job->r.idx, &job->table, &job->cats, &job->err);
 		job->has_table = st == TREX_OK;
 	}
 	return st;
@@ -519,6 +525,48 @@ static enum trex_status tables_report(const struct cli_opts *o, struct rank_job 
 	return write_report(o, jobs, n, &t, out, done, err);
 }
 
+static int cmp_job_rank(const void *a, const void *b)
+{
+	const struct rank_job *x = *(const struct rank_job *const *)a;
+	const struct rank_job *y = *(const struct rank_job *const *)b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The categories table of the set from the ranks' parts, joined in rank
+ * order; *done false when the set needs the merged load: two files of one
+ * rank, no device work at all (its note needs the index). */
+static enum trex_status categories_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                          FILE *out, bool *done, struct trex_error *err)
+{
+	struct rank_job **order = malloc((n ? n : 1) * sizeof(*order));
+	struct trex_category_part **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	enum trex_status st = order && parts && ranks ? TREX_OK : TREX_NOMEM;
+	struct trex_table t;
+	bool joined = false;
+
+	if (st == TREX_OK && assign_ranks(jobs, n)) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = &jobs[i];
+		qsort(order, n, sizeof(*order), cmp_job_rank);
+		for (size_t i = 0; i < n; i++) {
+			parts[i] = order[i]->cats;
+			ranks[i] = order[i]->rank;
+		}
+		st = trex_categories_join_table(parts, ranks, n, o->format == TREX_FMT_TEXT, &t,
+		                                &joined, err);
+	}
+	free(order);
+	free(parts);
+	free(ranks);
+	if (st == TREX_NOMEM)
+		return trex_error_set(err, st, NULL, -1, "out of memory");
+	if (st != TREX_OK || !joined)
+		return st;
+	return write_report(o, jobs, n, &t, out, done, err);
+}
+
 /* Whether the command asks for what ranks give apart: kernels by name
  * alone (summaries), gpu-time (device rows), steps (step rows) or gaps
  * (device gaps; times from the set's start, so not under --align, which
@@ -530,8 +578,9 @@ static bool ranks_serve(const struct cli_opts *o)
 
 	bool timed = (o->command == CLI_CMD_STEPS || o->command == CLI_CMD_GAPS) &&
 	             o->align == TREX_ALIGN_NONE;
+	bool categories = o->command == CLI_CMD_CATEGORIES && !o->explain && !o->unitrace_json;
 
-	return (kernels || timed || o->command == CLI_CMD_GPU_TIME) && !o->schema &&
+	return (kernels || timed || categories || o->command == CLI_CMD_GPU_TIME) && !o->schema &&
 	       !o->compiler_log && !o->no_cache && !o->demo && !o->dump && !o->compare &&
 	       o->input_count > 0;
 }
@@ -576,11 +625,14 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		else if (pool.jobs[i].st != TREX_OK)
 			failed = true; /* the merged load says what is wrong */
 	if (st == TREX_OK && !failed)
-		st = pool.tables ? tables_report(o, pool.jobs, paths->n, out, done, err)
-		                 : kernels_report(o, pool.jobs, paths->n, out, done, err);
+		st = !pool.tables ? kernels_report(o, pool.jobs, paths->n, out, done, err)
+		     : o->command == CLI_CMD_CATEGORIES
+		         ? categories_report(o, pool.jobs, paths->n, out, done, err)
+		         : tables_report(o, pool.jobs, paths->n, out, done, err);
 	for (size_t i = 0; i < paths->n; i++) {
 		if (pool.jobs[i].has_table)
 			trex_table_free(&pool.jobs[i].table);
+		trex_category_part_free(pool.jobs[i].cats);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
 # traces reads each rank's kernel summary from its own index file and
-# merges them, and `trex gpu-time`, `steps` and `gaps` join each rank's own
-# table (times from the set's start, gaps longest first), never
+# merges them, `trex gpu-time`, `steps` and `gaps` join each rank's own
+# table (times from the set's start, gaps longest first), and `trex
+# categories` sums each rank's per-rule and per-category parts, never
 # loading the set as one index (no set index file is written, the ranks'
 # index files are only read). Their output, stdout and stderr, is the
 # merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
@@ -110,6 +111,12 @@ same_as_merged "-j 3, --top 7" -j 3 --top 7 "$R" -- --top 7 "$@"
 same_as_merged "no gap that long" --min 10s "$R" -- --min 10s "$@"
 CMD=steps
 same_as_merged "no step matches" --step '^nothing$' "$R" -- --step '^nothing$' "$@"
+CMD=categories
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "a directory, -j 1" -j 1 "$R" -- "$@"
+same_as_merged "3 ranks, reversed" "$7" "$5" "$2" -- "$7" "$5" "$2"
 CMD=kernels
 
 # The numbers themselves, computed apart (expected.py: Python over the JSON).
@@ -130,7 +137,7 @@ same_as_merged "ranks from the order, again (mapped)" "$W/k2.json" "$W/k0.json" 
 	"$W/k2.json" "$W/k0.json" "$W/k1.json"
 same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
 	"$1" "$2" "$D/damaged.json" "$W/k0.json"
-for CMD in gpu-time steps gaps; do
+for CMD in gpu-time steps gaps categories; do
 	same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
 		"$W/k2.json" "$W/k0.json" "$W/k1.json"
 	same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
@@ -198,13 +205,20 @@ run_trex lazy kernels "$C/base.json.gz" "$C/test.json.gz"
 run_trex merged kernels --no-cache "$C/base.json.gz" "$C/test.json.gz"
 check "two files of one rank: the merged load (both totals, the warning)" \
 	lazy_is_merged 'both claim rank'
-for cmd in steps gaps; do
+for cmd in steps gaps categories; do
 	run_trex lazy $cmd "$C/base.json.gz" "$C/test.json.gz"
 	run_trex merged $cmd --no-cache "$C/base.json.gz" "$C/test.json.gz"
 	check "$cmd, two files of one rank: the merged load" lazy_is_merged 'both claim rank'
 	run_trex lazy $cmd --align collectives "$R"
 	run_trex merged $cmd --no-cache --align collectives "$@"
 	check "$cmd --align: the merged load (ranks moved against each other)" lazy_is_merged
+done
+for opt in "--explain" "--format unitrace-json"; do
+	# shellcheck disable=SC2086
+	run_trex lazy categories $opt "$R"
+	# shellcheck disable=SC2086
+	run_trex merged categories --no-cache $opt "$@"
+	check "categories $opt: the merged load" lazy_is_merged
 done
 for opt in "--memory" "--by op" "--by rank"; do
 	# shellcheck disable=SC2086

@@ -363,3 +363,73 @@ Test(categories, communication_category_names)
 	cr_assert_not(trex_category_is_comm("reduce"));
 	cr_assert_not(trex_category_is_comm("communication_and_more_than_thirty_two_chars"));
 }
+
+/* ---- a set joined from its ranks' parts ------------------------------------------------ */
+
+Test(categories, parts_of_two_ranks_join_as_one_set)
+{
+	/* rank 3: GPU 0 sgemm 100, memcpy 50; rank 5: GPU 1 sgemm 10, mystery 30
+	 * and GPU 2 sgemm 40. Total 230: gemm 150 (3 calls). */
+	const struct gev a[] = {{"0", "kernel", "sgemm", 0, 100},
+	                        {"0", "gpu_memcpy", "Memcpy DtoD", 300, 50}};
+	const struct gev b[] = {{"1", "kernel", "sgemm", 0, 10},
+	                        {"1", "kernel", "mystery", 100, 30},
+	                        {"2", "kernel", "sgemm", 0, 40}};
+	struct trex_index *ia = index_of(a, 2), *ib = index_of(b, 3);
+	struct trex_category_part *parts[2] = {NULL, NULL};
+	const int64_t ranks[2] = {3, 5};
+	struct trex_table t;
+	struct trex_error err;
+	bool joined = false;
+	size_t g, u;
+
+	cr_assert_eq(trex_category_part_new(ia, &parts[0], &err), TREX_OK);
+	cr_assert_eq(trex_category_part_new(ib, &parts[1], &err), TREX_OK);
+	trex_index_free(ia);
+	trex_index_free(ib); /* a part keeps no reference to its index */
+	cr_assert_eq(trex_categories_join_table(parts, ranks, 2, false, &t, &joined, &err),
+	             TREX_OK);
+	cr_assert(joined);
+	/* total, share, calls, 3 devices, rules, category */
+	cr_assert_eq(t.ncols, 8);
+	cr_assert_str_eq(t.cols[3].key, "rank3_gpu0_ns");
+	cr_assert_str_eq(t.cols[3].title, "rank 3 GPU 0");
+	cr_assert_str_eq(t.cols[4].key, "rank5_gpu1_ns");
+	cr_assert_str_eq(t.cols[5].title, "rank 5 GPU 2");
+	g = row_of(&t, "gemm");
+	cr_assert_eq(g, 0);
+	cr_assert_eq(trex_table_cell(&t, g, 0)->number, 150);
+	cr_assert_float_eq(trex_table_cell(&t, g, 1)->number, 150.0 / 230 * 100, 1e-9);
+	cr_assert_eq(trex_table_cell(&t, g, 2)->count, 3);
+	cr_assert_eq(trex_table_cell(&t, g, 3)->number, 100);
+	cr_assert_eq(trex_table_cell(&t, g, 4)->number, 10);
+	cr_assert_eq(trex_table_cell(&t, g, 5)->number, 40);
+	cr_assert_str_eq(trex_table_cell(&t, g, 6)->text, "gemm regex");
+	u = row_of(&t, "uncategorized");
+	cr_assert_eq(trex_table_cell(&t, u, 0)->number, 30);
+	cr_assert_eq(trex_table_cell(&t, u, 4)->number, 30);
+	cr_assert_eq(trex_table_cell(&t, u, 3)->number, 0);
+	cr_assert_eq(t.nrows, 12);
+	trex_table_free(&t);
+	trex_category_part_free(parts[0]);
+	trex_category_part_free(parts[1]);
+}
+
+Test(categories, parts_without_device_work_do_not_join)
+{
+	const struct gev ev[] = {{"2", "cpu_op", "aten::mm", 0, 1000}};
+	struct trex_index *idx = index_of(ev, 1);
+	struct trex_category_part *part = NULL;
+	const int64_t rank = 0;
+	struct trex_table t;
+	struct trex_error err;
+	bool joined = true;
+
+	cr_assert_eq(trex_category_part_new(idx, &part, &err), TREX_OK);
+	cr_assert_eq(trex_categories_join_table(&part, &rank, 1, true, &t, &joined, &err), TREX_OK);
+	cr_assert_not(joined);
+	cr_assert_eq(t.nrows, 0);
+	trex_table_free(&t);
+	trex_category_part_free(part);
+	trex_index_free(idx);
+}

@@ -116,4 +116,22 @@ enum trex_status trex_categories_explain_table(const struct trex_index *idx,
                                                const struct trex_category_opts *opts,
                                                struct trex_table *t, struct trex_error *err);
 
+/* Categories of a set of ranks without one index of them all (cli_ranks.c):
+ * each rank's part by the built-in rules, made from that rank alone, then
+ * the table trex_categories_table gives for the merged load of the set.
+ * A part holds the rank's per-rule and per-category sums and its device
+ * columns (names and keys), not the index. */
+struct trex_category_part;
+enum trex_status trex_category_part_new(const struct trex_index *idx,
+                                        struct trex_category_part **out, struct trex_error *err);
+void trex_category_part_free(struct trex_category_part *p);
+/* parts[0..n) in the set's rank order, ranks[i] the set's rank of
+ * parts[i] (no two alike); bar as trex_category_opts'. *joined false (t
+ * empty) when no part holds any device work: the merged load's note says
+ * why from the index. */
+enum trex_status trex_categories_join_table(struct trex_category_part *const *parts,
+                                            const int64_t *ranks, size_t n, bool bar,
+                                            struct trex_table *t, bool *joined,
+                                            struct trex_error *err);
+
 #endif
