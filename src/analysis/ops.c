@@ -359,15 +359,33 @@ static enum trex_status fill_members(const struct table_ctx *c, struct trex_kern
 	return TREX_OK;
 }
 
+/* c's instances of the wanted kind grouped by name, with their costs. */
+static enum trex_status grouped(struct table_ctx *c)
+{
+	uint32_t *ids = NULL;
+	int64_t *self = NULL, *gpu = NULL;
+	size_t n = 0;
+	enum trex_status st = instances(c->idx, c->opts->api, &ids, &n);
+
+	if (st == TREX_OK) {
+		self = malloc((n ? n : 1) * sizeof(*self));
+		gpu = malloc((n ? n : 1) * sizeof(*gpu));
+		st = self && gpu ? costs_of(c->idx, ids, n, self, gpu) : TREX_NOMEM;
+	}
+	if (st == TREX_OK)
+		st = group_by_name(c, ids, n, self, gpu);
+	free(ids);
+	free(self);
+	free(gpu);
+	return st;
+}
+
 enum trex_status trex_ops_table(const struct trex_index *idx, const struct trex_ops_opts *opts,
                                 struct trex_table *t, struct trex_kernel_members *members,
                                 struct trex_error *err)
 {
 	static const struct trex_ops_opts defaults = {false, 0};
 	struct table_ctx c = {.idx = idx, .opts = opts ? opts : &defaults};
-	uint32_t *ids = NULL;
-	int64_t *self = NULL, *gpu = NULL;
-	size_t n = 0;
 	enum trex_status st;
 
 	if (c.opts->api)
@@ -376,21 +394,11 @@ enum trex_status trex_ops_table(const struct trex_index *idx, const struct trex_
 		trex_table_init(t, "ops", op_cols, ARRAY_LEN(op_cols));
 	if (members)
 		*members = (struct trex_kernel_members){0};
-	st = instances(idx, c.opts->api, &ids, &n);
-	if (st == TREX_OK) {
-		self = malloc((n ? n : 1) * sizeof(*self));
-		gpu = malloc((n ? n : 1) * sizeof(*gpu));
-		st = self && gpu ? costs_of(idx, ids, n, self, gpu) : TREX_NOMEM;
-	}
-	if (st == TREX_OK)
-		st = group_by_name(&c, ids, n, self, gpu);
+	st = grouped(&c);
 	if (st == TREX_OK)
 		st = emit(&c, t);
 	if (st == TREX_OK && members)
 		st = fill_members(&c, members);
-	free(ids);
-	free(self);
-	free(gpu);
 	free(c.ids);
 	free(c.durs);
 	free(c.g);
@@ -402,6 +410,159 @@ enum trex_status trex_ops_table(const struct trex_index *idx, const struct trex_
 			                      c.opts->api ? "api" : "ops");
 	}
 	return st;
+}
+
+/* ---- one rank's part, and the set's table joined from them ------------------------------------
+ */
+
+struct trex_ops_part {
+	struct group *g; /* label: labels[g]; first/n into durs */
+	char **labels;   /* owned copies of the names */
+	size_t ng;
+	int64_t *durs; /* each group's durations, sorted */
+};
+
+void trex_ops_part_free(struct trex_ops_part *p)
+{
+	for (size_t g = 0; p && p->labels && g < p->ng; g++)
+		free(p->labels[g]);
+	if (p) {
+		free(p->labels);
+		free(p->g);
+		free(p->durs);
+	}
+	free(p);
+}
+
+/* c's groups and durations moved into a new part; NULL when out of memory. */
+static struct trex_ops_part *part_of(struct table_ctx *c)
+{
+	struct trex_ops_part *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->g = c->g;
+	p->ng = c->ng;
+	p->durs = c->durs;
+	c->g = NULL;
+	c->durs = NULL;
+	if (!(p->labels = calloc(p->ng + 1, sizeof(*p->labels)))) {
+		trex_ops_part_free(p);
+		return NULL;
+	}
+	for (size_t g = 0; g < p->ng; g++) {
+		if (!(p->labels[g] = strdup(trex_index_str(c->idx, p->g[g].name)))) {
+			trex_ops_part_free(p);
+			return NULL;
+		}
+		p->g[g].label = p->labels[g];
+	}
+	return p;
+}
+
+enum trex_status trex_ops_part_new(const struct trex_index *idx, bool api,
+                                   struct trex_ops_part **out, struct trex_error *err)
+{
+	struct trex_ops_opts opts = {api, 0};
+	struct table_ctx c = {.idx = idx, .opts = &opts};
+	enum trex_status st = grouped(&c);
+
+	if (st == TREX_OK && !(*out = part_of(&c)))
+		st = TREX_NOMEM;
+	free(c.ids);
+	free(c.durs);
+	free(c.g);
+	if (st == TREX_NOMEM)
+		return trex_error_set(err, st, NULL, -1, "%s: out of memory", api ? "api" : "ops");
+	return st;
+}
+
+struct part_ref {
+	const struct trex_ops_part *part;
+	const struct group *g;
+};
+
+static int cmp_part_ref(const void *a, const void *b)
+{
+	const struct part_ref *x = a, *y = b;
+
+	return strcmp(x->g->label, y->g->label);
+}
+
+/* The parts' groups of one name as one group of c: sums added, durations
+ * sorted together (c->durs from *at on), statistics taken. */
+static void join_group(struct table_ctx *c, const struct part_ref *r, size_t k, size_t *at)
+{
+	struct group *g = &c->g[c->ng++];
+
+	*g = (struct group){.label = r[0].g->label, .first = *at};
+	for (size_t i = 0; i < k; i++) {
+		memcpy(c->durs + *at, r[i].part->durs + r[i].g->first, r[i].g->n * sizeof(int64_t));
+		*at += r[i].g->n;
+		g->n += r[i].g->n;
+		g->self += r[i].g->self;
+		g->gpu += r[i].g->gpu;
+	}
+	views_sort_i64(c->durs + g->first, g->n);
+	views_stats_of(c->durs + g->first, g->n, &g->st);
+}
+
+/* Every part's groups, ordered by name: *nref of them. */
+static struct part_ref *part_refs(struct trex_ops_part *const *parts, size_t n, size_t *nref,
+                                  size_t *ndurs)
+{
+	size_t total = 0, k = 0;
+	struct part_ref *r;
+
+	*ndurs = 0;
+	for (size_t i = 0; i < n; i++)
+		total += parts[i]->ng;
+	if (!(r = malloc((total ? total : 1) * sizeof(*r))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t g = 0; g < parts[i]->ng; g++) {
+			r[k++] = (struct part_ref){parts[i], &parts[i]->g[g]};
+			*ndurs += parts[i]->g[g].n;
+		}
+	}
+	qsort(r, total, sizeof(*r), cmp_part_ref);
+	*nref = total;
+	return r;
+}
+
+enum trex_status trex_ops_join_table(struct trex_ops_part *const *parts, size_t n,
+                                     const struct trex_ops_opts *opts, struct trex_table *t,
+                                     struct trex_error *err)
+{
+	struct table_ctx c = {.opts = opts};
+	size_t nref = 0, ndurs = 0, at = 0;
+	struct part_ref *r = part_refs(parts, n, &nref, &ndurs);
+	enum trex_status st = TREX_OK;
+
+	if (opts->api)
+		trex_table_init(t, "api", api_cols, ARRAY_LEN(api_cols));
+	else
+		trex_table_init(t, "ops", op_cols, ARRAY_LEN(op_cols));
+	c.g = calloc(nref ? nref : 1, sizeof(*c.g));
+	c.durs = malloc((ndurs ? ndurs : 1) * sizeof(*c.durs));
+	if (!r || !c.g || !c.durs)
+		st = TREX_NOMEM;
+	for (size_t i = 0, j; st == TREX_OK && i < nref; i = j) {
+		for (j = i + 1; j < nref && strcmp(r[j].g->label, r[i].g->label) == 0; j++)
+			;
+		join_group(&c, r + i, j - i, &at);
+	}
+	if (st == TREX_OK)
+		st = emit(&c, t);
+	free(r);
+	free(c.g);
+	free(c.durs);
+	if (st != TREX_OK) {
+		trex_table_free(t);
+		return trex_error_set(err, st, NULL, -1, "%s: out of memory",
+		                      opts->api ? "api" : "ops");
+	}
+	return TREX_OK;
 }
 
 /* ---- instances ----------------------------------------------------------------------------- */

@@ -424,6 +424,8 @@ cli_command_fn *cli_command_function(enum cli_command c);
 /* The line `trex steps` and `trex gaps` print under a table with no row. */
 void cli_steps_none(const struct cli_opts *o, FILE *out);
 void cli_gaps_none(const struct cli_opts *o, FILE *out);
+/* ... and `trex ops` (api false) and `trex api` */
+void cli_cpu_summary_none(bool api, FILE *out);
 static inline void cli_print_note(FILE *out, const struct trex_table *t)
 {
 	if (t->nrows == 0)

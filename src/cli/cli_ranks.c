@@ -27,6 +27,7 @@
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/kernels_merge.h"
+#include "trex/analysis/ops.h"
 #include "trex/analysis/steps.h"
 #include "trex/core/index.h"
 #include "trex/export/table_write.h"
@@ -113,6 +114,7 @@ struct rank_job {
 	struct trex_cache_rank r;
 	struct trex_table table;         /* gpu-time, steps, gaps: the rank's own, when has_table */
 	struct trex_category_part *cats; /* categories: the rank's part, when has_table */
+	struct trex_ops_part *ops;       /* ops, api: the rank's part, when has_table */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -164,18 +166,21 @@ static void rank_loaded(struct rank_job *job)
 }
 
 /* The command's table of one rank's index, as the command makes it
- * (categories: the rank's part of the set's table, in *cats). */
+ * (categories, ops, api: the rank's part of the set's table, in the job). */
 static enum trex_status command_table(const struct cli_opts *o, const struct trex_index *idx,
-                                      struct trex_table *t, struct trex_category_part **cats,
-                                      struct trex_error *err)
+                                      struct rank_job *job)
 {
+	struct trex_table *t = &job->table;
+	struct trex_error *err = &job->err;
 	struct trex_step_opts so = {o->step};
 	struct trex_gap_opts go = {o->min_ns, o->top};
 
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
 	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
-		return trex_category_part_new(idx, cats, err);
+		return trex_category_part_new(idx, &job->cats, err);
+	if (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API)
+		return trex_ops_part_new(idx, o->command == CLI_CMD_API, &job->ops, err);
 	if (o->command == CLI_CMD_GAPS)
 		return trex_gaps_table(idx, &go, t, NULL, err);
 	return trex_gpu_time_table(idx, t, err);
@@ -197,7 +202,7 @@ static enum trex_status rank_table(struct rank_pool *pool, struct rank_job *job)
 		job->claimed = trex_index_file(job->r.idx, 0)->has_rank;
 		job->start = trex_index_start(job->r.idx);
 		job->empty = job->start == 0 && trex_index_end(job->r.idx) == 0;
-		st = command_table(pool->o, job->r.idx, &job->table, &job->cats, &job->err);
+		st = command_table(pool->o, job->r.idx, job);
 		job->has_table = st == TREX_OK;
 	}
 	return st;
@@ -338,6 +343,9 @@ static enum trex_status write_report(const struct cli_opts *o, const struct rank
 	else if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
 	         o->command == CLI_CMD_GAPS)
 		cli_gaps_none(o, out);
+	else if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
+	         (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API))
+		cli_cpu_summary_none(o->command == CLI_CMD_API, out);
 	else if (st == TREX_OK && o->format == TREX_FMT_TEXT)
 		cli_print_note(out, t);
 	trex_table_free(t);
@@ -525,6 +533,32 @@ static enum trex_status tables_report(const struct cli_opts *o, struct rank_job 
 	return write_report(o, jobs, n, &t, out, done, err);
 }
 
+/* The ops or api table of the set from the ranks' parts, joined by name;
+ * *done false when the set needs the merged load: two files of one rank
+ * (its warning). */
+static enum trex_status ops_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                   FILE *out, bool *done, struct trex_error *err)
+{
+	struct trex_ops_part **parts = malloc((n ? n : 1) * sizeof(*parts));
+	struct trex_ops_opts oo = {o->command == CLI_CMD_API, o->top};
+	struct trex_table t;
+	enum trex_status st;
+
+	if (!parts)
+		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+	if (!assign_ranks(jobs, n)) {
+		free(parts);
+		return TREX_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		parts[i] = jobs[i].ops;
+	st = trex_ops_join_table(parts, n, &oo, &t, err);
+	free(parts);
+	if (st != TREX_OK)
+		return st;
+	return write_report(o, jobs, n, &t, out, done, err);
+}
+
 static int cmp_job_rank(const void *a, const void *b)
 {
 	const struct rank_job *x = *(const struct rank_job *const *)a;
@@ -579,10 +613,11 @@ static bool ranks_serve(const struct cli_opts *o)
 	bool timed = (o->command == CLI_CMD_STEPS || o->command == CLI_CMD_GAPS) &&
 	             o->align == TREX_ALIGN_NONE;
 	bool categories = o->command == CLI_CMD_CATEGORIES && !o->explain && !o->unitrace_json;
+	bool tables = o->command == CLI_CMD_GPU_TIME || o->command == CLI_CMD_OPS ||
+	              o->command == CLI_CMD_API;
 
-	return (kernels || timed || categories || o->command == CLI_CMD_GPU_TIME) && !o->schema &&
-	       !o->compiler_log && !o->no_cache && !o->demo && !o->dump && !o->compare &&
-	       o->input_count > 0;
+	return (kernels || timed || categories || tables) && !o->schema && !o->compiler_log &&
+	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
 }
 
 static unsigned default_jobs(const struct cli_opts *o)
@@ -628,11 +663,14 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		st = !pool.tables ? kernels_report(o, pool.jobs, paths->n, out, done, err)
 		     : o->command == CLI_CMD_CATEGORIES
 		         ? categories_report(o, pool.jobs, paths->n, out, done, err)
+		     : o->command == CLI_CMD_OPS || o->command == CLI_CMD_API
+		         ? ops_report(o, pool.jobs, paths->n, out, done, err)
 		         : tables_report(o, pool.jobs, paths->n, out, done, err);
 	for (size_t i = 0; i < paths->n; i++) {
 		if (pool.jobs[i].has_table)
 			trex_table_free(&pool.jobs[i].table);
 		trex_category_part_free(pool.jobs[i].cats);
+		trex_ops_part_free(pool.jobs[i].ops);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}

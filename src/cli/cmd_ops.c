@@ -6,6 +6,11 @@
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
 
+void cli_cpu_summary_none(bool api, FILE *out)
+{
+	fputs(api ? "(no runtime API calls in the trace)\n" : "(no CPU ops in the trace)\n", out);
+}
+
 enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_model *m, bool api,
                                  FILE *out, struct trex_error *err)
 {
@@ -17,8 +22,7 @@ enum trex_status cmd_cpu_summary(const struct cli_opts *o, const struct cli_mode
 		return st;
 	st = trex_table_write(out, &t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t.nrows == 0)
-		fputs(api ? "(no runtime API calls in the trace)\n" : "(no CPU ops in the trace)\n",
-		      out);
+		cli_cpu_summary_none(api, out);
 	trex_table_free(&t);
 	return st;
 }

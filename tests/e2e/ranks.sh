@@ -2,8 +2,10 @@
 # Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
 # traces reads each rank's kernel summary from its own index file and
 # merges them, `trex gpu-time`, `steps` and `gaps` join each rank's own
-# table (times from the set's start, gaps longest first), and `trex
-# categories` sums each rank's per-rule and per-category parts, never
+# table (times from the set's start, gaps longest first), `trex
+# categories` sums each rank's per-rule and per-category parts, and `trex
+# ops` and `api` join each rank's groups by name (durations sorted
+# together for the median and P95), never
 # loading the set as one index (no set index file is written, the ranks'
 # index files are only read). Their output, stdout and stderr, is the
 # merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
@@ -117,6 +119,13 @@ same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
 same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
 same_as_merged "a directory, -j 1" -j 1 "$R" -- "$@"
 same_as_merged "3 ranks, reversed" "$7" "$5" "$2" -- "$7" "$5" "$2"
+for CMD in ops api; do
+	same_as_merged "8 ranks" "$@" -- "$@"
+	same_as_merged "8 ranks, csv" --format csv "$@" -- --format csv "$@"
+	same_as_merged "a directory, json, --top 6" --format json --top 6 "$R" -- \
+		--format json --top 6 "$@"
+	same_as_merged "3 ranks, reversed, -j 1" -j 1 "$7" "$5" "$2" -- "$7" "$5" "$2"
+done
 CMD=kernels
 
 # The numbers themselves, computed apart (expected.py: Python over the JSON).
@@ -137,7 +146,7 @@ same_as_merged "ranks from the order, again (mapped)" "$W/k2.json" "$W/k0.json" 
 	"$W/k2.json" "$W/k0.json" "$W/k1.json"
 same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
 	"$1" "$2" "$D/damaged.json" "$W/k0.json"
-for CMD in gpu-time steps gaps categories; do
+for CMD in gpu-time steps gaps categories ops api; do
 	same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
 		"$W/k2.json" "$W/k0.json" "$W/k1.json"
 	same_as_merged "a damaged rank among them" "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
@@ -205,7 +214,7 @@ run_trex lazy kernels "$C/base.json.gz" "$C/test.json.gz"
 run_trex merged kernels --no-cache "$C/base.json.gz" "$C/test.json.gz"
 check "two files of one rank: the merged load (both totals, the warning)" \
 	lazy_is_merged 'both claim rank'
-for cmd in steps gaps categories; do
+for cmd in steps gaps categories ops; do
 	run_trex lazy $cmd "$C/base.json.gz" "$C/test.json.gz"
 	run_trex merged $cmd --no-cache "$C/base.json.gz" "$C/test.json.gz"
 	check "$cmd, two files of one rank: the merged load" lazy_is_merged 'both claim rank'

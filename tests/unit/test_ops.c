@@ -234,3 +234,58 @@ Test(ops, gpu_time_saturates_instead_of_wrapping)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+/* A set of two ranks joined from their parts: rank A is the trace above;
+ * rank B has aten::mm [0, 500) and a call of 30. Joined by name:
+ *  aten::mm: 3 calls, total 900, self 340 + 500 = 840, avg 300, P95 the
+ *            3rd of 3 (ceil 2.85) = 500, max 500, GPU 320;
+ *  cudaLaunchKernel: 4 calls 10, 30, 50, 50: total 140, med 40, P95 50.
+ * Self 990 + 500 = 1490 in all. */
+Test(ops, parts_of_two_ranks_join_by_name)
+{
+	static const struct fixture_slice b_ev[] = {
+	    {"1", "100", "cpu_op", "aten::mm", 0, 500, 0, 0, NULL},
+	    {"1", "100", "cuda_runtime", "cudaLaunchKernel", 600, 30, 0, 0, NULL},
+	};
+	struct trex_builder *b = trex_builder_new(0);
+	struct trex_build_file file = fixture_file("b.json");
+	struct trex_index *ia = build(), *ib;
+	struct trex_ops_part *parts[2] = {NULL, NULL};
+	struct trex_ops_opts ops = {false, 0}, api = {true, 0};
+	struct trex_table t;
+	struct trex_error err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(b_ev); i++)
+		fixture_add(b, &file, &b_ev[i]);
+	ib = fixture_build(&file, &b, 1);
+	cr_assert_eq(trex_ops_part_new(ia, false, &parts[0], &err), TREX_OK);
+	cr_assert_eq(trex_ops_part_new(ib, false, &parts[1], &err), TREX_OK);
+	cr_assert_eq(trex_ops_join_table(parts, 2, &ops, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 3);
+	cr_assert_str_eq(text(&t, 0, O_NAME), "aten::mm"); /* self 840 first */
+	cr_assert_eq(count(&t, 0, O_CALLS), 3);
+	cr_assert_eq(num(&t, 0, O_TOTAL), 900);
+	cr_assert_eq(num(&t, 0, O_SELF), 840);
+	cr_assert_float_eq(num(&t, 0, O_SELF_PCT), 840.0 * 100 / 1490, 1e-9);
+	cr_assert_eq(num(&t, 0, O_P95), 500);
+	cr_assert_eq(num(&t, 0, O_MAX), 500);
+	cr_assert_eq(num(&t, 0, O_GPU), 320);
+	cr_assert_str_eq(text(&t, 1, O_NAME), "aten::linear");
+	trex_table_free(&t);
+	trex_ops_part_free(parts[0]);
+	trex_ops_part_free(parts[1]);
+	cr_assert_eq(trex_ops_part_new(ib, true, &parts[0], &err), TREX_OK);
+	cr_assert_eq(trex_ops_part_new(ia, true, &parts[1], &err), TREX_OK);
+	trex_index_free(ia);
+	trex_index_free(ib); /* the parts keep no reference to their index */
+	cr_assert_eq(trex_ops_join_table(parts, 2, &api, &t, &err), TREX_OK);
+	cr_assert_eq(t.nrows, 1);
+	cr_assert_eq(count(&t, 0, A_CALLS), 4);
+	cr_assert_eq(num(&t, 0, A_TOTAL), 140);
+	cr_assert_eq(num(&t, 0, A_MED), 40);
+	cr_assert_eq(num(&t, 0, A_MIN), 10);
+	cr_assert_eq(num(&t, 0, A_P95), 50);
+	trex_table_free(&t);
+	trex_ops_part_free(parts[0]);
+	trex_ops_part_free(parts[1]);
+}

@@ -52,4 +52,17 @@ enum trex_status trex_ops_table(const struct trex_index *idx, const struct trex_
 enum trex_status trex_ops_instances_table(const struct trex_index *idx, uint32_t *ids, size_t n,
                                           struct trex_table *t, struct trex_error *err);
 
+/* The ops or api table of a set of ranks without one index of them all
+ * (cli_ranks.c): each rank's part (its groups by name: calls, self and GPU
+ * sums, every duration sorted) made from that rank alone, then joined by
+ * name into the table trex_ops_table gives for the merged load (opts->top
+ * applies to the set's rows). A part keeps no reference to its index. */
+struct trex_ops_part;
+enum trex_status trex_ops_part_new(const struct trex_index *idx, bool api,
+                                   struct trex_ops_part **out, struct trex_error *err);
+void trex_ops_part_free(struct trex_ops_part *p);
+enum trex_status trex_ops_join_table(struct trex_ops_part *const *parts, size_t n,
+                                     const struct trex_ops_opts *opts, struct trex_table *t,
+                                     struct trex_error *err);
+
 #endif
