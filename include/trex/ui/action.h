@@ -66,6 +66,10 @@
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
 	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
 	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
+	X(SORT, NAME_RULE, "name-rule",                                                            \
+	  "Match names exactly or through the next normalising rule (diff view)")                  \
+	X(SORT, MIN_CHANGE, "min-change",                                                          \
+	  "Hide rows that changed less than a time or a % (diff view)")                            \
 	X(SORT, METRIC_COLUMNS, "metric-columns",                                                  \
 	  "Show or hide the kernels table's metric columns")                                       \
 	X(ZOOM, ZOOM_IN, "zoom-in", "Zoom in around the cursor time")                              \
