@@ -3,7 +3,10 @@
 # both runs under their header rows, the alignment at the first common
 # ProfilerStep, at a chosen step, at the selected slice's name and at the
 # traces' starts, B's slices with their own times in the details pane,
-# keys and search crossing from A to B, and a bad B refused in one line.
+# keys and search crossing from A to B, track choices (pins, folds, levels,
+# collapsed groups, the track filter) following on the other run's matching
+# tracks while a track without one acts alone, and a bad B refused in one
+# line.
 #
 # The hand-made pair tests/data/compare/{a,b}.json (times in us):
 #   A: starts at 500; ProfilerStep#1 at 1000, #2 at 2000; aten::mm at 1100
@@ -76,7 +79,54 @@ for mode in "xterm-256color C.UTF-8" "vt100 C"; do
 	check "$what: @ aligns at the selected slice's name and occurrence" \
 		shows ' B -4\.6 ms \(aten::mm #2\) '
 	check "$what: ... B's slice moved to 300 us" shows '^ start: 300 us \(300000 ns;'
+
+	# track choices follow on the other run's matching track: the cursor
+	# starts on A's stream 7; thread 1 (two levels) is two rows below it
+	cdump "$term" "$lang" 'p' "$A" --compare "$B"
+	check "$what: p pins A's stream 7 and B's" \
+		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] &&
+			[ \"\$(grep -A1 -E '^ [AB]: ' '$SCREEN' | grep -c '^   stream 7 ')\" -eq 2 ]"
+	check "$what: ... the status line says B followed" \
+		shows 'pinned stream 7 above the other tracks \(p unpins\); run B too'
+	check "$what: ... each run still shows all its rows, the pinned line counted" \
+		sh -c "[ \"\$(grep -c 'depth 2 ' '$SCREEN')\" -eq 2 ]"
+	cdump "$term" "$lang" 'p p' "$A" --compare "$B"
+	check "$what: p again unpins both" sh -c "! grep -q '^. pinned ' '$SCREEN'"
+	cdump "$term" "$lang" 'j j c' "$A" --compare "$B"
+	check "$what: c folds A's thread 1 and B's" \
+		sh -c "[ \"\$(grep -c 'thread 1 +1 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'depth 2 ' '$SCREEN' &&
+			grep -q 'thread 1 folded into one row (c unfolds); run B too' '$SCREEN'"
+	cdump "$term" "$lang" 'G k c' "$A" --compare "$B"
+	check "$what: ... and from B, A's too" \
+		sh -c "[ \"\$(grep -c 'thread 1 +1 ' '$SCREEN')\" -eq 2 ] && grep -q 'run A too' '$SCREEN'"
+	cdump "$term" "$lang" 'j j <' "$A" --compare "$B"
+	check "$what: < shows one level less in both runs" sh -c "! grep -q 'depth 2 ' '$SCREEN'"
+	cdump "$term" "$lang" 't' "$A" --compare "$B"
+	check "$what: t collapses A's GPU 0 and B's" sh -c "! grep -q 'stream 7' '$SCREEN'"
+	# a pattern naming A's file: B's tracks follow their counterparts
+	cdump "$term" "$lang" '| a . j s o n . * s t r e a m <Enter>' "$A" --compare "$B"
+	check "$what: a track filter naming A's file: B's counterparts match as A's do" \
+		sh -c "[ \"\$(grep -c 'stream 7 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'thread 1' '$SCREEN'"
+	cdump "$term" "$lang" '| s t r e a m <Enter>' "$A" --compare "$B"
+	check "$what: | stream: only the streams, in both runs" \
+		sh -c "[ \"\$(grep -c 'stream 7 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'thread 1' '$SCREEN'"
 done
+
+# A track only B has acts alone: B with a thread "worker" A lacks; G goes
+# to B's last row, the worker's.
+{
+	sed '$d' "$B"
+	echo ',{"ph":"M","name":"thread_name","pid":1,"tid":99,"args":{"name":"worker"}},'
+	echo '{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":99,"ts":5100,"dur":50}'
+	echo ']}'
+} >"$TEST_TMP/bw.json"
+cdump xterm-256color C.UTF-8 'G p' "$A" --compare "$TEST_TMP/bw.json"
+check "a track with no counterpart is pinned in its run alone" \
+	sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 1 ] && grep -q 'pinned worker above the other tracks (p unpins)\$' '$SCREEN' &&
+		grep -A1 '^ B: ' '$SCREEN' | grep -q '^   worker '"
+cdump xterm-256color C.UTF-8 'p' "$A" --compare "$TEST_TMP/bw.json"
+check "... while a pin on a matched track still follows" \
+	sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] && grep -q 'worker ' '$SCREEN'"
 
 cdump xterm-256color C.UTF-8 '<Hash> 7 <Enter>' "$A" --compare "$B"
 check "a step one run lacks: said, the alignment kept" \
