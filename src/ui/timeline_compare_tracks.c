@@ -33,18 +33,30 @@ static void process_key(const struct trex_index *idx, uint32_t process, char *bu
 	         trex_process_title(idx, process, title, sizeof(title)));
 }
 
+/* Whether a track has a name of its own: not none, not the "thread
+ * <tid>" the index makes for a CPU thread without one (tids differ between
+ * runs; a stream's number does not). */
+static bool has_own_name(const struct trex_index *idx, const struct trex_track *t)
+{
+	const char *name = trex_index_str(idx, t->name), *tid = trex_index_str(idx, t->tid);
+
+	if (!name || !*name)
+		return false;
+	return t->kind != TREX_TRACK_THREAD || strncmp(name, "thread ", 7) != 0 || !tid ||
+	       strcmp(name + 7, tid) != 0;
+}
+
 /* Its process and its name; "" for a track without one (matched by order). */
 static void track_key(const struct trex_index *idx, uint32_t track, char *buf, size_t size)
 {
 	const struct trex_track *t = trex_index_track(idx, track);
-	const char *name = trex_index_str(idx, t->name);
 	char label[256];
 	size_t len;
 
 	process_key(idx, t->process, buf, size);
 	len = strlen(buf);
 	snprintf(buf + len, size - len, "\x1f%s",
-	         name && *name ? tl_track_label(idx, track, label, sizeof(label)) : "");
+	         has_own_name(idx, t) ? tl_track_label(idx, track, label, sizeof(label)) : "");
 }
 
 /* An item's key: its text's id, then which of that text it is. */

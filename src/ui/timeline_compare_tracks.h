@@ -6,7 +6,8 @@
  *   a process       by its rank and its title (the device, "GPU 0", else
  *                   the process name: pids differ between runs);
  *   a track         by its process and its name ("stream 7", the thread's
- *                   name); tracks without a name by their order;
+ *                   name); threads without a name (the index calls them
+ *                   "thread <tid>", and tids differ) by their order;
  * the n-th of several with one key matching the other run's n-th. What has
  * no counterpart keeps its own choices. The matching is pure (no curses):
  * unit-tested. */
