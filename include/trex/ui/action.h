@@ -48,7 +48,7 @@
 	  "Show the integrity counters: what was lost or repaired")                                \
 	X(VIEW, OPEN_METRICS, "open-metrics", "Show the hardware metrics per kernel")              \
 	X(VIEW, OPEN_NODES, "open-nodes", "Show the nodes of an execution graph as scheduled")     \
-	X(VIEW, OPEN_DIFF, "open-diff", "Show the kernels against the compared run")               \
+	X(VIEW, OPEN_DIFF, "open-diff", "Show this run against the compared run (diff view)")      \
 	X(VIEW, OPEN_STRAGGLERS, "open-stragglers",                                                \
 	  "Show which rank each collective and step waited for")                                   \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
