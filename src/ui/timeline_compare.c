@@ -25,6 +25,7 @@ struct compare_view {
 	char note[128];                /* the status line's word on the alignment */
 	struct tl_compare_split split; /* at the last draw, for the mouse */
 	struct tl_track_match match;   /* which track of one run is which of the other's */
+	bool own_tracks;               /* follow-tracks turned following off */
 };
 
 static const struct trex_view_ops compare_ops;
@@ -87,7 +88,24 @@ static void follow(struct timeline_view *to, const struct timeline_view *from)
  * tracks (timeline_compare_tracks.h); true when anything changed there. */
 static bool follow_tracks(struct compare_view *cv)
 {
-	return tl_compare_follow_tracks(unfocused(cv), focused(cv), &cv->match, !cv->focus);
+	return !cv->own_tracks &&
+	       tl_compare_follow_tracks(unfocused(cv), focused(cv), &cv->match, !cv->focus);
+}
+
+/* follow-tracks: following off, or on again (the other run then takes
+ * the choices of the run the cursor is on). */
+static void toggle_follow_tracks(struct compare_view *cv)
+{
+	cv->own_tracks = !cv->own_tracks;
+	if (cv->own_tracks) {
+		trex_ui_message(cv->base.ctx, "track choices are each run's own now");
+		return;
+	}
+	follow_tracks(cv);
+	trex_ui_message(cv->base.ctx,
+	                "track choices follow on the other run's matching tracks again: "
+	                "run %s took run %s's",
+	                cv->focus == SIDE_A ? "B" : "A", cv->focus == SIDE_A ? "A" : "B");
 }
 
 static void set_focus(struct compare_view *cv, int side)
@@ -320,6 +338,10 @@ static enum trex_handled cmp_dispatch(struct trex_view *v, enum trex_action a)
 	}
 	if (a == TREX_ACTION_ALIGN_STEP) {
 		open_align_step(cv);
+		return TREX_HANDLED;
+	}
+	if (a == TREX_ACTION_FOLLOW_TRACKS) {
+		toggle_follow_tracks(cv);
 		return TREX_HANDLED;
 	}
 	if (cross(cv, a))

@@ -110,6 +110,12 @@ for mode in "xterm-256color C.UTF-8" "vt100 C"; do
 	cdump "$term" "$lang" '| s t r e a m <Enter>' "$A" --compare "$B"
 	check "$what: | stream: only the streams, in both runs" \
 		sh -c "[ \"\$(grep -c 'stream 7 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'thread 1' '$SCREEN'"
+	cdump "$term" "$lang" '& p' "$A" --compare "$B"
+	check "$what: & then p: the pin is A's own" \
+		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 1 ] && ! grep -q 'run B too' '$SCREEN'"
+	cdump "$term" "$lang" '& p &' "$A" --compare "$B"
+	check "$what: & again: B takes A's choices, the pin in both" \
+		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] && grep -q 'run B took run A.s' '$SCREEN'"
 done
 
 # A track only B has acts alone: B with a thread "worker" A lacks; G goes
@@ -137,6 +143,9 @@ check "@ without a selection says what it needs" shows 'select a slice first'
 cdump xterm-256color C.UTF-8 '@' "$A"
 check "one run alone: the align keys say they need a second run" \
 	shows 'aligning needs a second run: trex A --compare B'
+cdump xterm-256color C.UTF-8 '&' "$A"
+check "one run alone: & says track choices follow between two runs" \
+	shows 'track choices follow between two runs: trex A --compare B'
 
 # j from A's last row goes on at B's first: A has 6 rows, the cursor starts
 # on the third (stream 7); 4 j reach B's first row, 2 more its stream 7.

@@ -108,6 +108,8 @@
 	X(TRACKS, DEPTH_LESS, "depth-less", "Show one level less of the track")                    \
 	X(TRACKS, DEPTH_MORE, "depth-more", "Show one level more of the track")                    \
 	X(TRACKS, TOGGLE_HIDDEN, "toggle-hidden", "Show or hide empty and marker-only tracks")     \
+	X(TRACKS, FOLLOW_TRACKS, "follow-tracks",                                                  \
+	  "Track choices follow on the other run, or stay each run's own (--compare)")             \
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
