@@ -39,6 +39,23 @@ cdump() {
 }
 
 shows() { screen_has "$SCREEN" "$1"; }
+# expect N REGEX [+REGEX | -REGEX]...: N lines of the screen match REGEX
+# (basic), some line each +REGEX, none a -REGEX; else the screen as reason.
+expect() {
+	n=$1 re=$2 good=true
+	shift 2
+	[ "$(grep -c -- "$re" "$SCREEN")" -eq "$n" ] || good=false
+	for x; do
+		case $x in
+		+*) grep -q -- "${x#+}" "$SCREEN" || good=false ;;
+		-*) ! grep -q -- "${x#-}" "$SCREEN" || good=false ;;
+		esac
+	done
+	$good || sed 's/^/|/' "$SCREEN"
+	$good
+}
+# first_rows REGEX: how many runs have a first row matching REGEX
+first_rows() { grep -A1 -E '^ [AB]: ' "$SCREEN" | grep -c -- "$1"; }
 
 # B's first gemm_a selected and its details open: from A's start (T 0),
 # the search's first match is A's first gemm_a, n A's second, n B's first.
@@ -83,39 +100,33 @@ for mode in "xterm-256color C.UTF-8" "vt100 C"; do
 	# track choices follow on the other run's matching track: the cursor
 	# starts on A's stream 7; thread 1 (two levels) is two rows below it
 	cdump "$term" "$lang" 'p' "$A" --compare "$B"
-	check "$what: p pins A's stream 7 and B's" \
-		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] &&
-			[ \"\$(grep -A1 -E '^ [AB]: ' '$SCREEN' | grep -c '^   stream 7 ')\" -eq 2 ]"
-	check "$what: ... the status line says B followed" \
-		shows 'pinned stream 7 above the other tracks \(p unpins\); run B too'
+	check "$what: p pins A's stream 7 and B's, the status line says B followed" \
+		expect 2 '^. pinned ' '+pinned stream 7 above the other tracks (p unpins); run B too'
+	check "$what: ... stream 7 first in both runs" test "$(first_rows '^   stream 7 ')" -eq 2
 	check "$what: ... each run still shows all its rows, the pinned line counted" \
-		sh -c "[ \"\$(grep -c 'depth 2 ' '$SCREEN')\" -eq 2 ]"
+		expect 2 'depth 2 '
 	cdump "$term" "$lang" 'p p' "$A" --compare "$B"
-	check "$what: p again unpins both" sh -c "! grep -q '^. pinned ' '$SCREEN'"
+	check "$what: p again unpins both" expect 0 '^. pinned '
 	cdump "$term" "$lang" 'j j c' "$A" --compare "$B"
-	check "$what: c folds A's thread 1 and B's" \
-		sh -c "[ \"\$(grep -c 'thread 1 +1 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'depth 2 ' '$SCREEN' &&
-			grep -q 'thread 1 folded into one row (c unfolds); run B too' '$SCREEN'"
+	check "$what: c folds A's thread 1 and B's" expect 2 'thread 1 +1 ' '-depth 2 ' \
+		'+thread 1 folded into one row (c unfolds); run B too'
 	cdump "$term" "$lang" 'G k c' "$A" --compare "$B"
-	check "$what: ... and from B, A's too" \
-		sh -c "[ \"\$(grep -c 'thread 1 +1 ' '$SCREEN')\" -eq 2 ] && grep -q 'run A too' '$SCREEN'"
+	check "$what: ... and from B, A's too" expect 2 'thread 1 +1 ' '+run A too'
 	cdump "$term" "$lang" 'j j <' "$A" --compare "$B"
-	check "$what: < shows one level less in both runs" sh -c "! grep -q 'depth 2 ' '$SCREEN'"
+	check "$what: < shows one level less in both runs" expect 0 'depth 2 '
 	cdump "$term" "$lang" 't' "$A" --compare "$B"
-	check "$what: t collapses A's GPU 0 and B's" sh -c "! grep -q 'stream 7' '$SCREEN'"
+	check "$what: t collapses A's GPU 0 and B's" expect 0 'stream 7'
 	# a pattern naming A's file: B's tracks follow their counterparts
 	cdump "$term" "$lang" '| a . j s o n . * s t r e a m <Enter>' "$A" --compare "$B"
 	check "$what: a track filter naming A's file: B's counterparts match as A's do" \
-		sh -c "[ \"\$(grep -c 'stream 7 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'thread 1' '$SCREEN'"
+		expect 2 'stream 7 ' '-thread 1'
 	cdump "$term" "$lang" '| s t r e a m <Enter>' "$A" --compare "$B"
-	check "$what: | stream: only the streams, in both runs" \
-		sh -c "[ \"\$(grep -c 'stream 7 ' '$SCREEN')\" -eq 2 ] && ! grep -q 'thread 1' '$SCREEN'"
+	check "$what: | stream: only the streams, in both runs" expect 2 'stream 7 ' '-thread 1'
 	cdump "$term" "$lang" '& p' "$A" --compare "$B"
-	check "$what: & then p: the pin is A's own" \
-		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 1 ] && ! grep -q 'run B too' '$SCREEN'"
+	check "$what: & then p: the pin is A's own" expect 1 '^. pinned ' '-run B too'
 	cdump "$term" "$lang" '& p &' "$A" --compare "$B"
 	check "$what: & again: B takes A's choices, the pin in both" \
-		sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] && grep -q 'run B took run A.s' '$SCREEN'"
+		expect 2 '^. pinned ' "+run B took run A's"
 done
 
 # A track only B has acts alone: B with a thread "worker" A lacks; G goes
@@ -128,11 +139,10 @@ done
 } >"$TEST_TMP/bw.json"
 cdump xterm-256color C.UTF-8 'G p' "$A" --compare "$TEST_TMP/bw.json"
 check "a track with no counterpart is pinned in its run alone" \
-	sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 1 ] && grep -q 'pinned worker above the other tracks (p unpins)\$' '$SCREEN' &&
-		grep -A1 '^ B: ' '$SCREEN' | grep -q '^   worker '"
+	expect 1 '^. pinned ' '+pinned worker above the other tracks (p unpins)$'
+check "... in run B" test "$(first_rows '^   worker ')" -eq 1
 cdump xterm-256color C.UTF-8 'p' "$A" --compare "$TEST_TMP/bw.json"
-check "... while a pin on a matched track still follows" \
-	sh -c "[ \"\$(grep -c '^. pinned ' '$SCREEN')\" -eq 2 ] && grep -q 'worker ' '$SCREEN'"
+check "... while a pin on a matched track still follows" expect 2 '^. pinned ' '+worker '
 
 cdump xterm-256color C.UTF-8 '<Hash> 7 <Enter>' "$A" --compare "$B"
 check "a step one run lacks: said, the alignment kept" \
