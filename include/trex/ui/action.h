@@ -66,8 +66,7 @@
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
 	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
 	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
-	X(SORT, NAME_RULE, "name-rule",                                                            \
-	  "Match names exactly or through the next normalising rule (diff view)")                  \
+	X(SORT, NAME_RULE, "name-rule", "Match names exactly or by the next rule (diff view)")     \
 	X(SORT, MIN_CHANGE, "min-change",                                                          \
 	  "Hide rows that changed less than a time or a % (diff view)")                            \
 	X(SORT, METRIC_COLUMNS, "metric-columns",                                                  \
@@ -109,7 +108,7 @@
 	X(TRACKS, DEPTH_MORE, "depth-more", "Show one level more of the track")                    \
 	X(TRACKS, TOGGLE_HIDDEN, "toggle-hidden", "Show or hide empty and marker-only tracks")     \
 	X(TRACKS, FOLLOW_TRACKS, "follow-tracks",                                                  \
-	  "Track choices follow on the other run, or stay each run's own (--compare)")             \
+	  "Track choices follow the other run, or not (--compare)")                                \
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \
