@@ -119,12 +119,13 @@ enum cli_command {
 	  CLI_IN(STEPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT) | CLI_IN(ALIGN) | CLI_IN(STRAGGLERS),     \
 	  "steps (command and view), diff, align, stragglers: steps are the ops/annotations "      \
 	  "matching REGEX (default ^ProfilerStep#)")                                               \
-	X(MIN, "min", 0, "TIME", CLI_IN(GAPS) | CLI_IN(DIFF),                                      \
-	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms); diff: leave out rows that " \
-	  "changed less than TIME or PCT% (5%), and call a kernel changed from there on")          \
-	X(NORMALIZE, "normalize", 0, "RULES", CLI_IN(DIFF),                                        \
-	  "diff: match names through rules: hex (0x... addresses), template (digits in <...>), "   \
-	  "digits (every number), all, or a comma list (default: exact)")                          \
+	X(MIN, "min", 0, "TIME", CLI_IN(GAPS) | CLI_IN(DIFF) | CLI_IN(DEFAULT),                    \
+	  "gaps: leave out gaps shorter than TIME (1500, 50us, 2.5ms); diff (and the diff view): " \
+	  "leave out rows that changed less than TIME or PCT% (5%), and call a kernel changed "    \
+	  "from there on")                                                                         \
+	X(NORMALIZE, "normalize", 0, "RULES", CLI_IN(DIFF) | CLI_IN(DEFAULT),                      \
+	  "diff (and the diff view): match names through rules: hex (0x... addresses), template "  \
+	  "(digits in <...>), digits (every number), all, or a comma list (default: exact)")       \
 	X(TOP, "top", 0, "N",                                                                      \
 	  CLI_IN(GAPS) | CLI_IN(OPS) | CLI_IN(API) | CLI_IN(STALLS) | CLI_IN(NODES) |              \
 	      CLI_IN(DIFF),                                                                        \

@@ -618,8 +618,10 @@ static enum trex_status check_combination(const struct cli_opts *o, const struct
 {
 	if (check_where(o, err) != TREX_OK)
 		return TREX_USAGE;
-	if (o->min_pct > 0 && o->command != CLI_CMD_DIFF)
-		return usage(err, "--min PCT%% applies to 'trex diff' only (gaps: --min TIME)");
+	if (o->min_pct > 0 && o->command != CLI_CMD_DIFF && o->command != CLI_CMD_DEFAULT)
+		return usage(err,
+		             "--min PCT%% applies to 'trex diff' and the diff view only (gaps: "
+		             "--min TIME)");
 	if (o->command == CLI_CMD_INFO && o->format == TREX_FMT_CSV)
 		return ps->format_from_path
 		           ? usage(err,

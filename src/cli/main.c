@@ -81,6 +81,12 @@ static enum trex_status ui_metrics_alone(const struct trex_metrics *m, struct tr
 	return st;
 }
 
+/* --min given (a time or a percentage). */
+static bool min_given(const struct cli_opts *o)
+{
+	return o->min_ns || o->min_pct > 0;
+}
+
 static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 {
 	struct trex_index *idx = NULL, *compare = NULL;
@@ -99,10 +105,19 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	                          title,
 	                          o->no_mouse,
 	                          .core_mhz = o->core_mhz,
-	                          .step_pattern = o->step};
-	enum trex_status st;
+	                          .step_pattern = o->step,
+	                          .diff_rules = o->normalize,
+	                          .diff_min_ns = o->min_ns,
+	                          .diff_min_pct = o->min_pct};
+	enum trex_status st = TREX_OK;
 
-	st = cmd_categories_schema(o, &set, err);
+	if ((o->normalize || min_given(o)) && !cli_compare_is_run(o))
+		st = trex_error_set(err, TREX_USAGE, NULL, -1,
+		                    "%s in the interface is for the diff view (V) of two runs: "
+		                    "give the second with --compare B",
+		                    o->normalize ? "--normalize" : "--min");
+	if (st == TREX_OK)
+		st = cmd_categories_schema(o, &set, err);
 	if (st == TREX_OK)
 		st = cmd_categories_compiler_log(o, &ideal, err);
 	if (st == TREX_OK)
@@ -150,6 +165,8 @@ static const char *ui_only_option(const struct cli_opts *o)
 	       : o->step         ? "--step"
 	       : o->dump         ? "--dump"
 	       : o->compare      ? "--compare"
+	       : o->normalize    ? "--normalize"
+	       : min_given(o)    ? "--min"
 	       : o->nsource_path ? "--source-path"
 	       : o->nsource_map  ? "--source-map"
 	                         : NULL;

@@ -783,6 +783,9 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	a.ctx.ideal = o->ideal;
 	a.ctx.core_mhz = o->core_mhz;
 	a.ctx.step_pattern = o->step_pattern;
+	a.ctx.diff_rules = o->diff_rules;
+	a.ctx.diff_min_ns = o->diff_min_ns;
+	a.ctx.diff_min_pct = o->diff_min_pct;
 	a.ctx.profile = o->profile;
 	a.ctx.baseline = o->baseline;
 	a.ctx.sources = o->sources;

@@ -765,6 +765,8 @@ bool trex_table_view_supports(enum trex_action a)
 	case TREX_ACTION_TOGGLE_NAMES:
 	case TREX_ACTION_CYCLE_GROUP:
 	case TREX_ACTION_METRIC_COLUMNS:
+	case TREX_ACTION_NAME_RULE:
+	case TREX_ACTION_MIN_CHANGE:
 	case TREX_ACTION_EXPORT_TABLE:
 	case TREX_ACTION_SORT_MENU:
 	case TREX_ACTION_COLUMNS:
@@ -854,6 +856,11 @@ enum trex_handled table_view_dispatch(struct trex_view *v, enum trex_action a)
 		break;
 	case TREX_ACTION_METRIC_COLUMNS:
 		trex_ui_message(v->ctx, "metric columns are for the kernels table (2)");
+		break;
+	case TREX_ACTION_NAME_RULE:
+	case TREX_ACTION_MIN_CHANGE:
+		trex_ui_message(v->ctx, "name rules and hiding small changes are for the diff view "
+		                        "(V, with --compare B)");
 		break;
 	default:
 		return TREX_IGNORED;

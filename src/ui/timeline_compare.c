@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timeline_compare_tracks.h"
 #include "timeline_search.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/run_align.h"
@@ -23,6 +24,8 @@ struct compare_view {
 	struct trex_run_align align;
 	char note[128];                /* the status line's word on the alignment */
 	struct tl_compare_split split; /* at the last draw, for the mouse */
+	struct tl_track_match match;   /* which track of one run is which of the other's */
+	bool own_tracks;               /* follow-tracks turned following off */
 };
 
 static const struct trex_view_ops compare_ops;
@@ -63,7 +66,7 @@ static void signed_duration(int64_t ns, char *buf, size_t size)
 /* to shows what from shows: the same window and cursor on the shared
  * axis, the same zoom history, filter, search, marks, pane and critical
  * path highlight. Track choices (pins, folds, the track filter, hidden
- * tracks) stay each run's own. */
+ * tracks) follow on the matching tracks (follow_tracks). */
 static void follow(struct timeline_view *to, const struct timeline_view *from)
 {
 	int64_t delta = (int64_t)((__int128)from->shift - to->shift);
@@ -79,6 +82,30 @@ static void follow(struct timeline_view *to, const struct timeline_view *from)
 	to->critical_hidden = from->critical_hidden;
 	tl_search_follow(to, from);
 	tl_range_follow(to, from);
+}
+
+/* The other run takes the focused run's track choices on its matching
+ * tracks (timeline_compare_tracks.h); true when anything changed there. */
+static bool follow_tracks(struct compare_view *cv)
+{
+	return !cv->own_tracks &&
+	       tl_compare_follow_tracks(unfocused(cv), focused(cv), &cv->match, !cv->focus);
+}
+
+/* follow-tracks: following off, or on again (the other run then takes
+ * the choices of the run the cursor is on). */
+static void toggle_follow_tracks(struct compare_view *cv)
+{
+	cv->own_tracks = !cv->own_tracks;
+	if (cv->own_tracks) {
+		trex_ui_message(cv->base.ctx, "track choices are each run's own now");
+		return;
+	}
+	follow_tracks(cv);
+	trex_ui_message(cv->base.ctx,
+	                "track choices follow on the other run's matching tracks again: "
+	                "run %s took run %s's",
+	                cv->focus == SIDE_A ? "B" : "A", cv->focus == SIDE_A ? "A" : "B");
 }
 
 static void set_focus(struct compare_view *cv, int side)
@@ -313,6 +340,10 @@ static enum trex_handled cmp_dispatch(struct trex_view *v, enum trex_action a)
 		open_align_step(cv);
 		return TREX_HANDLED;
 	}
+	if (a == TREX_ACTION_FOLLOW_TRACKS) {
+		toggle_follow_tracks(cv);
+		return TREX_HANDLED;
+	}
 	if (cross(cv, a))
 		return TREX_HANDLED;
 	if ((a == TREX_ACTION_NEXT_MATCH || a == TREX_ACTION_PREV_MATCH) &&
@@ -320,6 +351,12 @@ static enum trex_handled cmp_dispatch(struct trex_view *v, enum trex_action a)
 		return TREX_HANDLED;
 	handled = focused(cv)->base.ops->dispatch(&focused(cv)->base, a);
 	follow(unfocused(cv), focused(cv));
+	if (follow_tracks(cv) && v->ctx->msg[0]) {
+		size_t len = strlen(v->ctx->msg);
+
+		snprintf(v->ctx->msg + len, sizeof(v->ctx->msg) - len, "; run %s too",
+		         cv->focus == SIDE_A ? "B" : "A");
+	}
 	return handled;
 }
 
@@ -391,15 +428,22 @@ static struct trex_layout side_layout(const struct trex_layout *lay, int y, int 
 	return l;
 }
 
+/* The lines a run's rows take: the line under its pinned rows too. */
+static size_t body_lines(const struct timeline_view *tv)
+{
+	return tv->rows.n + (tv->rows.n_pinned > 0);
+}
+
 static void cmp_draw(struct trex_view *v, WINDOW *win, const struct trex_layout *full)
 {
 	struct compare_view *cv = cmp_of(v);
 	struct timeline_view *a = cv->side[SIDE_A], *b = cv->side[SIDE_B];
 	struct trex_layout lay = *full, la, lb;
 
+	follow_tracks(cv); /* what a prompt (the track filter) changed */
 	follow(unfocused(cv), focused(cv));
 	tl_details_layout(focused(cv), &lay);
-	cv->split = tl_compare_split(lay.names.y, lay.names.h, a->rows.n, b->rows.n);
+	cv->split = tl_compare_split(lay.names.y, lay.names.h, body_lines(a), body_lines(b));
 	la = side_layout(&lay, cv->split.a_y, cv->split.a_h, cv->focus == SIDE_A);
 	lb = side_layout(&lay, cv->split.b_y, cv->split.b_h, cv->focus == SIDE_B);
 	draw_run_header(cv, win, &lay, cv->split.a_y - 1, SIDE_A);
@@ -433,6 +477,7 @@ static enum trex_handled cmp_mouse(struct trex_view *v, int y, int x, unsigned l
 	set_focus(cv, side_at(cv, y));
 	handled = focused(cv)->base.ops->mouse(&focused(cv)->base, y, x, bstate);
 	follow(unfocused(cv), focused(cv));
+	follow_tracks(cv);
 	return handled;
 }
 
@@ -443,6 +488,7 @@ static void cmp_free(struct trex_view *v)
 	for (int i = 0; i < 2; i++)
 		if (cv->side[i])
 			cv->side[i]->base.ops->free(&cv->side[i]->base);
+	tl_track_match_free(&cv->match);
 	free(cv);
 }
 
@@ -470,7 +516,7 @@ struct trex_view *tl_compare_new(struct trex_ui_ctx *ctx)
 	b = a ? tl_view_new(ctx, ctx->compare) : NULL;
 	cv->side[SIDE_A] = (struct timeline_view *)a;
 	cv->side[SIDE_B] = (struct timeline_view *)b;
-	if (!b) {
+	if (!b || !tl_track_match_init(&cv->match, ctx->idx, ctx->compare)) {
 		cmp_free(&cv->base);
 		return NULL;
 	}

@@ -418,6 +418,7 @@ static bool timeline_supports(enum trex_action a)
 	case TREX_ACTION_OPEN_STALLS:
 	case TREX_ACTION_ALIGN_SLICE:
 	case TREX_ACTION_ALIGN_STEP:
+	case TREX_ACTION_FOLLOW_TRACKS:
 		return true;
 	default:
 		return tl_tracks_supports(a) || tl_details_supports(a);
@@ -502,6 +503,10 @@ static enum trex_handled timeline_dispatch(struct trex_view *v, enum trex_action
 	if (a == TREX_ACTION_ALIGN_SLICE || a == TREX_ACTION_ALIGN_STEP) {
 		/* timeline_compare.c aligns; one run alone has nothing to align */
 		msg(tv, "aligning needs a second run: trex A --compare B");
+		return TREX_HANDLED;
+	}
+	if (a == TREX_ACTION_FOLLOW_TRACKS) { /* timeline_compare.c */
+		msg(tv, "track choices follow between two runs: trex A --compare B");
 		return TREX_HANDLED;
 	}
 	switch (a) {

@@ -113,7 +113,7 @@ expect_message "--theme is for the interface" \
 
 # The no-command form (the interface, or info and kernels without a terminal)
 # takes the interface's options and refuses the commands' own.
-expect_message "no command: --min is for gaps and diff" "--min applies to 'trex gaps' and 'trex diff' only" --demo --min 5us
+expect_message "no command: --min is for the diff view of two runs" "--min in the interface is for the diff view (V) of two runs" --demo --min 5us --script 1 --dump-screen "$TEST_TMP/min.txt"
 run_trex nocmd --demo --theme light --step 'ProfilerStep' --script 8 --dump-screen "$TEST_TMP/s.txt"
 if [ "$(rc_of nocmd)" -eq 0 ] && grep -q 'ProfilerStep' "$TEST_TMP/s.txt"; then
 	ok "no command: --theme and --step are taken by the interface"

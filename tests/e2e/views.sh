@@ -36,7 +36,7 @@ expect_usage() {
 # ---- options ----------------------------------------------------------------------
 expect_usage "--min takes a time" "--min: expected a time" gaps --demo --min 12parsecs
 expect_usage "--min is not relative" "--min: expected a time" gaps --demo --min +5us
-expect_usage "--min is for gaps and diff" "--min applies to 'trex gaps' and 'trex diff' only" ops --demo --min 5us
+expect_usage "--min is for gaps, diff and the interface" "--min applies to 'trex gaps', 'trex diff' and the interface only" ops --demo --min 5us
 expect_usage "--top takes a count of rows" "--top: expected a number" api --demo --top 0
 expect_usage "--top is for gaps, ops and api" "--top applies to" steps --demo --top 3
 expect_usage "--step is for steps" "--step applies to" kernels --demo --step x

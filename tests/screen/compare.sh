@@ -3,7 +3,10 @@
 # both runs under their header rows, the alignment at the first common
 # ProfilerStep, at a chosen step, at the selected slice's name and at the
 # traces' starts, B's slices with their own times in the details pane,
-# keys and search crossing from A to B, and a bad B refused in one line.
+# keys and search crossing from A to B, track choices (pins, folds, levels,
+# collapsed groups, the track filter) following on the other run's matching
+# tracks while a track without one acts alone, and a bad B refused in one
+# line.
 #
 # The hand-made pair tests/data/compare/{a,b}.json (times in us):
 #   A: starts at 500; ProfilerStep#1 at 1000, #2 at 2000; aten::mm at 1100
@@ -36,6 +39,23 @@ cdump() {
 }
 
 shows() { screen_has "$SCREEN" "$1"; }
+# expect N REGEX [+REGEX | -REGEX]...: N lines of the screen match REGEX
+# (basic), some line each +REGEX, none a -REGEX; else the screen as reason.
+expect() {
+	n=$1 re=$2 good=true
+	shift 2
+	[ "$(grep -c -- "$re" "$SCREEN")" -eq "$n" ] || good=false
+	for x; do
+		case $x in
+		+*) grep -q -- "${x#+}" "$SCREEN" || good=false ;;
+		-*) ! grep -q -- "${x#-}" "$SCREEN" || good=false ;;
+		esac
+	done
+	$good || sed 's/^/|/' "$SCREEN"
+	$good
+}
+# first_rows REGEX: how many runs have a first row matching REGEX
+first_rows() { grep -A1 -E '^ [AB]: ' "$SCREEN" | grep -c -- "$1"; }
 
 # B's first gemm_a selected and its details open: from A's start (T 0),
 # the search's first match is A's first gemm_a, n A's second, n B's first.
@@ -76,7 +96,53 @@ for mode in "xterm-256color C.UTF-8" "vt100 C"; do
 	check "$what: @ aligns at the selected slice's name and occurrence" \
 		shows ' B -4\.6 ms \(aten::mm #2\) '
 	check "$what: ... B's slice moved to 300 us" shows '^ start: 300 us \(300000 ns;'
+
+	# track choices follow on the other run's matching track: the cursor
+	# starts on A's stream 7; thread 1 (two levels) is two rows below it
+	cdump "$term" "$lang" 'p' "$A" --compare "$B"
+	check "$what: p pins A's stream 7 and B's, the status line says B followed" \
+		expect 2 '^. pinned ' '+pinned stream 7 above the other tracks (p unpins); run B too'
+	check "$what: ... stream 7 first in both runs" test "$(first_rows '^   stream 7 ')" -eq 2
+	check "$what: ... each run still shows all its rows, the pinned line counted" \
+		expect 2 'depth 2 '
+	cdump "$term" "$lang" 'p p' "$A" --compare "$B"
+	check "$what: p again unpins both" expect 0 '^. pinned '
+	cdump "$term" "$lang" 'j j c' "$A" --compare "$B"
+	check "$what: c folds A's thread 1 and B's" expect 2 'thread 1 +1 ' '-depth 2 ' \
+		'+thread 1 folded into one row (c unfolds); run B too'
+	cdump "$term" "$lang" 'G k c' "$A" --compare "$B"
+	check "$what: ... and from B, A's too" expect 2 'thread 1 +1 ' '+run A too'
+	cdump "$term" "$lang" 'j j <' "$A" --compare "$B"
+	check "$what: < shows one level less in both runs" expect 0 'depth 2 '
+	cdump "$term" "$lang" 't' "$A" --compare "$B"
+	check "$what: t collapses A's GPU 0 and B's" expect 0 'stream 7'
+	# a pattern naming A's file: B's tracks follow their counterparts
+	cdump "$term" "$lang" '| a . j s o n . * s t r e a m <Enter>' "$A" --compare "$B"
+	check "$what: a track filter naming A's file: B's counterparts match as A's do" \
+		expect 2 'stream 7 ' '-thread 1'
+	cdump "$term" "$lang" '| s t r e a m <Enter>' "$A" --compare "$B"
+	check "$what: | stream: only the streams, in both runs" expect 2 'stream 7 ' '-thread 1'
+	cdump "$term" "$lang" '& p' "$A" --compare "$B"
+	check "$what: & then p: the pin is A's own" expect 1 '^. pinned ' '-run B too'
+	cdump "$term" "$lang" '& p &' "$A" --compare "$B"
+	check "$what: & again: B takes A's choices, the pin in both" \
+		expect 2 '^. pinned ' "+run B took run A's"
 done
+
+# A track only B has acts alone: B with a thread "worker" A lacks; G goes
+# to B's last row, the worker's.
+{
+	sed '$d' "$B"
+	echo ',{"ph":"M","name":"thread_name","pid":1,"tid":99,"args":{"name":"worker"}},'
+	echo '{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":99,"ts":5100,"dur":50}'
+	echo ']}'
+} >"$TEST_TMP/bw.json"
+cdump xterm-256color C.UTF-8 'G p' "$A" --compare "$TEST_TMP/bw.json"
+check "a track with no counterpart is pinned in its run alone" \
+	expect 1 '^. pinned ' '+pinned worker above the other tracks (p unpins)$'
+check "... in run B" test "$(first_rows '^   worker ')" -eq 1
+cdump xterm-256color C.UTF-8 'p' "$A" --compare "$TEST_TMP/bw.json"
+check "... while a pin on a matched track still follows" expect 2 '^. pinned ' '+worker '
 
 cdump xterm-256color C.UTF-8 '<Hash> 7 <Enter>' "$A" --compare "$B"
 check "a step one run lacks: said, the alignment kept" \
@@ -87,6 +153,9 @@ check "@ without a selection says what it needs" shows 'select a slice first'
 cdump xterm-256color C.UTF-8 '@' "$A"
 check "one run alone: the align keys say they need a second run" \
 	shows 'aligning needs a second run: trex A --compare B'
+cdump xterm-256color C.UTF-8 '&' "$A"
+check "one run alone: & says track choices follow between two runs" \
+	shows 'track choices follow between two runs: trex A --compare B'
 
 # j from A's last row goes on at B's first: A has 6 rows, the cursor starts
 # on the third (stream 7); 4 j reach B's first row, 2 more its stream 7.

@@ -48,7 +48,7 @@
 	  "Show the integrity counters: what was lost or repaired")                                \
 	X(VIEW, OPEN_METRICS, "open-metrics", "Show the hardware metrics per kernel")              \
 	X(VIEW, OPEN_NODES, "open-nodes", "Show the nodes of an execution graph as scheduled")     \
-	X(VIEW, OPEN_DIFF, "open-diff", "Show the kernels against the compared run")               \
+	X(VIEW, OPEN_DIFF, "open-diff", "Show this run against the compared run (diff view)")      \
 	X(VIEW, OPEN_STRAGGLERS, "open-stragglers",                                                \
 	  "Show which rank each collective and step waited for")                                   \
 	X(VIEW, TOGGLE_TIMELINE, "toggle-timeline", "Switch between timeline and table")           \
@@ -66,6 +66,9 @@
 	X(SORT, MARK_ROW, "mark-row", "Mark or unmark the selected row")                           \
 	X(SORT, TOGGLE_NAMES, "toggle-names", "Show names full or shortened")                      \
 	X(SORT, CYCLE_GROUP, "cycle-group", "Group the table by the next key")                     \
+	X(SORT, NAME_RULE, "name-rule", "Match names exactly or by the next rule (diff view)")     \
+	X(SORT, MIN_CHANGE, "min-change",                                                          \
+	  "Hide rows that changed less than a time or a % (diff view)")                            \
 	X(SORT, METRIC_COLUMNS, "metric-columns",                                                  \
 	  "Show or hide the kernels table's metric columns")                                       \
 	X(ZOOM, ZOOM_IN, "zoom-in", "Zoom in around the cursor time")                              \
@@ -104,6 +107,8 @@
 	X(TRACKS, DEPTH_LESS, "depth-less", "Show one level less of the track")                    \
 	X(TRACKS, DEPTH_MORE, "depth-more", "Show one level more of the track")                    \
 	X(TRACKS, TOGGLE_HIDDEN, "toggle-hidden", "Show or hide empty and marker-only tracks")     \
+	X(TRACKS, FOLLOW_TRACKS, "follow-tracks",                                                  \
+	  "Track choices follow the other run, or not (--compare)")                                \
 	X(MISC, HELP, "help", "Show the keys of the active keymap")                                \
 	X(MISC, PROMPT, "prompt", "Open the command prompt")                                       \
 	X(MISC, OPEN_SOURCE, "open-source", "Open the source line in $EDITOR")                     \

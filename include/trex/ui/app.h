@@ -38,6 +38,9 @@ struct trex_ui_opts {
 	size_t metric_count;
 	const struct trex_index *compare; /* --compare's run B: the timeline stacks it, or NULL */
 	const char *compare_label;        /* run B's file(s) */
+	unsigned diff_rules;              /* --normalize: the diff view's name rules at first */
+	int64_t diff_min_ns;              /* --min: the diff view hides smaller changes at first */
+	double diff_min_pct;
 };
 
 /* Does the interface implement action (in the timeline or everywhere)?

@@ -49,6 +49,9 @@ struct trex_ui_ctx {
 	const struct trex_index *idx;
 	const struct trex_index *compare; /* --compare's run B, stacked under idx's; or NULL */
 	const char *compare_label;        /* run B's file(s), for its header row */
+	unsigned diff_rules;              /* --normalize: the diff view's first name rules */
+	int64_t diff_min_ns;              /* --min TIME: the diff view hides smaller changes */
+	double diff_min_pct;              /* --min PCT%: ... or smaller than this % */
 	const struct trex_keymap *km;
 	const char *title;                  /* the file(s) shown */
 	char msg[TREX_UI_MSG_MAX];          /* one-shot status message, "" when none */
