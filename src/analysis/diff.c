@@ -466,25 +466,28 @@ static enum trex_status summary_row(struct trex_table *t, const char *what, doub
 	return TREX_OK;
 }
 
-/* Count and summed duration of the device work of one kind. */
-static void kind_totals(const struct trex_index *idx, bool copies, double *count, double *total)
+/* Count and summed duration of kernels (0) and of copies (1: memcpy,
+ * memset), in one pass. */
+static void kind_totals(const struct trex_index *idx, double count[2], double total[2])
 {
 	uint32_t n = trex_index_slice_count(idx);
-	__int128 sum = 0;
-	uint64_t c = 0;
+	__int128 sum[2] = {0, 0};
+	uint64_t c[2] = {0, 0};
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
 		enum trex_kind k = (enum trex_kind)s->kind;
+		int copies = k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET;
 
-		if (copies ? k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET
-		           : k == TREX_KIND_KERNEL) {
-			c++;
-			sum += s->dur;
+		if (copies || k == TREX_KIND_KERNEL) {
+			c[copies]++;
+			sum[copies] += s->dur;
 		}
 	}
-	*count = (double)c;
-	*total = (double)sum;
+	for (int k = 0; k < 2; k++) {
+		count[k] = (double)c[k];
+		total[k] = (double)sum[k];
+	}
 }
 
 struct span {
@@ -518,9 +521,10 @@ static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
 			v[m++] = (struct span){trex_index_track(idx, s->track)->process, s->ts,
 			                       s->ts + s->dur};
 	}
-	qsort(v, m, sizeof(*v), cmp_span);
+	/* slices come lane by lane, each lane sorted by start: a few runs to merge */
 	struct views_span *u = malloc((m ? m : 1) * sizeof(*u));
-	if (!u) {
+	if (!u || !views_sort_runs(v, m, sizeof(*v), cmp_span)) {
+		free(u);
 		free(v);
 		return TREX_NOMEM;
 	}
@@ -537,25 +541,18 @@ static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
 	return TREX_OK;
 }
 
-/* Steps and their summed time (trex_steps_table). */
+/* Steps and their summed time (trex_steps_table's rows, trex_steps_total). */
 static enum trex_status step_totals(const struct trex_index *idx, const struct trex_diff_opts *o,
                                     double *count, double *total, struct trex_error *err)
 {
 	struct trex_step_opts so = {o->step_pattern};
-	struct trex_table t;
-	enum trex_status st = trex_steps_table(idx, &so, &t, NULL, err);
-	size_t dur = 0;
+	uint64_t n;
+	__int128 sum;
+	enum trex_status st = trex_steps_total(idx, &so, &n, &sum, err);
 
-	if (st != TREX_OK)
-		return st;
-	while (dur < t.ncols && strcmp(t.cols[dur].key, "dur_ns") != 0)
-		dur++;
-	*count = (double)t.nrows;
-	*total = 0;
-	for (size_t r = 0; r < t.nrows && dur < t.ncols; r++)
-		*total += trex_table_cell(&t, r, dur)->number;
-	trex_table_free(&t);
-	return TREX_OK;
+	*count = (double)n;
+	*total = (double)sum;
+	return st;
 }
 
 /* Distinct kernel names of each side, and those only in one. */
@@ -597,7 +594,7 @@ static enum trex_status summary_rows(const struct trex_index *const idx[2],
                                      const struct trex_diff_opts *o, struct trex_table *t,
                                      struct trex_error *err)
 {
-	double c[2], ns[2], names[4];
+	double c[2], ns[2], names[4], kc[2][2], kns[2][2];
 	enum trex_status st;
 
 	st = summary_row(t, "files", trex_index_file_count(idx[0]), trex_index_file_count(idx[1]),
@@ -606,11 +603,11 @@ static enum trex_status summary_rows(const struct trex_index *const idx[2],
 		st = summary_row(t, "span", NAN, NAN,
 		                 (double)(trex_index_end(idx[0]) - trex_index_start(idx[0])),
 		                 (double)(trex_index_end(idx[1]) - trex_index_start(idx[1])));
-	for (int copies = 0; copies < 2 && st == TREX_OK; copies++) {
-		kind_totals(idx[0], copies, &c[0], &ns[0]);
-		kind_totals(idx[1], copies, &c[1], &ns[1]);
-		st = summary_row(t, copies ? "memcpy/memset" : "kernels", c[0], c[1], ns[0], ns[1]);
-	}
+	kind_totals(idx[0], kc[0], kns[0]);
+	kind_totals(idx[1], kc[1], kns[1]);
+	for (int copies = 0; copies < 2 && st == TREX_OK; copies++)
+		st = summary_row(t, copies ? "memcpy/memset" : "kernels", kc[0][copies],
+		                 kc[1][copies], kns[0][copies], kns[1][copies]);
 	if (st == TREX_OK && (st = gpu_busy(idx[0], &ns[0])) == TREX_OK &&
 	    (st = gpu_busy(idx[1], &ns[1])) == TREX_OK)
 		st = summary_row(t, "GPU busy", NAN, NAN, ns[0], ns[1]);
