@@ -466,29 +466,17 @@ static enum trex_status summary_row(struct trex_table *t, const char *what, doub
 	return TREX_OK;
 }
 
-/* Count and summed duration of kernels (0) and of copies (1: memcpy,
- * memset), in one pass. */
-static void kind_totals(const struct trex_index *idx, double count[2], double total[2])
-{
-	uint32_t n = trex_index_slice_count(idx);
-	__int128 sum[2] = {0, 0};
-	uint64_t c[2] = {0, 0};
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct trex_slice *s = trex_index_slice(idx, i);
-		enum trex_kind k = (enum trex_kind)s->kind;
-		int copies = k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET;
-
-		if (copies || k == TREX_KIND_KERNEL) {
-			c[copies]++;
-			sum[copies] += s->dur;
-		}
-	}
-	for (int k = 0; k < 2; k++) {
-		count[k] = (double)c[k];
-		total[k] = (double)sum[k];
-	}
-}
+/* What the summary reads of one side's slices, gathered in one pass:
+ * kernels' (0) and copies' (1: memcpy, memset) count and summed time,
+ * each device's work as spans in slice order, and which name ids name a
+ * kernel. */
+struct side_scan {
+	uint64_t count[2];
+	__int128 total[2];
+	struct span *spans;
+	size_t nspans;
+	uint8_t *kernel_name; /* per name id: 1 when a kernel has it */
+};
 
 struct span {
 	uint32_t process;
@@ -504,28 +492,49 @@ static int cmp_span(const void *x, const void *y)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
-/* The length of the union of each device's work, summed over devices. */
-static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
+static enum trex_status side_scan(const struct trex_index *idx, struct side_scan *sc)
 {
 	uint32_t n = trex_index_slice_count(idx);
-	struct span *v = malloc((n ? n : 1) * sizeof(*v));
-	size_t m = 0;
-	int64_t sum = 0;
 
-	if (!v)
+	memset(sc, 0, sizeof(*sc));
+	sc->spans = malloc((n ? n : 1) * sizeof(*sc->spans));
+	sc->kernel_name = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
+	if (!sc->spans || !sc->kernel_name)
 		return TREX_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
+		enum trex_kind k = (enum trex_kind)s->kind;
+		int copies = k != TREX_KIND_KERNEL;
 
-		if (trex_kind_is_device_work((enum trex_kind)s->kind))
-			v[m++] = (struct span){trex_index_track(idx, s->track)->process, s->ts,
-			                       s->ts + s->dur};
+		if (!trex_kind_is_device_work(k))
+			continue;
+		sc->count[copies]++;
+		sc->total[copies] += s->dur;
+		if (!copies)
+			sc->kernel_name[s->name] = 1;
+		sc->spans[sc->nspans++] =
+		    (struct span){trex_index_track(idx, s->track)->process, s->ts, s->ts + s->dur};
 	}
+	return TREX_OK;
+}
+
+static void side_scan_free(struct side_scan *sc)
+{
+	free(sc->spans);
+	free(sc->kernel_name);
+}
+
+/* The length of the union of each device's work, summed over devices. */
+static enum trex_status gpu_busy(struct side_scan *sc, double *busy)
+{
+	struct span *v = sc->spans;
+	size_t m = sc->nspans;
+	int64_t sum = 0;
 	/* slices come lane by lane, each lane sorted by start: a few runs to merge */
 	struct views_span *u = malloc((m ? m : 1) * sizeof(*u));
+
 	if (!u || !views_sort_runs(v, m, sizeof(*v), cmp_span)) {
 		free(u);
-		free(v);
 		return TREX_NOMEM;
 	}
 	for (size_t i = 0; i < m; i++)
@@ -536,7 +545,6 @@ static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
 		sum += views_union(u + i, j - i, NULL);
 	}
 	free(u);
-	free(v);
 	*busy = (double)sum;
 	return TREX_OK;
 }
@@ -555,27 +563,45 @@ static enum trex_status step_totals(const struct trex_index *idx, const struct t
 	return st;
 }
 
-/* Distinct kernel names of each side, and those only in one. */
-static enum trex_status name_counts(const struct trex_index *a, const struct trex_index *b,
-                                    unsigned rules, double out[4])
+/* The keys of the kernel names of side s (as its scan marked them) in
+ * keys[0..*n). */
+static enum trex_status kernel_keys(struct diff_keys *k, int s, const struct side_scan *sc,
+                                    uint32_t **keys, size_t *n)
+{
+	uint32_t nnames = trex_strtab_count(trex_index_strings(k->side[s].idx));
+
+	*n = 0;
+	if (!(*keys = malloc((nnames ? nnames : 1) * sizeof(**keys))))
+		return TREX_NOMEM;
+	for (uint32_t name = 0; name < nnames; name++) {
+		if (!sc->kernel_name[name])
+			continue;
+		if (((*keys)[(*n)++] = diff_keys_name(k, s, name)) == TREX_STR_ERROR)
+			return TREX_NOMEM;
+	}
+	return TREX_OK;
+}
+
+/* Distinct kernel names of each side, and those only in one: out[0],
+ * out[1], new (only in B), gone (only in A). */
+static enum trex_status name_counts(const struct trex_index *const idx[2],
+                                    const struct side_scan sc[2], unsigned rules, double out[4])
 {
 	struct diff_keys k;
-	struct sample_vec sv[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+	uint32_t *keys[2] = {NULL, NULL};
+	size_t n[2] = {0, 0};
 	uint8_t *seen = NULL;
 	enum trex_status st = diff_keys_init(&k, rules);
 
-	if (st == TREX_OK)
-		st = diff_keys_bind(&k, 0, a);
-	if (st == TREX_OK)
-		st = diff_keys_bind(&k, 1, b);
 	for (int s = 0; s < 2 && st == TREX_OK; s++)
-		st = collect(&k, s, TREX_DIFF_KERNELS, NULL, &sv[s]);
+		st = diff_keys_bind(&k, s, idx[s]);
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		st = kernel_keys(&k, s, &sc[s], &keys[s], &n[s]);
 	if (st == TREX_OK && !(seen = calloc(diff_keys_count(&k) + 1, 1)))
 		st = TREX_NOMEM;
-	for (int s = 0; s < 2 && st == TREX_OK; s++) {
-		for (size_t i = 0; i < sv[s].n; i++)
-			seen[sv[s].v[i].key] |= (uint8_t)(1u << s);
-	}
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		for (size_t i = 0; i < n[s]; i++)
+			seen[keys[s][i]] |= (uint8_t)(1u << s);
 	memset(out, 0, 4 * sizeof(*out));
 	for (uint32_t key = 0; st == TREX_OK && key < diff_keys_count(&k); key++) {
 		out[0] += seen[key] & 1;
@@ -584,17 +610,38 @@ static enum trex_status name_counts(const struct trex_index *a, const struct tre
 		out[3] += seen[key] == 1; /* gone */
 	}
 	free(seen);
-	free(sv[0].v);
-	free(sv[1].v);
+	free(keys[0]);
+	free(keys[1]);
 	diff_keys_free(&k);
 	return st;
 }
 
-static enum trex_status summary_rows(const struct trex_index *const idx[2],
-                                     const struct trex_diff_opts *o, struct trex_table *t,
-                                     struct trex_error *err)
+/* What the summary says of both sides, worked out before any row is made. */
+struct summary_numbers {
+	struct side_scan sc[2];
+	double busy[2], names[4], steps[2], steps_ns[2];
+};
+
+static enum trex_status summary_numbers(const struct trex_index *const idx[2],
+                                        const struct trex_diff_opts *o, struct summary_numbers *sn,
+                                        struct trex_error *err)
 {
-	double c[2], ns[2], names[4], kc[2][2], kns[2][2];
+	enum trex_status st = TREX_OK;
+
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		if ((st = side_scan(idx[s], &sn->sc[s])) == TREX_OK)
+			st = gpu_busy(&sn->sc[s], &sn->busy[s]);
+	if (st == TREX_OK)
+		st = name_counts(idx, sn->sc, o->normalize, sn->names);
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		st = step_totals(idx[s], o, &sn->steps[s], &sn->steps_ns[s], err);
+	return st;
+}
+
+static enum trex_status summary_rows(const struct trex_index *const idx[2],
+                                     const struct summary_numbers *sn, struct trex_table *t)
+{
+	const struct side_scan *sc = sn->sc;
 	enum trex_status st;
 
 	st = summary_row(t, "files", trex_index_file_count(idx[0]), trex_index_file_count(idx[1]),
@@ -603,23 +650,21 @@ static enum trex_status summary_rows(const struct trex_index *const idx[2],
 		st = summary_row(t, "span", NAN, NAN,
 		                 (double)(trex_index_end(idx[0]) - trex_index_start(idx[0])),
 		                 (double)(trex_index_end(idx[1]) - trex_index_start(idx[1])));
-	kind_totals(idx[0], kc[0], kns[0]);
-	kind_totals(idx[1], kc[1], kns[1]);
 	for (int copies = 0; copies < 2 && st == TREX_OK; copies++)
-		st = summary_row(t, copies ? "memcpy/memset" : "kernels", kc[0][copies],
-		                 kc[1][copies], kns[0][copies], kns[1][copies]);
-	if (st == TREX_OK && (st = gpu_busy(idx[0], &ns[0])) == TREX_OK &&
-	    (st = gpu_busy(idx[1], &ns[1])) == TREX_OK)
-		st = summary_row(t, "GPU busy", NAN, NAN, ns[0], ns[1]);
-	if (st == TREX_OK && (st = step_totals(idx[0], o, &c[0], &ns[0], err)) == TREX_OK &&
-	    (st = step_totals(idx[1], o, &c[1], &ns[1], err)) == TREX_OK)
-		st = summary_row(t, "steps", c[0], c[1], ns[0], ns[1]);
-	if (st == TREX_OK && (st = name_counts(idx[0], idx[1], o->normalize, names)) == TREX_OK)
-		st = summary_row(t, "kernel names", names[0], names[1], NAN, NAN);
+		st = summary_row(t, copies ? "memcpy/memset" : "kernels",
+		                 (double)sc[0].count[copies], (double)sc[1].count[copies],
+		                 (double)sc[0].total[copies], (double)sc[1].total[copies]);
 	if (st == TREX_OK)
-		st = summary_row(t, "new kernel names", NAN, names[2], NAN, NAN);
+		st = summary_row(t, "GPU busy", NAN, NAN, sn->busy[0], sn->busy[1]);
 	if (st == TREX_OK)
-		st = summary_row(t, "gone kernel names", names[3], NAN, NAN, NAN);
+		st = summary_row(t, "steps", sn->steps[0], sn->steps[1], sn->steps_ns[0],
+		                 sn->steps_ns[1]);
+	if (st == TREX_OK)
+		st = summary_row(t, "kernel names", sn->names[0], sn->names[1], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "new kernel names", NAN, sn->names[2], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "gone kernel names", sn->names[3], NAN, NAN, NAN);
 	return st;
 }
 
@@ -629,10 +674,15 @@ enum trex_status trex_diff_summary_table(const struct trex_index *a, const struc
 {
 	static const struct trex_diff_opts defaults = {0};
 	const struct trex_index *idx[2] = {a, b};
+	struct summary_numbers sn = {.busy = {0, 0}};
 	enum trex_status st;
 
 	trex_table_init(t, "summary", summary_cols, S_COUNT);
-	st = summary_rows(idx, opts ? opts : &defaults, t, err);
+	st = summary_numbers(idx, opts ? opts : &defaults, &sn, err);
+	if (st == TREX_OK)
+		st = summary_rows(idx, &sn, t);
+	side_scan_free(&sn.sc[0]);
+	side_scan_free(&sn.sc[1]);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		return st == TREX_NOMEM ? nomem(err, "diff summary") : st;
