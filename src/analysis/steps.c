@@ -89,10 +89,9 @@ struct ctx {
 	struct views_span *span[4]; /* scratch per class: all, compute, comm, memory */
 };
 
-static bool is_step(struct ctx *c, uint32_t slice)
+static bool is_step(struct ctx *c, const struct trex_slice *s)
 {
-	const struct trex_slice *s = trex_index_slice(c->idx, slice);
-	enum trex_kind k = views_kind(c->idx, slice);
+	enum trex_kind k = (enum trex_kind)s->kind;
 
 	if (k != TREX_KIND_CPU_OP && k != TREX_KIND_ANNOTATION)
 		return false;
@@ -104,17 +103,23 @@ static bool is_step(struct ctx *c, uint32_t slice)
 
 static enum trex_status collect(struct ctx *c)
 {
-	uint32_t n = trex_index_slice_count(c->idx);
+	uint32_t n = trex_index_slice_count(c->idx), track = TREX_NONE, file = 0;
 	enum trex_status st = TREX_OK;
 
 	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
-		struct item it = {trex_index_track_file(c->idx, s->track), i, s->ts, s->ts + s->dur,
-		                  (uint8_t)trex_gpu_class_of(c->idx, i)};
+		bool work = trex_kind_is_device_work((enum trex_kind)s->kind);
+		struct item it;
 
-		if (it.cls != TREX_GPU_NOT_WORK && !push(&c->work, &it))
-			st = TREX_NOMEM;
-		else if (it.cls == TREX_GPU_NOT_WORK && is_step(c, i) && !push(&c->steps, &it))
+		/* a step's kinds are never GPU work (trex_gpu_class_of) */
+		if (!work && !is_step(c, s))
+			continue;
+		if (s->track != track) /* slices come track by track */
+			file = trex_index_track_file(c->idx, track = s->track);
+		it = (struct item){
+		    file, i, s->ts, s->ts + s->dur,
+		    (uint8_t)(work ? trex_gpu_class_of(c->idx, i) : TREX_GPU_NOT_WORK)};
+		if (!push(work ? &c->work : &c->steps, &it))
 			st = TREX_NOMEM;
 	}
 	if (st != TREX_OK)
@@ -277,9 +282,11 @@ enum trex_status trex_steps_total(const struct trex_index *idx, const struct tre
 	*total = 0;
 	/* a step's kinds are never GPU work: collect's test comes down to is_step */
 	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
-		if (is_step(&c, i)) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+
+		if (is_step(&c, s)) {
 			(*count)++;
-			*total += trex_index_slice(idx, i)->dur;
+			*total += s->dur;
 		}
 	}
 	trex_regex_free(c.re);
