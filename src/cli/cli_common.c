@@ -1245,13 +1245,21 @@ static void *load_pair_side(void *arg)
 	return NULL;
 }
 
-/* Both sides loaded, B in a thread of its own unless -j 1 asked for one
- * thread (or none could start): then B only after A loaded, as before. */
+/* Both sides loaded, B in a thread of its own and each on half the
+ * threads (as trex index shares them among files), unless there is one
+ * thread (-j 1, or one core) or no thread could start: then B only after
+ * A loaded, as before, on all of them. */
 static void load_both(const struct cli_opts *o, struct pair_side s[2])
 {
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = o->threads ? o->threads : cores > 1 ? (unsigned)cores : 1;
 	pthread_t b;
-	bool threaded = o->threads != 1 && pthread_create(&b, NULL, load_pair_side, &s[1]) == 0;
+	bool threaded;
 
+	s[0].lo.threads = s[1].lo.threads = jobs / 2 ? jobs / 2 : 1;
+	threaded = jobs > 1 && pthread_create(&b, NULL, load_pair_side, &s[1]) == 0;
+	if (!threaded)
+		s[0].lo.threads = s[1].lo.threads = o->threads;
 	load_pair_side(&s[0]);
 	if (threaded)
 		pthread_join(b, NULL);
