@@ -16,6 +16,7 @@
 #include "trex/core/grow.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
+#include "trex/core/task.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -198,6 +199,22 @@ static enum trex_status key_stats(const struct sample_vec *sv, uint32_t nkeys,
 	return TREX_OK;
 }
 
+/* key_stats of one side, as a task (core/task.h): the sides at once. */
+struct stats_work {
+	const struct sample_vec *sv;
+	uint32_t nkeys;
+	struct key_stats *out;
+	enum trex_status st;
+};
+
+static void side_stats(void *arg, size_t side, unsigned worker)
+{
+	struct stats_work *w = (struct stats_work *)arg + side;
+
+	(void)worker;
+	w->st = key_stats(w->sv, w->nkeys, w->out);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 static const struct trex_column diff_cols[] = {
@@ -372,9 +389,15 @@ static enum trex_status diff_compute(struct diff_keys *k, enum trex_diff_by by,
 	for (int s = 0; s < 2 && st == TREX_OK; s++)
 		st = collect(k, s, by, cs, &sv[s]);
 	nkeys = diff_keys_count(k);
-	for (int s = 0; s < 2 && st == TREX_OK; s++) {
-		stats[s] = malloc(((size_t)nkeys + 1) * sizeof(*stats[s]));
-		st = stats[s] ? key_stats(&sv[s], nkeys, stats[s]) : TREX_NOMEM;
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		if (!(stats[s] = malloc(((size_t)nkeys + 1) * sizeof(*stats[s]))))
+			st = TREX_NOMEM;
+	if (st == TREX_OK) {
+		struct stats_work w[2] = {{&sv[0], nkeys, stats[0], TREX_OK},
+		                          {&sv[1], nkeys, stats[1], TREX_OK}};
+
+		trex_task_run(o->threads, 2, side_stats, w);
+		st = w[0].st != TREX_OK ? w[0].st : w[1].st;
 	}
 	if (st == TREX_OK)
 		st = emit_rows(k, o, stats[0], stats[1], t, hidden);
@@ -622,20 +645,44 @@ struct summary_numbers {
 	double busy[2], names[4], steps[2], steps_ns[2];
 };
 
+/* One side's scan, GPU busy and steps, as a task (core/task.h): the
+ * sides at once. */
+struct numbers_work {
+	const struct trex_index *idx;
+	const struct trex_diff_opts *o;
+	struct summary_numbers *sn;
+	struct trex_error err;
+	enum trex_status st;
+};
+
+static void side_numbers(void *arg, size_t side, unsigned worker)
+{
+	struct numbers_work *w = (struct numbers_work *)arg + side;
+	struct summary_numbers *sn = w->sn;
+
+	(void)worker;
+	w->st = side_scan(w->idx, &sn->sc[side]);
+	if (w->st == TREX_OK)
+		w->st = gpu_busy(&sn->sc[side], &sn->busy[side]);
+	if (w->st == TREX_OK)
+		w->st = step_totals(w->idx, w->o, &sn->steps[side], &sn->steps_ns[side], &w->err);
+}
+
 static enum trex_status summary_numbers(const struct trex_index *const idx[2],
                                         const struct trex_diff_opts *o, struct summary_numbers *sn,
                                         struct trex_error *err)
 {
-	enum trex_status st = TREX_OK;
+	struct numbers_work w[2] = {{idx[0], o, sn, {0}, TREX_OK}, {idx[1], o, sn, {0}, TREX_OK}};
 
-	for (int s = 0; s < 2 && st == TREX_OK; s++)
-		if ((st = side_scan(idx[s], &sn->sc[s])) == TREX_OK)
-			st = gpu_busy(&sn->sc[s], &sn->busy[s]);
-	if (st == TREX_OK)
-		st = name_counts(idx, sn->sc, o->normalize, sn->names);
-	for (int s = 0; s < 2 && st == TREX_OK; s++)
-		st = step_totals(idx[s], o, &sn->steps[s], &sn->steps_ns[s], err);
-	return st;
+	trex_task_run(o->threads, 2, side_numbers, w);
+	for (int s = 0; s < 2; s++) {
+		if (w[s].st == TREX_OK)
+			continue;
+		if (w[s].st != TREX_NOMEM) /* NOMEM: the caller's words */
+			*err = w[s].err;
+		return w[s].st;
+	}
+	return name_counts(idx, sn->sc, o->normalize, sn->names);
 }
 
 static enum trex_status summary_rows(const struct trex_index *const idx[2],
