@@ -339,6 +339,8 @@ struct trex_catset;
 enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
                           struct trex_index **out, struct trex_metrics **metrics,
                           struct trex_error *err);
+/* The threads -j asks for, 0 (the default) being the online cores. */
+unsigned cli_threads(const struct cli_opts *o);
 /* The two runs of `trex diff` (o->inputs[0] and [1], one argument each),
  * each loaded as cli_load loads its inputs and reported on in that order
  * (A's warnings first, each run's rank clashes after its warnings), but

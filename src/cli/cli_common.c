@@ -1200,6 +1200,13 @@ enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *sc
 
 /* ---- two runs at once (trex diff) ------------------------------------------------------------ */
 
+unsigned cli_threads(const struct cli_opts *o)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->threads ? o->threads : cores > 1 ? (unsigned)cores : 1;
+}
+
 /* One progress line for both loads: each side's latest report, summed. */
 struct pair_progress {
 	pthread_mutex_t lock;
@@ -1251,8 +1258,7 @@ static void *load_pair_side(void *arg)
  * A loaded, as before, on all of them. */
 static void load_both(const struct cli_opts *o, struct pair_side s[2])
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned jobs = o->threads ? o->threads : cores > 1 ? (unsigned)cores : 1;
+	unsigned jobs = cli_threads(o);
 	pthread_t b;
 	bool threaded;
 

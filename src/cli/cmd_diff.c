@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "trex/analysis/categories.h"
 #include "trex/analysis/diff.h"
@@ -263,15 +262,12 @@ static enum trex_status sequence(struct diff_out *d, const struct trex_diff_opts
 static enum trex_status report(struct diff_out *d, enum diff_view v,
                                const struct trex_catset *schema, struct trex_error *err)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct trex_diff_opts dopts = {.normalize = d->o->normalize,
 	                               .min_change_ns = d->o->min_ns,
 	                               .min_change_pct = d->o->min_pct,
 	                               .step_pattern = d->o->step,
 	                               .catset = schema,
-	                               .threads = d->o->threads ? d->o->threads
-	                                          : cores > 0   ? (unsigned)cores
-	                                                        : 1};
+	                               .threads = cli_threads(d->o)};
 	enum trex_status st;
 
 	header(d);
