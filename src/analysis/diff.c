@@ -16,6 +16,7 @@
 #include "trex/core/grow.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
+#include "trex/core/task.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -198,6 +199,22 @@ static enum trex_status key_stats(const struct sample_vec *sv, uint32_t nkeys,
 	return TREX_OK;
 }
 
+/* key_stats of one side, as a task (core/task.h): the sides at once. */
+struct stats_work {
+	const struct sample_vec *sv;
+	uint32_t nkeys;
+	struct key_stats *out;
+	enum trex_status st;
+};
+
+static void side_stats(void *arg, size_t side, unsigned worker)
+{
+	struct stats_work *w = (struct stats_work *)arg + side;
+
+	(void)worker;
+	w->st = key_stats(w->sv, w->nkeys, w->out);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 static const struct trex_column diff_cols[] = {
@@ -372,9 +389,15 @@ static enum trex_status diff_compute(struct diff_keys *k, enum trex_diff_by by,
 	for (int s = 0; s < 2 && st == TREX_OK; s++)
 		st = collect(k, s, by, cs, &sv[s]);
 	nkeys = diff_keys_count(k);
-	for (int s = 0; s < 2 && st == TREX_OK; s++) {
-		stats[s] = malloc(((size_t)nkeys + 1) * sizeof(*stats[s]));
-		st = stats[s] ? key_stats(&sv[s], nkeys, stats[s]) : TREX_NOMEM;
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		if (!(stats[s] = malloc(((size_t)nkeys + 1) * sizeof(*stats[s]))))
+			st = TREX_NOMEM;
+	if (st == TREX_OK) {
+		struct stats_work w[2] = {{&sv[0], nkeys, stats[0], TREX_OK},
+		                          {&sv[1], nkeys, stats[1], TREX_OK}};
+
+		trex_task_run(o->threads, 2, side_stats, w);
+		st = w[0].st != TREX_OK ? w[0].st : w[1].st;
 	}
 	if (st == TREX_OK)
 		st = emit_rows(k, o, stats[0], stats[1], t, hidden);
@@ -466,26 +489,17 @@ static enum trex_status summary_row(struct trex_table *t, const char *what, doub
 	return TREX_OK;
 }
 
-/* Count and summed duration of the device work of one kind. */
-static void kind_totals(const struct trex_index *idx, bool copies, double *count, double *total)
-{
-	uint32_t n = trex_index_slice_count(idx);
-	__int128 sum = 0;
-	uint64_t c = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct trex_slice *s = trex_index_slice(idx, i);
-		enum trex_kind k = (enum trex_kind)s->kind;
-
-		if (copies ? k == TREX_KIND_MEMCPY || k == TREX_KIND_MEMSET
-		           : k == TREX_KIND_KERNEL) {
-			c++;
-			sum += s->dur;
-		}
-	}
-	*count = (double)c;
-	*total = (double)sum;
-}
+/* What the summary reads of one side's slices, gathered in one pass:
+ * kernels' (0) and copies' (1: memcpy, memset) count and summed time,
+ * each device's work as spans in slice order, and which name ids name a
+ * kernel. */
+struct side_scan {
+	uint64_t count[2];
+	__int128 total[2];
+	struct span *spans;
+	size_t nspans;
+	uint8_t *kernel_name; /* per name id: 1 when a kernel has it */
+};
 
 struct span {
 	uint32_t process;
@@ -501,27 +515,49 @@ static int cmp_span(const void *x, const void *y)
 	return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
-/* The length of the union of each device's work, summed over devices. */
-static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
+static enum trex_status side_scan(const struct trex_index *idx, struct side_scan *sc)
 {
 	uint32_t n = trex_index_slice_count(idx);
-	struct span *v = malloc((n ? n : 1) * sizeof(*v));
-	size_t m = 0;
-	int64_t sum = 0;
 
-	if (!v)
+	memset(sc, 0, sizeof(*sc));
+	sc->spans = malloc((n ? n : 1) * sizeof(*sc->spans));
+	sc->kernel_name = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
+	if (!sc->spans || !sc->kernel_name)
 		return TREX_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
+		enum trex_kind k = (enum trex_kind)s->kind;
+		int copies = k != TREX_KIND_KERNEL;
 
-		if (trex_kind_is_device_work((enum trex_kind)s->kind))
-			v[m++] = (struct span){trex_index_track(idx, s->track)->process, s->ts,
-			                       s->ts + s->dur};
+		if (!trex_kind_is_device_work(k))
+			continue;
+		sc->count[copies]++;
+		sc->total[copies] += s->dur;
+		if (!copies)
+			sc->kernel_name[s->name] = 1;
+		sc->spans[sc->nspans++] =
+		    (struct span){trex_index_track(idx, s->track)->process, s->ts, s->ts + s->dur};
 	}
-	qsort(v, m, sizeof(*v), cmp_span);
+	return TREX_OK;
+}
+
+static void side_scan_free(struct side_scan *sc)
+{
+	free(sc->spans);
+	free(sc->kernel_name);
+}
+
+/* The length of the union of each device's work, summed over devices. */
+static enum trex_status gpu_busy(struct side_scan *sc, double *busy)
+{
+	struct span *v = sc->spans;
+	size_t m = sc->nspans;
+	int64_t sum = 0;
+	/* slices come lane by lane, each lane sorted by start: a few runs to merge */
 	struct views_span *u = malloc((m ? m : 1) * sizeof(*u));
-	if (!u) {
-		free(v);
+
+	if (!u || !views_sort_runs(v, m, sizeof(*v), cmp_span)) {
+		free(u);
 		return TREX_NOMEM;
 	}
 	for (size_t i = 0; i < m; i++)
@@ -532,53 +568,63 @@ static enum trex_status gpu_busy(const struct trex_index *idx, double *busy)
 		sum += views_union(u + i, j - i, NULL);
 	}
 	free(u);
-	free(v);
 	*busy = (double)sum;
 	return TREX_OK;
 }
 
-/* Steps and their summed time (trex_steps_table). */
+/* Steps and their summed time (trex_steps_table's rows, trex_steps_total). */
 static enum trex_status step_totals(const struct trex_index *idx, const struct trex_diff_opts *o,
                                     double *count, double *total, struct trex_error *err)
 {
 	struct trex_step_opts so = {o->step_pattern};
-	struct trex_table t;
-	enum trex_status st = trex_steps_table(idx, &so, &t, NULL, err);
-	size_t dur = 0;
+	uint64_t n;
+	__int128 sum;
+	enum trex_status st = trex_steps_total(idx, &so, &n, &sum, err);
 
-	if (st != TREX_OK)
-		return st;
-	while (dur < t.ncols && strcmp(t.cols[dur].key, "dur_ns") != 0)
-		dur++;
-	*count = (double)t.nrows;
-	*total = 0;
-	for (size_t r = 0; r < t.nrows && dur < t.ncols; r++)
-		*total += trex_table_cell(&t, r, dur)->number;
-	trex_table_free(&t);
+	*count = (double)n;
+	*total = (double)sum;
+	return st;
+}
+
+/* The keys of the kernel names of side s (as its scan marked them) in
+ * keys[0..*n). */
+static enum trex_status kernel_keys(struct diff_keys *k, int s, const struct side_scan *sc,
+                                    uint32_t **keys, size_t *n)
+{
+	uint32_t nnames = trex_strtab_count(trex_index_strings(k->side[s].idx));
+
+	*n = 0;
+	if (!(*keys = malloc((nnames ? nnames : 1) * sizeof(**keys))))
+		return TREX_NOMEM;
+	for (uint32_t name = 0; name < nnames; name++) {
+		if (!sc->kernel_name[name])
+			continue;
+		if (((*keys)[(*n)++] = diff_keys_name(k, s, name)) == TREX_STR_ERROR)
+			return TREX_NOMEM;
+	}
 	return TREX_OK;
 }
 
-/* Distinct kernel names of each side, and those only in one. */
-static enum trex_status name_counts(const struct trex_index *a, const struct trex_index *b,
-                                    unsigned rules, double out[4])
+/* Distinct kernel names of each side, and those only in one: out[0],
+ * out[1], new (only in B), gone (only in A). */
+static enum trex_status name_counts(const struct trex_index *const idx[2],
+                                    const struct side_scan sc[2], unsigned rules, double out[4])
 {
 	struct diff_keys k;
-	struct sample_vec sv[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+	uint32_t *keys[2] = {NULL, NULL};
+	size_t n[2] = {0, 0};
 	uint8_t *seen = NULL;
 	enum trex_status st = diff_keys_init(&k, rules);
 
-	if (st == TREX_OK)
-		st = diff_keys_bind(&k, 0, a);
-	if (st == TREX_OK)
-		st = diff_keys_bind(&k, 1, b);
 	for (int s = 0; s < 2 && st == TREX_OK; s++)
-		st = collect(&k, s, TREX_DIFF_KERNELS, NULL, &sv[s]);
+		st = diff_keys_bind(&k, s, idx[s]);
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		st = kernel_keys(&k, s, &sc[s], &keys[s], &n[s]);
 	if (st == TREX_OK && !(seen = calloc(diff_keys_count(&k) + 1, 1)))
 		st = TREX_NOMEM;
-	for (int s = 0; s < 2 && st == TREX_OK; s++) {
-		for (size_t i = 0; i < sv[s].n; i++)
-			seen[sv[s].v[i].key] |= (uint8_t)(1u << s);
-	}
+	for (int s = 0; s < 2 && st == TREX_OK; s++)
+		for (size_t i = 0; i < n[s]; i++)
+			seen[keys[s][i]] |= (uint8_t)(1u << s);
 	memset(out, 0, 4 * sizeof(*out));
 	for (uint32_t key = 0; st == TREX_OK && key < diff_keys_count(&k); key++) {
 		out[0] += seen[key] & 1;
@@ -587,17 +633,62 @@ static enum trex_status name_counts(const struct trex_index *a, const struct tre
 		out[3] += seen[key] == 1; /* gone */
 	}
 	free(seen);
-	free(sv[0].v);
-	free(sv[1].v);
+	free(keys[0]);
+	free(keys[1]);
 	diff_keys_free(&k);
 	return st;
 }
 
-static enum trex_status summary_rows(const struct trex_index *const idx[2],
-                                     const struct trex_diff_opts *o, struct trex_table *t,
-                                     struct trex_error *err)
+/* What the summary says of both sides, worked out before any row is made. */
+struct summary_numbers {
+	struct side_scan sc[2];
+	double busy[2], names[4], steps[2], steps_ns[2];
+};
+
+/* One side's scan, GPU busy and steps, as a task (core/task.h): the
+ * sides at once. */
+struct numbers_work {
+	const struct trex_index *idx;
+	const struct trex_diff_opts *o;
+	struct summary_numbers *sn;
+	struct trex_error err;
+	enum trex_status st;
+};
+
+static void side_numbers(void *arg, size_t side, unsigned worker)
 {
-	double c[2], ns[2], names[4];
+	struct numbers_work *w = (struct numbers_work *)arg + side;
+	struct summary_numbers *sn = w->sn;
+
+	(void)worker;
+	w->st = side_scan(w->idx, &sn->sc[side]);
+	if (w->st == TREX_OK)
+		w->st = gpu_busy(&sn->sc[side], &sn->busy[side]);
+	if (w->st == TREX_OK)
+		w->st = step_totals(w->idx, w->o, &sn->steps[side], &sn->steps_ns[side], &w->err);
+}
+
+static enum trex_status summary_numbers(const struct trex_index *const idx[2],
+                                        const struct trex_diff_opts *o, struct summary_numbers *sn,
+                                        struct trex_error *err)
+{
+	struct numbers_work w[2] = {{idx[0], o, sn, {0}, TREX_OK}, {idx[1], o, sn, {0}, TREX_OK}};
+
+	trex_task_run(o->threads, 2, side_numbers, w);
+	for (int s = 0; s < 2; s++) {
+		if (w[s].st == TREX_OK)
+			continue;
+		if (w[s].st != TREX_NOMEM) /* NOMEM: the caller's words */
+			*err = w[s].err;
+		return w[s].st;
+	}
+	return name_counts(idx, sn->sc, o->normalize, sn->names);
+}
+
+static enum trex_status summary_rows(const struct trex_index *const idx[2],
+                                     const struct summary_numbers *sn, struct trex_table *t)
+{
+	const struct side_scan *sc = sn->sc;
 	enum trex_status st;
 
 	st = summary_row(t, "files", trex_index_file_count(idx[0]), trex_index_file_count(idx[1]),
@@ -606,23 +697,21 @@ static enum trex_status summary_rows(const struct trex_index *const idx[2],
 		st = summary_row(t, "span", NAN, NAN,
 		                 (double)(trex_index_end(idx[0]) - trex_index_start(idx[0])),
 		                 (double)(trex_index_end(idx[1]) - trex_index_start(idx[1])));
-	for (int copies = 0; copies < 2 && st == TREX_OK; copies++) {
-		kind_totals(idx[0], copies, &c[0], &ns[0]);
-		kind_totals(idx[1], copies, &c[1], &ns[1]);
-		st = summary_row(t, copies ? "memcpy/memset" : "kernels", c[0], c[1], ns[0], ns[1]);
-	}
-	if (st == TREX_OK && (st = gpu_busy(idx[0], &ns[0])) == TREX_OK &&
-	    (st = gpu_busy(idx[1], &ns[1])) == TREX_OK)
-		st = summary_row(t, "GPU busy", NAN, NAN, ns[0], ns[1]);
-	if (st == TREX_OK && (st = step_totals(idx[0], o, &c[0], &ns[0], err)) == TREX_OK &&
-	    (st = step_totals(idx[1], o, &c[1], &ns[1], err)) == TREX_OK)
-		st = summary_row(t, "steps", c[0], c[1], ns[0], ns[1]);
-	if (st == TREX_OK && (st = name_counts(idx[0], idx[1], o->normalize, names)) == TREX_OK)
-		st = summary_row(t, "kernel names", names[0], names[1], NAN, NAN);
+	for (int copies = 0; copies < 2 && st == TREX_OK; copies++)
+		st = summary_row(t, copies ? "memcpy/memset" : "kernels",
+		                 (double)sc[0].count[copies], (double)sc[1].count[copies],
+		                 (double)sc[0].total[copies], (double)sc[1].total[copies]);
 	if (st == TREX_OK)
-		st = summary_row(t, "new kernel names", NAN, names[2], NAN, NAN);
+		st = summary_row(t, "GPU busy", NAN, NAN, sn->busy[0], sn->busy[1]);
 	if (st == TREX_OK)
-		st = summary_row(t, "gone kernel names", names[3], NAN, NAN, NAN);
+		st = summary_row(t, "steps", sn->steps[0], sn->steps[1], sn->steps_ns[0],
+		                 sn->steps_ns[1]);
+	if (st == TREX_OK)
+		st = summary_row(t, "kernel names", sn->names[0], sn->names[1], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "new kernel names", NAN, sn->names[2], NAN, NAN);
+	if (st == TREX_OK)
+		st = summary_row(t, "gone kernel names", sn->names[3], NAN, NAN, NAN);
 	return st;
 }
 
@@ -632,10 +721,15 @@ enum trex_status trex_diff_summary_table(const struct trex_index *a, const struc
 {
 	static const struct trex_diff_opts defaults = {0};
 	const struct trex_index *idx[2] = {a, b};
+	struct summary_numbers sn = {.busy = {0, 0}};
 	enum trex_status st;
 
 	trex_table_init(t, "summary", summary_cols, S_COUNT);
-	st = summary_rows(idx, opts ? opts : &defaults, t, err);
+	st = summary_numbers(idx, opts ? opts : &defaults, &sn, err);
+	if (st == TREX_OK)
+		st = summary_rows(idx, &sn, t);
+	side_scan_free(&sn.sc[0]);
+	side_scan_free(&sn.sc[1]);
 	if (st != TREX_OK) {
 		trex_table_free(t);
 		return st == TREX_NOMEM ? nomem(err, "diff summary") : st;

@@ -10,6 +10,7 @@
 
 #include "diff_internal.h"
 #include "trex/analysis/steps.h"
+#include "trex/core/task.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -79,6 +80,42 @@ static enum trex_status side_steps(const struct trex_index *idx, const struct tr
 	for (size_t m = 0; m < NMEASURES; m++)
 		s->col[m] = col_of(&s->t, measures[m]);
 	s->row = 0;
+	return TREX_OK;
+}
+
+/* side_steps of one side, as a task (core/task.h): the sides at once. */
+struct steps_work {
+	const struct trex_index *idx;
+	const struct trex_diff_opts *o;
+	struct step_side *s;
+	struct trex_error err;
+	enum trex_status st;
+};
+
+static void side_steps_task(void *arg, size_t side, unsigned worker)
+{
+	struct steps_work *w = (struct steps_work *)arg + side;
+
+	(void)worker;
+	w->st = side_steps(w->idx, w->o, w->s, &w->err);
+}
+
+/* Both sides' steps; on failure the first failing side's error, and
+ * neither side's table kept. */
+static enum trex_status both_sides(const struct trex_index *a, const struct trex_index *b,
+                                   const struct trex_diff_opts *o, struct step_side s[2],
+                                   struct trex_error *err)
+{
+	struct steps_work w[2] = {{a, o, &s[0], {0}, TREX_OK}, {b, o, &s[1], {0}, TREX_OK}};
+
+	trex_task_run(o->threads, 2, side_steps_task, w);
+	for (int i = 0; i < 2; i++) {
+		if (w[i].st == TREX_OK)
+			continue;
+		*err = w[i].err;
+		trex_table_free(&s[1 - i].t); /* a failed side's table is freed already */
+		return w[i].st;
+	}
 	return TREX_OK;
 }
 
@@ -204,10 +241,7 @@ enum trex_status trex_diff_steps_table(const struct trex_index *a, const struct 
 
 	trex_table_init(t, "steps", step_cols, T_COUNT);
 	memset(s, 0, sizeof(s));
-	st = side_steps(a, o, &s[0], err);
-	if (st == TREX_OK && (st = side_steps(b, o, &s[1], err)) != TREX_OK)
-		trex_table_free(&s[0].t);
-	if (st != TREX_OK)
+	if ((st = both_sides(a, b, o, s, err)) != TREX_OK)
 		return st;
 	st = pair_steps(t, s, o, &hidden_rows);
 	if (hidden)

@@ -89,10 +89,9 @@ struct ctx {
 	struct views_span *span[4]; /* scratch per class: all, compute, comm, memory */
 };
 
-static bool is_step(struct ctx *c, uint32_t slice)
+static bool is_step(struct ctx *c, const struct trex_slice *s)
 {
-	const struct trex_slice *s = trex_index_slice(c->idx, slice);
-	enum trex_kind k = views_kind(c->idx, slice);
+	enum trex_kind k = (enum trex_kind)s->kind;
 
 	if (k != TREX_KIND_CPU_OP && k != TREX_KIND_ANNOTATION)
 		return false;
@@ -104,25 +103,31 @@ static bool is_step(struct ctx *c, uint32_t slice)
 
 static enum trex_status collect(struct ctx *c)
 {
-	uint32_t n = trex_index_slice_count(c->idx);
+	uint32_t n = trex_index_slice_count(c->idx), track = TREX_NONE, file = 0;
 	enum trex_status st = TREX_OK;
 
 	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(c->idx, i);
-		struct item it = {trex_index_track_file(c->idx, s->track), i, s->ts, s->ts + s->dur,
-		                  (uint8_t)trex_gpu_class_of(c->idx, i)};
+		bool work = trex_kind_is_device_work((enum trex_kind)s->kind);
+		struct item it;
 
-		if (it.cls != TREX_GPU_NOT_WORK && !push(&c->work, &it))
-			st = TREX_NOMEM;
-		else if (it.cls == TREX_GPU_NOT_WORK && is_step(c, i) && !push(&c->steps, &it))
+		/* a step's kinds are never GPU work (trex_gpu_class_of) */
+		if (!work && !is_step(c, s))
+			continue;
+		if (s->track != track) /* slices come track by track */
+			file = trex_index_track_file(c->idx, track = s->track);
+		it = (struct item){
+		    file, i, s->ts, s->ts + s->dur,
+		    (uint8_t)(work ? trex_gpu_class_of(c->idx, i) : TREX_GPU_NOT_WORK)};
+		if (!push(work ? &c->work : &c->steps, &it))
 			st = TREX_NOMEM;
 	}
 	if (st != TREX_OK)
 		return st;
-	if (c->work.n > 1)
-		qsort(c->work.v, c->work.n, sizeof(*c->work.v), cmp_item);
-	if (c->steps.n > 1)
-		qsort(c->steps.v, c->steps.n, sizeof(*c->steps.v), cmp_item);
+	/* gathered lane by lane, each lane sorted by start: a few runs per file */
+	if (!views_sort_runs(c->work.v, c->work.n, sizeof(*c->work.v), cmp_item) ||
+	    !views_sort_runs(c->steps.v, c->steps.n, sizeof(*c->steps.v), cmp_item))
+		return TREX_NOMEM;
 	for (int k = 0; k < 4; k++) {
 		if (!(c->span[k] = malloc((c->work.n ? c->work.n : 1) * sizeof(*c->span[k]))))
 			return TREX_NOMEM;
@@ -244,27 +249,67 @@ static enum trex_status step_ids(const struct ctx *c, uint32_t **ids)
 	return TREX_OK;
 }
 
-enum trex_status trex_steps_table(const struct trex_index *idx, const struct trex_step_opts *opts,
-                                  struct trex_table *t, uint32_t **ids, struct trex_error *err)
+/* c->re from opts' pattern and c->name_match for idx's names; USAGE with
+ * PCRE2's words for a bad pattern. */
+static enum trex_status ctx_open(struct ctx *c, const struct trex_index *idx,
+                                 const struct trex_step_opts *opts, struct trex_error *err)
 {
 	const char *pattern = opts && opts->pattern ? opts->pattern : TREX_STEP_PATTERN;
-	struct ctx c = {.idx = idx};
 	enum trex_status st;
 
-	trex_table_init(t, "steps", cols, ARRAY_LEN(cols));
-	if (ids)
-		*ids = NULL;
-	st = trex_regex_compile(pattern, &c.re, err);
+	*c = (struct ctx){.idx = idx};
+	st = trex_regex_compile(pattern, &c->re, err);
 	if (st == TREX_USAGE) {
 		char why[TREX_ERROR_MSG_MAX];
 
 		snprintf(why, sizeof(why), "%s", err->message);
 		return trex_error_set(err, st, NULL, -1, "step pattern '%s': %s", pattern, why);
 	}
-	if (st == TREX_OK) {
-		c.name_match = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
-		st = c.name_match ? collect(&c) : TREX_NOMEM;
+	if (st != TREX_OK)
+		return st;
+	c->name_match = calloc(trex_strtab_count(trex_index_strings(idx)) + 1, 1);
+	return c->name_match ? TREX_OK : TREX_NOMEM;
+}
+
+enum trex_status trex_steps_total(const struct trex_index *idx, const struct trex_step_opts *opts,
+                                  uint64_t *count, __int128 *total, struct trex_error *err)
+{
+	uint32_t n = trex_index_slice_count(idx);
+	struct ctx c;
+	enum trex_status st = ctx_open(&c, idx, opts, err);
+
+	*count = 0;
+	*total = 0;
+	/* a step's kinds are never GPU work: collect's test comes down to is_step */
+	for (uint32_t i = 0; st == TREX_OK && i < n; i++) {
+		const struct trex_slice *s = trex_index_slice(idx, i);
+
+		if (is_step(&c, s)) {
+			(*count)++;
+			*total += s->dur;
+		}
 	}
+	trex_regex_free(c.re);
+	free(c.name_match);
+	if (st == TREX_NOMEM)
+		return trex_error_set(err, st, NULL, -1, "steps: out of memory");
+	return st;
+}
+
+enum trex_status trex_steps_table(const struct trex_index *idx, const struct trex_step_opts *opts,
+                                  struct trex_table *t, uint32_t **ids, struct trex_error *err)
+{
+	struct ctx c;
+	enum trex_status st;
+
+	trex_table_init(t, "steps", cols, ARRAY_LEN(cols));
+	if (ids)
+		*ids = NULL;
+	st = ctx_open(&c, idx, opts, err);
+	if (st == TREX_USAGE)
+		return st;
+	if (st == TREX_OK)
+		st = collect(&c);
 	if (st == TREX_OK)
 		st = rows(&c, t);
 	if (st == TREX_OK && ids)

@@ -41,6 +41,77 @@ void views_sort_i64(int64_t *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_i64);
 }
 
+/* Merges the sorted runs a[0..na) and b[0..nb) (size-byte elements) into
+ * out, a's element first on ties. */
+static void merge_two(const char *a, size_t na, const char *b, size_t nb, char *out, size_t size,
+                      int (*cmp)(const void *, const void *))
+{
+	const char *a_end = a + na * size, *b_end = b + nb * size;
+
+	while (a < a_end && b < b_end) {
+		const char **from = cmp(b, a) < 0 ? &b : &a;
+
+		memcpy(out, *from, size);
+		*from += size;
+		out += size;
+	}
+	memcpy(out, a, (size_t)(a_end - a));
+	out += a_end - a;
+	memcpy(out, b, (size_t)(b_end - b));
+}
+
+/* One bottom-up pass: runs 2k and 2k + 1 (starting at start[2k] and
+ * start[2k + 1], start[runs] = n) of src merged into dst; start keeps the
+ * new runs' starts. Returns how many runs are left. */
+static size_t merge_pass(const char *src, char *dst, size_t *start, size_t runs, size_t size,
+                         int (*cmp)(const void *, const void *))
+{
+	size_t k = 0;
+
+	for (size_t r = 0; r < runs; r += 2, k++) {
+		size_t from = start[r], mid = start[r + (r + 1 < runs)],
+		       to = start[r + 1 + (r + 1 < runs)];
+
+		merge_two(src + from * size, mid - from, src + mid * size, to - mid,
+		          dst + from * size, size, cmp);
+		start[k] = from;
+	}
+	start[k] = start[runs];
+	return k;
+}
+
+bool views_sort_runs(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *base = v, *tmp, *src = base, *dst;
+	size_t runs = 1, *start;
+
+	for (size_t i = 1; i < n; i++)
+		runs += cmp(base + (i - 1) * size, base + i * size) > 0;
+	if (n < 2 || runs == 1)
+		return true;
+	start = malloc((runs + 1) * sizeof(*start));
+	tmp = malloc(n * size);
+	if (!start || !tmp) {
+		free(start);
+		free(tmp);
+		return false;
+	}
+	start[0] = 0;
+	for (size_t i = 1, r = 1; i < n; i++)
+		if (cmp(base + (i - 1) * size, base + i * size) > 0)
+			start[r++] = i;
+	start[runs] = n;
+	for (dst = tmp; runs > 1; dst = dst == tmp ? base : tmp) {
+		runs = merge_pass(src, dst, start, runs, size, cmp);
+		src = dst;
+	}
+	if (src != base)
+		memcpy(base, src, n * size);
+	free(start);
+	free(tmp);
+	return true;
+}
+
 void views_stats_of(const int64_t *v, size_t n, struct views_stats *out)
 {
 	long double mean, m2 = 0;

@@ -3,6 +3,7 @@
 #ifndef TREX_ANALYSIS_VIEWS_UTIL_H
 #define TREX_ANALYSIS_VIEWS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,12 @@ struct views_stats {
 void views_stats_of(const int64_t *sorted, size_t n, struct views_stats *out);
 /* Sorts v[0..n) ascending. */
 void views_sort_i64(int64_t *v, size_t n);
+/* Sorts v[0..n) (elements of size bytes) by cmp, stably, by merging the
+ * ascending runs it already holds: about n log2(runs) comparisons, so
+ * slices gathered lane by lane (each lane sorted by start) cost a pass or
+ * two, and any other order what a merge sort costs. false when out of
+ * memory (v is then as it was). */
+bool views_sort_runs(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 struct views_span {
 	int64_t ts, end;

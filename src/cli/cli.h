@@ -340,6 +340,16 @@ struct trex_catset;
 enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
                           struct trex_index **out, struct trex_metrics **metrics,
                           struct trex_error *err);
+/* The threads -j asks for, 0 (the default) being the online cores. */
+unsigned cli_threads(const struct cli_opts *o);
+/* The two runs of `trex diff` (o->inputs[0] and [1], one argument each),
+ * each loaded as cli_load loads its inputs and reported on in that order
+ * (A's warnings first, each run's rank clashes after its warnings), but
+ * both at once, B in a thread of its own and each on half the threads,
+ * unless there is one (-j 1, or one core). On failure the first side's
+ * error, both NULL. */
+enum trex_status cli_load_pair(const struct cli_opts *o, const struct trex_catset *schema,
+                               struct trex_index *out[2], struct trex_error *err);
 /* The index-file cache mode --no-cache and --rebuild-cache ask for, and
  * its note (a refused or unwritable index file) as one line on stderr. */
 enum trex_cache_mode cli_cache_mode(const struct cli_opts *o);

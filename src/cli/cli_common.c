@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1120,42 +1121,39 @@ void cli_print_cache_note(const struct trex_cache_report *r)
 	fputc('\n', stderr);
 }
 
-enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
-                          struct trex_index **out, struct trex_metrics **metrics,
-                          struct trex_error *err)
+/* o's load options: Ctrl-C through load_cancelled, no progress line (the
+ * caller chooses one), index files as --no-cache and --rebuild-cache say. */
+static struct trex_load_opts load_opts_of(const struct cli_opts *o,
+                                          const struct trex_comm_override *by_schema,
+                                          struct trex_cache_report *cache)
 {
-	struct progress pr = {.last_ns = 0, .shown = false};
-	struct trex_cache_report cache = {.hit = false};
-	struct trex_comm_override by_schema = {trex_catset_comm_by_name, schema};
-	struct trex_load_opts lo = {.threads = o->threads,
-	                            .strict = o->strict,
-	                            .format = o->input_format,
-	                            .bandwidth_gbps = o->bandwidth_gbps,
-	                            .latency_ns = o->latency_ns,
-	                            .npus = o->npus,
-	                            .npu_frequency_ghz = o->npu_frequency_ghz,
-	                            .comm_override = schema ? &by_schema : NULL,
-	                            .cancel = &load_cancelled,
-	                            .progress_user = &pr,
-	                            .cache = cli_cache_mode(o),
-	                            .cache_report = &cache};
-	struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
-	enum trex_status st;
+	return (struct trex_load_opts){.threads = o->threads,
+	                               .strict = o->strict,
+	                               .format = o->input_format,
+	                               .bandwidth_gbps = o->bandwidth_gbps,
+	                               .latency_ns = o->latency_ns,
+	                               .npus = o->npus,
+	                               .npu_frequency_ghz = o->npu_frequency_ghz,
+	                               .comm_override = by_schema,
+	                               .cancel = &load_cancelled,
+	                               .cache = cli_cache_mode(o),
+	                               .cache_report = cache};
+}
 
-	*out = NULL;
-	if (metrics)
-		*metrics = NULL;
-	if (!o->quiet && isatty(STDERR_FILENO))
-		lo.progress = on_progress;
-	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	load_cancelled = 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, metrics, err);
-	sigaction(SIGINT, &old, NULL);
-	progress_clear(&pr);
-	if (!o->demo && cache.note[0])
-		cli_print_cache_note(&cache);
+static bool progress_wanted(const struct cli_opts *o)
+{
+	return !o->quiet && isatty(STDERR_FILENO);
+}
+
+/* What follows a load whose status is st: the index-file cache's note,
+ * an interrupt, the lost data (--strict), graph problems, --align; *out
+ * and *metrics freed when any of them fails. */
+static enum trex_status after_load(const struct cli_opts *o, const struct trex_cache_report *cache,
+                                   enum trex_status st, struct trex_index **out,
+                                   struct trex_metrics **metrics, struct trex_error *err)
+{
+	if (!o->demo && cache->note[0])
+		cli_print_cache_note(cache);
 	if (st == TREX_OK && load_cancelled)
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
 	if (st == TREX_OK && *out)
@@ -1173,6 +1171,148 @@ enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *sc
 	if (st != TREX_OK && metrics) {
 		trex_metrics_free(*metrics);
 		*metrics = NULL;
+	}
+	return st;
+}
+
+enum trex_status cli_load(const struct cli_opts *o, const struct trex_catset *schema,
+                          struct trex_index **out, struct trex_metrics **metrics,
+                          struct trex_error *err)
+{
+	struct progress pr = {.last_ns = 0, .shown = false};
+	struct trex_cache_report cache = {.hit = false};
+	struct trex_comm_override by_schema = {trex_catset_comm_by_name, schema};
+	struct trex_load_opts lo = load_opts_of(o, schema ? &by_schema : NULL, &cache);
+	struct sigaction old;
+	enum trex_status st;
+
+	*out = NULL;
+	if (metrics)
+		*metrics = NULL;
+	lo.progress_user = &pr;
+	if (progress_wanted(o))
+		lo.progress = on_progress;
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	cli_interrupt_begin(&old);
+	st = o->demo ? load_demo(&lo, out, err) : load_files(o, &lo, out, metrics, err);
+	cli_interrupt_end(&old);
+	progress_clear(&pr);
+	return after_load(o, &cache, st, out, metrics, err);
+}
+
+/* ---- two runs at once (trex diff) ------------------------------------------------------------ */
+
+unsigned cli_threads(const struct cli_opts *o)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return o->threads ? o->threads : cores > 1 ? (unsigned)cores : 1;
+}
+
+/* One progress line for both loads: each side's latest report, summed. */
+struct pair_progress {
+	pthread_mutex_t lock;
+	struct progress pr;
+	struct trex_load_progress part[2];
+};
+
+struct pair_side {
+	struct cli_opts one; /* o with this side's input alone */
+	struct trex_load_opts lo;
+	struct trex_cache_report cache;
+	struct trex_index *idx;
+	struct trex_error err;
+	enum trex_status st;
+	struct pair_progress *pp;
+	int side;
+};
+
+static void on_pair_progress(const struct trex_load_progress *p, void *user)
+{
+	struct pair_side *s = user;
+	struct pair_progress *pp = s->pp;
+	struct trex_load_progress sum;
+
+	pthread_mutex_lock(&pp->lock);
+	pp->part[s->side] = *p;
+	sum = pp->part[0];
+	sum.bytes_done += pp->part[1].bytes_done;
+	sum.bytes_total += pp->part[1].bytes_total;
+	sum.disk_done += pp->part[1].disk_done;
+	sum.events += pp->part[1].events;
+	sum.files_done += pp->part[1].files_done;
+	sum.file_count += pp->part[1].file_count;
+	on_progress(&sum, &pp->pr);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+static void *load_pair_side(void *arg)
+{
+	struct pair_side *s = arg;
+
+	s->st = load_files(&s->one, &s->lo, &s->idx, NULL, &s->err);
+	return NULL;
+}
+
+/* Both sides loaded, B in a thread of its own and each on half the
+ * threads (as trex index shares them among files), unless there is one
+ * thread (-j 1, or one core) or no thread could start: then B only after
+ * A loaded, as before, on all of them. */
+static void load_both(const struct cli_opts *o, struct pair_side s[2])
+{
+	unsigned jobs = cli_threads(o);
+	pthread_t b;
+	bool threaded;
+
+	s[0].lo.threads = s[1].lo.threads = jobs / 2 ? jobs / 2 : 1;
+	threaded = jobs > 1 && pthread_create(&b, NULL, load_pair_side, &s[1]) == 0;
+	if (!threaded)
+		s[0].lo.threads = s[1].lo.threads = o->threads;
+	load_pair_side(&s[0]);
+	if (threaded)
+		pthread_join(b, NULL);
+	else if (s[0].st == TREX_OK)
+		load_pair_side(&s[1]);
+}
+
+enum trex_status cli_load_pair(const struct cli_opts *o, const struct trex_catset *schema,
+                               struct trex_index *out[2], struct trex_error *err)
+{
+	struct trex_comm_override by_schema = {trex_catset_comm_by_name, schema};
+	struct pair_progress pp = {.pr = {.last_ns = 0, .shown = false}};
+	struct pair_side s[2];
+	struct sigaction old;
+	enum trex_status st = TREX_OK;
+
+	for (int i = 0; i < 2; i++) {
+		s[i] = (struct pair_side){.one = *o, .st = TREX_OK, .pp = &pp, .side = i};
+		s[i].one.inputs = o->inputs + i;
+		s[i].one.input_count = 1;
+		s[i].lo = load_opts_of(o, schema ? &by_schema : NULL, &s[i].cache);
+		s[i].lo.progress_user = &s[i];
+		if (progress_wanted(o))
+			s[i].lo.progress = on_pair_progress;
+	}
+	pthread_mutex_init(&pp.lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &pp.pr.start);
+	cli_interrupt_begin(&old);
+	load_both(o, s);
+	cli_interrupt_end(&old);
+	progress_clear(&pp.pr);
+	pthread_mutex_destroy(&pp.lock);
+	/* what follows each load, A's first, as when they loaded one by one */
+	for (int i = 0; i < 2; i++) {
+		if (st == TREX_OK && s[i].st != TREX_OK)
+			*err = s[i].err;
+		if (st == TREX_OK)
+			st = after_load(&s[i].one, &s[i].cache, s[i].st, &s[i].idx, NULL, err);
+		if (st == TREX_OK)
+			cli_report_rank_clashes(s[i].idx);
+	}
+	for (int i = 0; i < 2; i++) {
+		out[i] = st == TREX_OK ? s[i].idx : NULL;
+		if (st != TREX_OK)
+			trex_index_free(s[i].idx);
 	}
 	return st;
 }

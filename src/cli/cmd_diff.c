@@ -73,22 +73,6 @@ static enum trex_status parse_view(const struct cli_opts *o, enum diff_view *v,
 	                      o->by);
 }
 
-/* Run side (0: A, 1: B), loaded as a command loads its inputs. */
-static enum trex_status load_side(const struct cli_opts *o, int side,
-                                  const struct trex_catset *schema, struct trex_index **out,
-                                  struct trex_error *err)
-{
-	struct cli_opts one = *o;
-	enum trex_status st;
-
-	one.inputs = o->inputs + side;
-	one.input_count = 1;
-	st = cli_load(&one, schema, out, NULL, err);
-	if (st == TREX_OK)
-		cli_report_rank_clashes(*out);
-	return st;
-}
-
 /* ---- output ------------------------------------------------------------------------------- */
 
 struct diff_out {
@@ -282,7 +266,8 @@ static enum trex_status report(struct diff_out *d, enum diff_view v,
 	                               .min_change_ns = d->o->min_ns,
 	                               .min_change_pct = d->o->min_pct,
 	                               .step_pattern = d->o->step,
-	                               .catset = schema};
+	                               .catset = schema,
+	                               .threads = cli_threads(d->o)};
 	enum trex_status st;
 
 	header(d);
@@ -330,8 +315,7 @@ enum trex_status cmd_diff(const struct cli_opts *o, const struct cli_model *m, F
 		trex_catset_free(schema);
 		return st;
 	}
-	for (int s = 0; s < 2 && st == TREX_OK; s++)
-		st = load_side(o, s, schema, &idx[s], err);
+	st = cli_load_pair(o, schema, idx, err);
 	if (st == TREX_OK) {
 		struct diff_out d = {out.stream, o, {idx[0], idx[1]}, true};
 

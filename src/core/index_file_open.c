@@ -101,29 +101,41 @@ static bool procs_ok(const struct opener *o)
 	return true;
 }
 
+/* One slice's own ids: its track and lane exist, its strings and kind. */
+static bool slice_ids_ok(const struct opener *o, const struct trex_slice *s)
+{
+	const struct trex_index *idx = o->idx;
+
+	return s->track < idx->ntracks && s->depth < idx->tracks[s->track].lane_count &&
+	       str_ok(o, s->name) && str_ok(o, s->cat) && s->kind < TREX_KIND_COUNT;
+}
+
 /* Slices lie in their lane: track and depth agree, so every per-track and
- * per-lane walk stays inside the arrays. */
+ * per-lane walk stays inside the arrays. Lanes written by the index tile
+ * the slices in order, so the walk over the lanes checks each slice once;
+ * only when they do not (a forged file) are all slices walked again. */
 static bool slices_ok(const struct opener *o)
 {
 	const struct trex_index *idx = o->idx;
+	uint64_t tiled = 0; /* the slices the lanes so far cover, when they tile */
 
 	for (uint32_t l = 0; l < idx->nlanes; l++) {
 		const struct trex_lane *lane = &idx->lanes[l];
 
+		tiled = tiled == lane->first ? tiled + lane->count : UINT64_MAX;
 		for (uint32_t i = lane->first; i < lane->first + lane->count; i++) {
 			const struct trex_slice *s = trex_idx_slice(idx, i);
 
-			if (s->track != lane->track || s->depth != lane->depth)
+			if (s->track != lane->track || s->depth != lane->depth ||
+			    !slice_ids_ok(o, s))
 				return false;
 		}
 	}
-	for (uint32_t i = 0; i < idx->slices.count; i++) {
-		const struct trex_slice *s = trex_idx_slice(idx, i);
-
-		if (s->track >= idx->ntracks || s->depth >= idx->tracks[s->track].lane_count ||
-		    !str_ok(o, s->name) || !str_ok(o, s->cat) || s->kind >= TREX_KIND_COUNT)
+	if (tiled == idx->slices.count)
+		return true;
+	for (uint32_t i = 0; i < idx->slices.count; i++)
+		if (!slice_ids_ok(o, trex_idx_slice(idx, i)))
 			return false;
-	}
 	return true;
 }
 

@@ -221,8 +221,32 @@ def trex_json(rep, what, *args):
     return r.json()
 
 
-def check_summary(rep, label, ra, rb, doc):
+def gpu_busy(run):
+    """The union of each device's (pid's) kernels and copies, summed."""
+    by = collections.defaultdict(list)
+    for s in run.kernels + run.copies:
+        by[s["stream"][0]].append((s["ts"], s["ts"] + s["dur"]))
+    return sum(union(v) for v in by.values())
+
+
+def check_names_and_busy(rep, label, ra, rb, rows, rules):
+    na = {normalize(s["name"], rules) for s in ra.kernels}
+    nb = {normalize(s["name"], rules) for s in rb.kernels}
+    want = {"kernel names": ("a_count", len(na), "b_count", len(nb)),
+            "new kernel names": ("b_count", len(nb - na), None, None),
+            "gone kernel names": ("a_count", len(na - nb), None, None),
+            "GPU busy": ("a_ns", gpu_busy(ra), "b_ns", gpu_busy(rb))}
+    diag = []
+    for what, (ka, va, kb, vb) in want.items():
+        r = rows.get(what, {})
+        if not (close(r.get(ka), va) and (kb is None or close(r.get(kb), vb))):
+            diag.append("%s: expected %s, trex %s" % (what, (va, vb), r))
+    rep.check(not diag, "%s: summary GPU busy and kernel names" % label, diag)
+
+
+def check_summary(rep, label, ra, rb, doc, rules=""):
     rows = {r["what"]: r for r in doc.get("summary", {}).get("rows", [])}
+    check_names_and_busy(rep, label, ra, rb, rows, rules)
     want = {
         "kernels": (len(ra.kernels), len(rb.kernels), sum(s["dur"] for s in ra.kernels),
                     sum(s["dur"] for s in rb.kernels)),
@@ -249,7 +273,7 @@ def cmd_compare(a, b, rules=""):
                             " --normalize " + rules if rules else "")
     extra = ["--normalize", rules] if rules else []
     doc = trex_json(rep, label, "diff", a, b, *extra)
-    check_summary(rep, label, ra, rb, doc)
+    check_summary(rep, label, ra, rb, doc, rules)
     compare_table(rep, "%s: kernels (count, total, avg, p95, change, %%, status)" % label,
                   doc.get("kernels", {}).get("rows", []),
                   expected_rows(stats(ra.kernels, rules), stats(rb.kernels, rules)),

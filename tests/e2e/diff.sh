@@ -121,4 +121,24 @@ run_trex missing diff "$A" "$TEST_TMP/no-such.json"
 check "a missing run: exit 2 naming it" test "$(rc_of missing)" -eq 2
 check "a missing run: the message names it" grep -q 'no-such.json' "$TEST_TMP/missing.err"
 
+# ---- both runs load at once; what each says comes in A, B order -----------------------
+run_trex bothmissing diff "$TEST_TMP/no-such-a.json" "$TEST_TMP/no-such-b.json"
+check "both runs missing: exit 2 naming A, the first" sh -c \
+	'test "$1" -eq 2 && grep -q "no-such-a.json" "$2" && ! grep -q "no-such-b.json" "$2"' \
+	sh "$(rc_of bothmissing)" "$TEST_TMP/bothmissing.err"
+head -c "$(($(wc -c <"$A") * 2 / 3))" "$A" >"$TEST_TMP/cut-a.json"
+head -c "$(($(wc -c <"$B") / 2))" "$B" >"$TEST_TMP/cut-b.json"
+run_trex cut diff --no-cache -q "$TEST_TMP/cut-a.json" "$TEST_TMP/cut-b.json"
+grep 'damaged input' "$TEST_TMP/cut.err" | sed -n 's/^trex: warning: .*\(cut-[ab]\.json\).*/\1/p' |
+	uniq >"$TEST_TMP/cut.order"
+check "two damaged runs: A's warnings, then B's" \
+	test "$(tr '\n' ' ' <"$TEST_TMP/cut.order")" = "cut-a.json cut-b.json "
+run_trex cutstrict diff --no-cache -q --strict "$A" "$TEST_TMP/cut-b.json"
+check "--strict, B damaged: exit 2 naming B" sh -c \
+	'test "$1" -eq 2 && grep -q "cut-b.json" "$2"' sh "$(rc_of cutstrict)" "$TEST_TMP/cutstrict.err"
+run_trex onethread diff --no-cache -j 1 "$A" "$B"
+run_trex twothreads diff --no-cache -j 2 "$A" "$B"
+check "-j 1 (one run after the other) and -j 2 (both at once): the same report" \
+	cmp "$TEST_TMP/onethread.out" "$TEST_TMP/twothreads.out"
+
 done_testing

@@ -543,3 +543,140 @@ Test(diff, sequence_runs_per_stream)
 	trex_index_free(a);
 	trex_index_free(b);
 }
+
+/* ---- the summary, and both sides at once ---------------------------------------------------- */
+
+/* Device 0: k1 [0, 100) and k2 [50, 150) overlap on stream 7 (two lanes),
+ * a copy [120, 200) on stream 8, k3 [300, 310); device 1: k4 [0, 50) in A,
+ * k5 [10, 30) in B. GPU busy: A [0, 200) + [300, 310) + [0, 50) = 260,
+ * B 210 + 20 = 230. Kernels: A 4 for 260, B 4 for 230; one copy of 80
+ * each. Steps: one each, 400 and 500. Names: A k1-k4, B k1-k3 and k5: 4
+ * each, k5 new, k4 gone. */
+static const struct fixture_slice busy_a[] = {
+    {"0", "7", "kernel", "k1", 0, 100, 0, 0, NULL},
+    {"0", "7", "kernel", "k2", 50, 100, 0, 0, NULL},
+    {"0", "8", "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 120, 80, 0, 0, NULL},
+    {"0", "7", "kernel", "k3", 300, 10, 0, 0, NULL},
+    {"1", "7", "kernel", "k4", 0, 50, 0, 0, NULL},
+    {"100", "100", "user_annotation", "ProfilerStep#1", 0, 400, 0, 0, NULL},
+};
+static const struct fixture_slice busy_b[] = {
+    {"0", "7", "kernel", "k1", 0, 100, 0, 0, NULL},
+    {"0", "7", "kernel", "k2", 50, 100, 0, 0, NULL},
+    {"0", "8", "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 120, 80, 0, 0, NULL},
+    {"0", "7", "kernel", "k3", 300, 10, 0, 0, NULL},
+    {"1", "7", "kernel", "k5", 10, 20, 0, 0, NULL},
+    {"100", "100", "user_annotation", "ProfilerStep#1", 0, 500, 0, 0, NULL},
+};
+
+enum { S_WHAT, S_A_N, S_B_N, S_A_NS, S_B_NS };
+
+static void summary_row_is(const struct trex_table *t, size_t r, const char *what, double an,
+                           double bn, double ans, double bns)
+{
+	cr_assert_str_eq(text(t, r, S_WHAT), what);
+	cr_assert((isnan(an) && isnan(num(t, r, S_A_N))) || num(t, r, S_A_N) == an, "%s A count",
+	          what);
+	cr_assert((isnan(bn) && isnan(num(t, r, S_B_N))) || num(t, r, S_B_N) == bn, "%s B count",
+	          what);
+	cr_assert((isnan(ans) && isnan(num(t, r, S_A_NS))) || num(t, r, S_A_NS) == ans, "%s A ns",
+	          what);
+	cr_assert((isnan(bns) && isnan(num(t, r, S_B_NS))) || num(t, r, S_B_NS) == bns, "%s B ns",
+	          what);
+}
+
+Test(diff, summary_busy_is_the_union_per_device_and_names_are_counted)
+{
+	struct trex_index *a = build(busy_a, ARRAY_SIZE(busy_a));
+	struct trex_index *b = build(busy_b, ARRAY_SIZE(busy_b));
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_diff_summary_table(a, b, NULL, &t, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(t.nrows, 9);
+	summary_row_is(&t, 2, "kernels", 4, 4, 260, 230);
+	summary_row_is(&t, 3, "memcpy/memset", 1, 1, 80, 80);
+	summary_row_is(&t, 4, "GPU busy", NAN, NAN, 260, 230);
+	summary_row_is(&t, 5, "steps", 1, 1, 400, 500);
+	summary_row_is(&t, 6, "kernel names", 4, 4, NAN, NAN);
+	summary_row_is(&t, 7, "new kernel names", NAN, 1, NAN, NAN);
+	summary_row_is(&t, 8, "gone kernel names", 1, NAN, NAN, NAN);
+	trex_table_free(&t);
+	trex_index_free(a);
+	trex_index_free(b);
+}
+
+/* Every cell of two tables alike (numbers bit for bit, NaN as NaN). */
+static void same_tables(const struct trex_table *x, const struct trex_table *y)
+{
+	cr_assert_eq(x->nrows, y->nrows);
+	cr_assert_eq(x->ncols, y->ncols);
+	for (size_t r = 0; r < x->nrows; r++)
+		for (size_t c = 0; c < x->ncols; c++) {
+			const union trex_cell *p = trex_table_cell(x, r, c),
+			                      *q = trex_table_cell(y, r, c);
+
+			if (x->cols[c].type == TREX_COL_TEXT)
+				cr_assert_str_eq(p->text, q->text, "row %zu col %zu", r, c);
+			else
+				cr_assert(memcmp(p, q, sizeof(*p)) == 0, "row %zu col %zu", r, c);
+		}
+	cr_assert((!x->note && !y->note) || (x->note && y->note && !strcmp(x->note, y->note)));
+}
+
+/* Both sides worked on at once (threads 2) give the tables of one after
+ * the other (threads 0), for every comparison that splits by side. */
+Test(diff, both_sides_at_once_give_the_same_tables)
+{
+	const struct fixture_slice *runs[3][2] = {
+	    {run_a, run_b}, {busy_a, busy_b}, {steps_a, steps_b}};
+	const size_t lens[3][2] = {{ARRAY_SIZE(run_a), ARRAY_SIZE(run_b)},
+	                           {ARRAY_SIZE(busy_a), ARRAY_SIZE(busy_b)},
+	                           {ARRAY_SIZE(steps_a), ARRAY_SIZE(steps_b)}};
+	struct trex_diff_opts one = {.normalize = TREX_DIFF_NORM_TEMPLATE}, two = one;
+	struct trex_error err;
+
+	two.threads = 2;
+	for (int k = 0; k < 3; k++) {
+		struct trex_index *a = build(runs[k][0], lens[k][0]);
+		struct trex_index *b = build(runs[k][1], lens[k][1]);
+		struct trex_table x, y;
+
+		for (int by = TREX_DIFF_KERNELS; by <= TREX_DIFF_CATEGORIES; by++) {
+			cr_assert_eq(trex_diff_table(a, b, by, &one, &x, NULL, &err), TREX_OK);
+			cr_assert_eq(trex_diff_table(a, b, by, &two, &y, NULL, &err), TREX_OK);
+			same_tables(&x, &y);
+			trex_table_free(&x);
+			trex_table_free(&y);
+		}
+		cr_assert_eq(trex_diff_summary_table(a, b, &one, &x, &err), TREX_OK);
+		cr_assert_eq(trex_diff_summary_table(a, b, &two, &y, &err), TREX_OK);
+		same_tables(&x, &y);
+		trex_table_free(&x);
+		trex_table_free(&y);
+		cr_assert_eq(trex_diff_steps_table(a, b, &one, &x, NULL, &err), TREX_OK);
+		cr_assert_eq(trex_diff_steps_table(a, b, &two, &y, NULL, &err), TREX_OK);
+		same_tables(&x, &y);
+		trex_table_free(&x);
+		trex_table_free(&y);
+		trex_index_free(a);
+		trex_index_free(b);
+	}
+}
+
+/* A bad step pattern fails the same way with both sides at once. */
+Test(diff, a_bad_step_pattern_fails_alike_at_once)
+{
+	struct trex_index *a = build(steps_a, ARRAY_SIZE(steps_a));
+	struct trex_index *b = build(steps_b, ARRAY_SIZE(steps_b));
+	struct trex_diff_opts o = {.step_pattern = "ProfilerStep#(", .threads = 2};
+	struct trex_table t;
+	struct trex_error err;
+
+	cr_assert_eq(trex_diff_steps_table(a, b, &o, &t, NULL, &err), TREX_USAGE);
+	cr_assert(strstr(err.message, "ProfilerStep#("), "%s", err.message);
+	cr_assert_eq(trex_diff_summary_table(a, b, &o, &t, &err), TREX_USAGE);
+	cr_assert(strstr(err.message, "ProfilerStep#("), "%s", err.message);
+	trex_index_free(a);
+	trex_index_free(b);
+}

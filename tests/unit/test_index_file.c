@@ -610,6 +610,22 @@ static void comm_rule_none(unsigned char *bytes, size_t len)
 	side_values(bytes, TREX_SIDE_COMM)[0] = TREX_COMM_NONE;
 }
 
+/* The last lane one slice shorter, so the lanes no longer cover every
+ * slice, and that uncovered last slice named past the strings: the
+ * check that walks the lanes must not be the only one. */
+static void slice_outside_the_lanes(unsigned char *bytes, size_t len)
+{
+	struct file_header h;
+	struct trex_lane *lanes = section_of(bytes, SEC_LANES);
+	struct trex_slice *slices = section_of(bytes, SEC_SLICES);
+
+	memcpy(&h, bytes, sizeof(h));
+	cr_assert_gt(h.nlanes, 0);
+	cr_assert_eq(lanes[h.nlanes - 1].first + lanes[h.nlanes - 1].count, h.nslices);
+	lanes[h.nlanes - 1].count--;
+	slices[h.nslices - 1].name = (uint32_t)len;
+}
+
 Test(index_file, forged_ids_are_refused)
 {
 	char *trace = in_tmp("t.json"), *file = in_tmp("t.trex");
@@ -624,6 +640,7 @@ Test(index_file, forged_ids_are_refused)
 	forge_and_expect_refusal(file, side_bit_past_the_slices);
 	forge_and_expect_refusal(file, shape_past_the_strings);
 	forge_and_expect_refusal(file, comm_rule_none);
+	forge_and_expect_refusal(file, slice_outside_the_lanes);
 	trex_index_free(idx);
 }
 

@@ -172,3 +172,44 @@ Test(steps, times_at_the_ends_of_int64)
 	trex_table_free(&t);
 	trex_index_free(idx);
 }
+
+/* trex_steps_total counts the rows trex_steps_table lists and sums their
+ * dur_ns column, for the default pattern, another and a bad one. */
+static void check_total_matches_table(const struct trex_index *idx, const char *pattern,
+                                      uint64_t want_count, int64_t want_total)
+{
+	struct trex_step_opts o = {pattern};
+	struct trex_table t;
+	struct trex_error err;
+	uint64_t count;
+	__int128 total, table_total = 0;
+
+	cr_assert_eq(trex_steps_table(idx, &o, &t, NULL, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_steps_total(idx, &o, &count, &total, &err), TREX_OK, "%s", err.message);
+	for (size_t r = 0; r < t.nrows; r++)
+		table_total += (int64_t)num(&t, r, DUR);
+	cr_assert_eq(count, t.nrows, "%s", pattern ? pattern : "default");
+	cr_assert(total == table_total, "%s", pattern ? pattern : "default");
+	cr_assert_eq(count, want_count);
+	cr_assert(total == want_total);
+	trex_table_free(&t);
+}
+
+Test(steps, total_counts_and_sums_the_tables_rows)
+{
+	struct trex_index *idx = build(two_steps, ARRAY_SIZE(two_steps));
+	struct trex_step_opts bad = {"ProfilerStep#("};
+	struct trex_error err;
+	uint64_t count = 7;
+	__int128 total = 7;
+
+	/* the GPU-side copy of ProfilerStep#1 on stream 7 is no step */
+	check_total_matches_table(idx, NULL, 2, 2000);
+	check_total_matches_table(idx, "^aten::mm$", 1, 100);
+	check_total_matches_table(idx, "Step|mm", 3, 2100);
+	check_total_matches_table(idx, "nothing matches this", 0, 0);
+	cr_assert_eq(trex_steps_total(idx, &bad, &count, &total, &err), TREX_USAGE);
+	cr_assert(strstr(err.message, "ProfilerStep#(") && strstr(err.message, "parenthesis"), "%s",
+	          err.message);
+	trex_index_free(idx);
+}

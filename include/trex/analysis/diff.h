@@ -54,6 +54,7 @@ struct trex_diff_opts {
 	double min_change_pct;    /* ... or less than this % of A's total; 0: none */
 	const char *step_pattern; /* steps: PCRE2 (trex_steps_table), NULL: ProfilerStep# */
 	const struct trex_catset *catset; /* categories: NULL: the built-in rules */
+	unsigned threads; /* above 1: the two sides worked on at once (same results); 0: one */
 };
 
 /* What is compared, one row per name (kernels, ops) or category. */

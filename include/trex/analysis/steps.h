@@ -38,4 +38,10 @@ struct trex_step_opts {
 enum trex_status trex_steps_table(const struct trex_index *idx, const struct trex_step_opts *opts,
                                   struct trex_table *t, uint32_t **ids, struct trex_error *err);
 
+/* The steps trex_steps_table finds, without their GPU columns: how many
+ * (its rows) and their summed length (its dur_ns column, exactly), in one
+ * pass over the slices. Errors as trex_steps_table's. */
+enum trex_status trex_steps_total(const struct trex_index *idx, const struct trex_step_opts *opts,
+                                  uint64_t *count, __int128 *total, struct trex_error *err);
+
 #endif
