@@ -1186,11 +1186,12 @@ static bool join_columns(struct trex_category_part *const *parts, const int64_t 
 	memcpy(cols, cat_cols_head, sizeof(cat_cols_head));
 	for (size_t i = 0; i < n; i++) {
 		for (uint32_t d = 0; d < parts[i]->ndev; d++, k++) {
-			char key[1100], title[1100];
+			char key[1100], title[1100], run[64];
 
-			snprintf(key, sizeof(key), "rank%lld_%s_ns", (long long)ranks[i],
-			         parts[i]->dev_key[d]);
-			snprintf(title, sizeof(title), "rank %lld %s", (long long)ranks[i],
+			snprintf(key, sizeof(key), "%s_%s_ns",
+			         trex_rank_key(ranks[i], run, sizeof(run)), parts[i]->dev_key[d]);
+			snprintf(title, sizeof(title), "%s %s",
+			         trex_rank_label(ranks[i], run, sizeof(run)),
 			         parts[i]->dev_name[d]);
 			cols[k] = (struct trex_column){trex_table_strdup(t, key, strlen(key)),
 			                               trex_table_strdup(t, title, strlen(title)),

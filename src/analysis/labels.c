@@ -107,6 +107,18 @@ const char *trex_file_name(const struct trex_index *idx, uint32_t file, char *bu
 	return buf;
 }
 
+const char *trex_rank_label(int64_t rank, char *buf, size_t size)
+{
+	snprintf(buf, size, "rank %lld", (long long)rank);
+	return buf;
+}
+
+const char *trex_rank_key(int64_t rank, char *buf, size_t size)
+{
+	snprintf(buf, size, "rank%lld", (long long)rank);
+	return buf;
+}
+
 const char *trex_file_label(const struct trex_index *idx, uint32_t file, char *buf, size_t size)
 {
 	long long rank = (long long)file_of(idx, file)->rank;
@@ -116,7 +128,7 @@ const char *trex_file_label(const struct trex_index *idx, uint32_t file, char *b
 		snprintf(buf, size, "rank %lld (%s)", rank,
 		         trex_file_name(idx, file, name, sizeof(name)));
 	else
-		snprintf(buf, size, "rank %lld", rank);
+		trex_rank_label(rank, buf, size);
 	return buf;
 }
 
@@ -182,10 +194,8 @@ const char *trex_file_key(const struct trex_index *idx, uint32_t file, char *buf
 	char slug[NAME_MAX_LEN], other[NAME_MAX_LEN];
 	bool taken = false;
 
-	if (!trex_file_rank_shared(idx, file)) {
-		snprintf(buf, size, "rank%lld", rank);
-		return buf;
-	}
+	if (!trex_file_rank_shared(idx, file))
+		return trex_rank_key(rank, buf, size);
 	file_slug(idx, file, slug, sizeof(slug));
 	for (uint32_t g = 0; g < n; g++) {
 		if (!same_rank(idx, file, g) && g != file)

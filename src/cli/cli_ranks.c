@@ -27,6 +27,7 @@
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/kernels_merge.h"
+#include "trex/analysis/labels.h"
 #include "trex/analysis/ops.h"
 #include "trex/analysis/steps.h"
 #include "trex/core/index.h"
@@ -308,13 +309,6 @@ static bool assign_ranks(struct rank_job *jobs, size_t n)
 	return distinct;
 }
 
-static int cmp_part(const void *a, const void *b)
-{
-	const struct trex_kernels_part *x = a, *y = b;
-
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
 /* The notes of the cache and the losses, in input order. */
 static void report_jobs(const struct rank_job *jobs, size_t n)
 {
@@ -326,59 +320,64 @@ static void report_jobs(const struct rank_job *jobs, size_t n)
 	}
 }
 
+/* The line the command prints under a text table without rows. */
+static void print_empty(const struct cli_opts *o, const struct trex_table *t, FILE *out)
+{
+	if (t->nrows)
+		return;
+	if (o->command == CLI_CMD_STEPS)
+		cli_steps_none(o, out);
+	else if (o->command == CLI_CMD_GAPS)
+		cli_gaps_none(o, out);
+	else if (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API)
+		cli_cpu_summary_none(o->command == CLI_CMD_API, out);
+	else
+		cli_print_note(out, t);
+}
+
 /* t (taken over) as the command's report, after the notes and warnings of
- * the ranks: *done. */
+ * the ranks (jobs, in input order). */
 static enum trex_status write_report(const struct cli_opts *o, const struct rank_job *jobs,
-                                     size_t n, struct trex_table *t, FILE *out, bool *done,
+                                     size_t n, struct trex_table *t, FILE *out,
                                      struct trex_error *err)
 {
 	enum trex_status st;
 
-	*done = true;
 	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
 	st = trex_table_write(out, t, o->format, err);
-	if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
-	    o->command == CLI_CMD_STEPS)
-		cli_steps_none(o, out);
-	else if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
-	         o->command == CLI_CMD_GAPS)
-		cli_gaps_none(o, out);
-	else if (st == TREX_OK && o->format == TREX_FMT_TEXT && t->nrows == 0 &&
-	         (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API))
-		cli_cpu_summary_none(o->command == CLI_CMD_API, out);
-	else if (st == TREX_OK && o->format == TREX_FMT_TEXT)
-		cli_print_note(out, t);
+	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
+		print_empty(o, t, out);
 	trex_table_free(t);
 	return st;
 }
 
-/* The kernels table of the summarised set; *done false (nothing written)
- * when the set needs the merged load: two files of one rank, no kernel at
- * all. */
-static enum trex_status kernels_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                       FILE *out, bool *done, struct trex_error *err)
+/* A table of the set from its ranks (order[0..n), by rank): into *t when
+ * *served, else the set needs the merged load (t left empty). */
+typedef enum trex_status set_table_fn(const struct cli_opts *o, struct rank_job *const *order,
+                                      size_t n, struct trex_table *t, bool *served,
+                                      struct trex_error *err);
+
+static enum trex_status nomem(struct trex_error *err)
+{
+	return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
+}
+
+/* kernels: the ranks' summaries merged; not served without any kernel. */
+static enum trex_status kernels_set(const struct cli_opts *o, struct rank_job *const *order,
+                                    size_t n, struct trex_table *t, bool *served,
+                                    struct trex_error *err)
 {
 	struct trex_kernels_part *parts = malloc((n ? n : 1) * sizeof(*parts));
-	struct trex_table t;
 	enum trex_status st;
 
 	if (!parts)
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	if (!assign_ranks(jobs, n)) {
-		free(parts);
-		return TREX_OK;
-	}
+		return nomem(err);
 	for (size_t i = 0; i < n; i++)
-		parts[i] = (struct trex_kernels_part){&jobs[i].r.sum, 0, jobs[i].rank};
-	qsort(parts, n, sizeof(*parts), cmp_part);
-	st = trex_kernels_merge_table(parts, n, o->per_rank, &t, err);
+		parts[i] = (struct trex_kernels_part){&order[i]->r.sum, 0, order[i]->rank};
+	st = trex_kernels_merge_table(parts, n, o->per_rank, t, err);
 	free(parts);
-	if (st != TREX_OK || t.nrows == 0) {
-		if (st == TREX_OK)
-			trex_table_free(&t);
-		return st;
-	}
-	return write_report(o, jobs, n, &t, out, done, err);
+	*served = st == TREX_OK && t->nrows > 0;
+	return st;
 }
 
 /* One row of one rank's table, and where the set puts it. */
@@ -409,7 +408,7 @@ static bool append_row(struct trex_table *out, const struct row_ref *ref, int64_
 
 	for (size_t c = 0; cell && c < in->ncols; c++) {
 		const union trex_cell *from = trex_table_cell(in, ref->row, c);
-		char label[600];
+		char label[600], run[64];
 
 		cell[c] = *from;
 		if (strcmp(in->cols[c].key, "rank") == 0)
@@ -417,11 +416,12 @@ static bool append_row(struct trex_table *out, const struct row_ref *ref, int64_
 		else if (strcmp(in->cols[c].key, "start_ns") == 0)
 			cell[c].number +=
 			    (double)(ref->job->start - set_start); /* exact below 2^53 */
-		else if (strcmp(in->cols[c].key, "device") == 0)
-			snprintf(label, sizeof(label), "rank %lld %s", (long long)rank, from->text);
 		if (in->cols[c].type != TREX_COL_TEXT)
 			continue;
-		if (strcmp(in->cols[c].key, "device") != 0)
+		if (strcmp(in->cols[c].key, "device") == 0)
+			snprintf(label, sizeof(label), "%s %s",
+			         trex_rank_label(rank, run, sizeof(run)), from->text);
+		else
 			snprintf(label, sizeof(label), "%s", from->text);
 		if (!(cell[c].text = trex_table_strdup(out, label, strlen(label))))
 			return false;
@@ -448,18 +448,8 @@ static bool joined_rows(const struct row_ref *refs, size_t n, const struct trex_
 	return ok;
 }
 
-/* The set's files are in rank order, each rank's rows in its table's. */
-static int cmp_ref_rank(const void *a, const void *b)
-{
-	const struct row_ref *x = a, *y = b;
-
-	if (x->job->rank != y->job->rank)
-		return x->job->rank < y->job->rank ? -1 : 1;
-	return (x->row > y->row) - (x->row < y->row);
-}
-
-/* As the gaps table orders gaps: longest first, then earliest, then by
- * device (the set's devices are in rank order, each rank's in its rows). */
+/* As the gaps table orders gaps: longest first, then earliest, then as
+ * the set has them (by rank, each rank's rows in its table's order). */
 static int cmp_ref_gap(const void *a, const void *b)
 {
 	const struct row_ref *x = a, *y = b;
@@ -468,95 +458,108 @@ static int cmp_ref_gap(const void *a, const void *b)
 		return x->length > y->length ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return cmp_ref_rank(a, b);
+	if (x->job->rank != y->job->rank)
+		return x->job->rank < y->job->rank ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
 }
 
 /* Every row of every rank, in the order the set's table has them, in
  * *out (*n of them; gaps: at most --top); false when out of memory. */
-static bool ordered_rows(const struct cli_opts *o, const struct rank_job *jobs, size_t njobs,
+static bool ordered_rows(const struct cli_opts *o, struct rank_job *const *order, size_t njobs,
                          struct row_ref **out, size_t *n)
 {
 	size_t total = 0, k = 0;
 	struct row_ref *refs;
 
 	for (size_t i = 0; i < njobs; i++)
-		total += jobs[i].table.nrows;
+		total += order[i]->table.nrows;
 	if (!(refs = malloc((total ? total : 1) * sizeof(*refs))))
 		return false;
 	for (size_t i = 0; i < njobs; i++) {
-		const struct trex_table *t = &jobs[i].table;
+		const struct trex_table *t = &order[i]->table;
 		size_t cs = col_of(t, "start_ns"), cl = col_of(t, "length_ns");
 
 		for (size_t r = 0; r < t->nrows; r++, k++) {
-			refs[k] = (struct row_ref){&jobs[i], r, 0, 0};
+			refs[k] = (struct row_ref){order[i], r, 0, 0};
 			if (cs < t->ncols && cl < t->ncols) {
 				refs[k].start =
-				    (int64_t)trex_table_cell(t, r, cs)->number + jobs[i].start;
+				    (int64_t)trex_table_cell(t, r, cs)->number + order[i]->start;
 				refs[k].length = trex_table_cell(t, r, cl)->number;
 			}
 		}
 	}
-	qsort(refs, total, sizeof(*refs), o->command == CLI_CMD_GAPS ? cmp_ref_gap : cmp_ref_rank);
+	if (o->command == CLI_CMD_GAPS) /* else the rows are in rank order already */
+		qsort(refs, total, sizeof(*refs), cmp_ref_gap);
 	*n = o->command == CLI_CMD_GAPS && o->top && total > o->top ? o->top : total;
 	*out = refs;
 	return true;
 }
 
-/* The command's table of the set from each rank's; *done false when the
- * set needs the merged load: two files of one rank, a rank with no time
- * span, gpu-time without any device (the merged load says why). */
-static enum trex_status tables_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                      FILE *out, bool *done, struct trex_error *err)
+/* gpu-time, steps, gaps: the ranks' rows joined; not served when a rank
+ * has no time span, or gpu-time has no device (its note needs the index). */
+static enum trex_status rows_set(const struct cli_opts *o, struct rank_job *const *order, size_t n,
+                                 struct trex_table *t, bool *served, struct trex_error *err)
 {
 	struct row_ref *refs = NULL;
-	struct trex_table t;
 	int64_t set_start = INT64_MAX;
 	size_t nrows;
 	bool ok;
 
+	*served = false;
 	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].empty)
+		if (order[i]->empty)
 			return TREX_OK;
-		set_start = jobs[i].start < set_start ? jobs[i].start : set_start;
+		set_start = order[i]->start < set_start ? order[i]->start : set_start;
 	}
-	if (!assign_ranks(jobs, n))
-		return TREX_OK;
-	if (!ordered_rows(o, jobs, n, &refs, &nrows))
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	ok = joined_rows(refs, nrows, &jobs[0].table, set_start, &t);
+	if (!ordered_rows(o, order, n, &refs, &nrows))
+		return nomem(err);
+	ok = joined_rows(refs, nrows, &order[0]->table, set_start, t);
 	free(refs);
-	/* no device row: the merged load says why (gpu-time's note needs the index) */
-	if (!ok || (t.nrows == 0 && o->command == CLI_CMD_GPU_TIME)) {
-		trex_table_free(&t);
-		return ok ? TREX_OK : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	}
-	return write_report(o, jobs, n, &t, out, done, err);
+	if (!ok)
+		return nomem(err);
+	*served = t->nrows > 0 || o->command != CLI_CMD_GPU_TIME;
+	return TREX_OK;
 }
 
-/* The ops or api table of the set from the ranks' parts, joined by name;
- * *done false when the set needs the merged load: two files of one rank
- * (its warning). */
-static enum trex_status ops_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                   FILE *out, bool *done, struct trex_error *err)
+/* ops, api: the ranks' parts joined by name. */
+static enum trex_status ops_set(const struct cli_opts *o, struct rank_job *const *order, size_t n,
+                                struct trex_table *t, bool *served, struct trex_error *err)
 {
 	struct trex_ops_part **parts = malloc((n ? n : 1) * sizeof(*parts));
 	struct trex_ops_opts oo = {o->command == CLI_CMD_API, o->top};
-	struct trex_table t;
 	enum trex_status st;
 
 	if (!parts)
-		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	if (!assign_ranks(jobs, n)) {
-		free(parts);
-		return TREX_OK;
-	}
+		return nomem(err);
 	for (size_t i = 0; i < n; i++)
-		parts[i] = jobs[i].ops;
-	st = trex_ops_join_table(parts, n, &oo, &t, err);
+		parts[i] = order[i]->ops;
+	st = trex_ops_join_table(parts, n, &oo, t, err);
 	free(parts);
-	if (st != TREX_OK)
-		return st;
-	return write_report(o, jobs, n, &t, out, done, err);
+	*served = st == TREX_OK;
+	return st;
+}
+
+/* categories: the ranks' parts summed; not served without any device work
+ * (its note needs the index). */
+static enum trex_status categories_set(const struct cli_opts *o, struct rank_job *const *order,
+                                       size_t n, struct trex_table *t, bool *served,
+                                       struct trex_error *err)
+{
+	struct trex_category_part **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	enum trex_status st = TREX_NOMEM;
+
+	if (parts && ranks) {
+		for (size_t i = 0; i < n; i++) {
+			parts[i] = order[i]->cats;
+			ranks[i] = order[i]->rank;
+		}
+		st = trex_categories_join_table(parts, ranks, n, o->format == TREX_FMT_TEXT, t,
+		                                served, err);
+	}
+	free(parts);
+	free(ranks);
+	return st == TREX_NOMEM ? nomem(err) : st;
 }
 
 static int cmp_job_rank(const void *a, const void *b)
@@ -567,38 +570,37 @@ static int cmp_job_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The categories table of the set from the ranks' parts, joined in rank
- * order; *done false when the set needs the merged load: two files of one
- * rank, no device work at all (its note needs the index). */
-static enum trex_status categories_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
-                                          FILE *out, bool *done, struct trex_error *err)
+/* The command's table of the set made from its ranks and written: *done;
+ * nothing written when two files claim one rank (the merged load shows
+ * them apart and warns) or the table needs the merged load. */
+static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
+                                   FILE *out, bool *done, struct trex_error *err)
 {
-	struct rank_job **order = malloc((n ? n : 1) * sizeof(*order));
-	struct trex_category_part **parts = malloc((n ? n : 1) * sizeof(*parts));
-	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
-	enum trex_status st = order && parts && ranks ? TREX_OK : TREX_NOMEM;
+	set_table_fn *make = o->command == CLI_CMD_KERNELS      ? kernels_set
+	                     : o->command == CLI_CMD_CATEGORIES ? categories_set
+	                     : o->command == CLI_CMD_OPS || o->command == CLI_CMD_API ? ops_set
+	                                                                              : rows_set;
+	struct rank_job **order;
 	struct trex_table t;
-	bool joined = false;
+	enum trex_status st;
+	bool served = false;
 
-	if (st == TREX_OK && assign_ranks(jobs, n)) {
-		for (size_t i = 0; i < n; i++)
-			order[i] = &jobs[i];
-		qsort(order, n, sizeof(*order), cmp_job_rank);
-		for (size_t i = 0; i < n; i++) {
-			parts[i] = order[i]->cats;
-			ranks[i] = order[i]->rank;
-		}
-		st = trex_categories_join_table(parts, ranks, n, o->format == TREX_FMT_TEXT, &t,
-		                                &joined, err);
-	}
+	if (!assign_ranks(jobs, n))
+		return TREX_OK;
+	if (!(order = malloc((n ? n : 1) * sizeof(*order))))
+		return nomem(err);
+	for (size_t i = 0; i < n; i++)
+		order[i] = &jobs[i];
+	qsort(order, n, sizeof(*order), cmp_job_rank); /* the set's file order */
+	trex_table_init(&t, "", NULL, 0);
+	st = make(o, order, n, &t, &served, err);
 	free(order);
-	free(parts);
-	free(ranks);
-	if (st == TREX_NOMEM)
-		return trex_error_set(err, st, NULL, -1, "out of memory");
-	if (st != TREX_OK || !joined)
+	if (st != TREX_OK || !served) {
+		trex_table_free(&t);
 		return st;
-	return write_report(o, jobs, n, &t, out, done, err);
+	}
+	*done = true;
+	return write_report(o, jobs, n, &t, out, err);
 }
 
 /* Whether the command asks for what ranks give apart: kernels by name
@@ -660,12 +662,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		else if (pool.jobs[i].st != TREX_OK)
 			failed = true; /* the merged load says what is wrong */
 	if (st == TREX_OK && !failed)
-		st = !pool.tables ? kernels_report(o, pool.jobs, paths->n, out, done, err)
-		     : o->command == CLI_CMD_CATEGORIES
-		         ? categories_report(o, pool.jobs, paths->n, out, done, err)
-		     : o->command == CLI_CMD_OPS || o->command == CLI_CMD_API
-		         ? ops_report(o, pool.jobs, paths->n, out, done, err)
-		         : tables_report(o, pool.jobs, paths->n, out, done, err);
+		st = set_report(o, pool.jobs, paths->n, out, done, err);
 	for (size_t i = 0; i < paths->n; i++) {
 		if (pool.jobs[i].has_table)
 			trex_table_free(&pool.jobs[i].table);

@@ -27,6 +27,12 @@ bool trex_file_rank_shared(const struct trex_index *idx, uint32_t file);
  * (N: 1-based, in file order among them). */
 const char *trex_file_name(const struct trex_index *idx, uint32_t file, char *buf, size_t size);
 
+/* A rank no other file claims, as a label ("rank 1") and as a key part
+ * ("rank1"): what trex_file_label and trex_file_key give its file, for
+ * callers that name a set's ranks without its index (cli_ranks.c). */
+const char *trex_rank_label(int64_t rank, char *buf, size_t size);
+const char *trex_rank_key(int64_t rank, char *buf, size_t size);
+
 /* "rank 1", or "rank 1 (base.json.gz)" when another file claims rank 1. */
 const char *trex_file_label(const struct trex_index *idx, uint32_t file, char *buf, size_t size);
 
