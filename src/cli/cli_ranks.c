@@ -622,13 +622,6 @@ static bool ranks_serve(const struct cli_opts *o)
 	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
 }
 
-static unsigned default_jobs(const struct cli_opts *o)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return o->threads ? o->threads : n > 0 ? (unsigned)n : 1;
-}
-
 static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths *paths, FILE *out,
                                 bool *done, struct trex_error *err)
 {
@@ -651,7 +644,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	pthread_mutex_init(&pool.lock, NULL);
 	/* the loader only reads the flag; its field is not const-qualified */
 	pool.lo.cancel = (volatile sig_atomic_t *)(uintptr_t)cli_interrupt_begin(&old);
-	run_jobs(&pool, default_jobs(o));
+	run_jobs(&pool, cli_threads(o));
 	if (*pool.lo.cancel)
 		st = trex_error_set(err, TREX_CANCELLED, NULL, -1, "interrupted");
 	cli_interrupt_end(&old);

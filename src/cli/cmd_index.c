@@ -100,13 +100,6 @@ static void report_job(const struct index_job *job, FILE *out)
 	        job->events ? (double)bytes / (double)job->events : 0.0);
 }
 
-static unsigned online_cores(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
 /* Workers: N files at once; a file gets what threads are left over. */
 static enum trex_status run_pool(struct index_pool *pool, unsigned jobs, struct trex_error *err)
 {
@@ -147,7 +140,7 @@ static enum trex_status index_paths(const struct cli_opts *o, const struct cli_p
 	for (size_t i = 0; i < paths->n; i++)
 		pool.jobs[i].path = paths->v[i];
 	pthread_mutex_init(&pool.lock, NULL);
-	st = run_pool(&pool, o->threads ? o->threads : online_cores(), err);
+	st = run_pool(&pool, cli_threads(o), err);
 	pthread_mutex_destroy(&pool.lock);
 	for (size_t i = 0; st == TREX_OK && i < paths->n; i++) {
 		report_job(&pool.jobs[i], out);
