@@ -335,45 +335,91 @@ static int read_int64(struct cj_parser *ps, const char *p, const char *end, int6
 typedef int (*cj_member_fn)(struct cj_parser *ps, void *ctx, const char *key, size_t klen,
                             const char *p, const char *end, const char **out);
 
-/* Iterates the members of the object at p ('{'), calling fn for each value.
- * Trailing commas are tolerated. */
-static inline __attribute__((always_inline)) int walk_object(struct cj_parser *ps, void *ctx,
-                                                             const char *p, const char *end,
-                                                             cj_member_fn fn, const char **out)
+/* The next member, found by scanning from mark (the object's '{' when
+ * first, else the end of the last value): *key and *klen (0 when the key
+ * has escapes: no known key has any), *kf its JSON_STR_* flags, and
+ * *value. At the object's end *key is NULL and *out is after its '}'.
+ * Returns JSON_OK, INCOMPLETE or SYNTAX (*out: the bad byte). */
+static inline __attribute__((always_inline)) int
+scan_member(struct cj_parser *ps, const char *mark, const char *end, bool first, const char **key,
+            size_t *klen, unsigned *kf, const char **value, const char **out)
 {
-	p = json_skip_ws(p + 1, end);
-	for (;;) {
-		if (p >= end)
-			return JSON_INCOMPLETE;
-		if (*p == '}') {
-			*out = p + 1;
-			return JSON_OK;
-		}
-		if (*p != '"')
-			return syntax(ps, p, out, "'\"' starting a key or '}'");
-		unsigned kf = 0;
-		const char *kend = json_string_end(p + 1, end, &kf);
-		if (!kend)
-			return JSON_INCOMPLETE;
-		const char *key = p + 1, *bad = NULL;
-		size_t klen = (size_t)(kend - key);
-		p = json_skip_colon(kend + 1, end, &bad);
-		if (bad)
-			return syntax(ps, bad, out, "':' after a key");
-		if (p >= end)
-			return JSON_INCOMPLETE;
-		int st = fn(ps, ctx, key, kf & JSON_STR_ESCAPED ? 0 : klen, p, end, &p);
-		if (st != JSON_OK) {
-			*out = p;
-			return st;
-		}
-		p = json_skip_ws(p, end);
+	const char *p = json_skip_ws(first ? mark + 1 : mark, end), *bad = NULL;
+	*key = NULL;
+	if (!first) {
 		if (p >= end)
 			return JSON_INCOMPLETE;
 		if (*p == ',')
 			p = json_skip_ws(p + 1, end);
 		else if (*p != '}')
 			return syntax(ps, p, out, "',' or '}' after a value");
+	}
+	if (p >= end)
+		return JSON_INCOMPLETE;
+	if (*p == '}') {
+		*out = p + 1;
+		return JSON_OK;
+	}
+	if (*p != '"')
+		return syntax(ps, p, out, "'\"' starting a key or '}'");
+	const char *kend = json_string_end(p + 1, end, kf);
+	if (!kend)
+		return JSON_INCOMPLETE;
+	*value = json_skip_colon(kend + 1, end, &bad);
+	if (bad)
+		return syntax(ps, bad, out, "':' after a key");
+	if (*value >= end)
+		return JSON_INCOMPLETE;
+	*key = p + 1;
+	*klen = *kf & JSON_STR_ESCAPED ? 0 : (size_t)(kend - *key);
+	return JSON_OK;
+}
+
+/* Iterates the members of the object at p ('{'), calling fn for each value.
+ * Trailing commas are tolerated. lit: the kind of object whose member
+ * literals predict one another (json_lits.h: where one is found, the scan
+ * is skipped), or JSON_LIT_NONE to scan every member. */
+static inline __attribute__((always_inline)) int walk_object(struct cj_parser *ps, void *ctx,
+                                                             const char *p, const char *end,
+                                                             cj_member_fn fn, unsigned lit,
+                                                             const char **out)
+{
+	const char *mark = p; /* the '{', then the end of each value */
+	const bool learn = lit != JSON_LIT_NONE;
+	for (bool first = true;; first = false) {
+		const struct json_lit *hit = json_lits_predict(&ps->lits, lit, mark, end, first);
+		const char *key, *value;
+		size_t klen;
+		if (hit && hit->end) {
+			*out = mark + hit->len;
+			return JSON_OK;
+		}
+		if (hit) {
+			lit = (unsigned)(hit - ps->lits.node);
+			key = mark + hit->key_off;
+			klen = hit->key_len;
+			value = mark + hit->len;
+		} else {
+			unsigned kf = 0;
+			int st = scan_member(ps, mark, end, first, &key, &klen, &kf, &value, out);
+			if (st != JSON_OK)
+				return st;
+			if (learn && !key)
+				json_lits_learn(&ps->lits, lit, mark, (size_t)(*out - mark), 0, 0,
+				                true);
+			if (!key)
+				return JSON_OK;
+			if (learn)
+				lit = kf ? JSON_LIT_NONE
+				         : json_lits_learn(&ps->lits, lit, mark,
+				                           (size_t)(value - mark),
+				                           (size_t)(key - mark), klen, false);
+		}
+		int st = fn(ps, ctx, key, klen, value, end, &mark);
+		if (st != JSON_OK) {
+			*out = mark;
+			return st;
+		}
 	}
 }
 
@@ -435,7 +481,7 @@ static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, c
 		ev->bad_value_at = p;
 		return skip_member(ps, p, end, out);
 	}
-	int st = walk_object(ps, ev, p, end, args_member, out);
+	int st = walk_object(ps, ev, p, end, args_member, JSON_LIT_ARGS, out);
 	if (st == JSON_OK) {
 		ev->args = p;
 		ev->args_len = (size_t)(*out - p);
@@ -502,8 +548,9 @@ static inline __attribute__((always_inline)) int event_member(struct cj_parser *
 		if (KEY_IS("dur"))
 			return read_time(ps, p, end, &ev->dur, &ev->has_dur, &ev->dur_bad, out);
 		if (KEY_IS("id2"))
-			return p < end && *p == '{' ? walk_object(ps, ev, p, end, id2_member, out)
-			                            : skip_member(ps, p, end, out);
+			return p < end && *p == '{'
+			           ? walk_object(ps, ev, p, end, id2_member, JSON_LIT_NONE, out)
+			           : skip_member(ps, p, end, out);
 		break;
 	case 4:
 		if (KEY_IS("name"))
@@ -945,9 +992,9 @@ static int emit_counter(struct cj_parser *ps, const struct cj_event *ev)
 	if (w.pid == TREX_STR_ERROR)
 		return -1;
 	const char *end = ev->args + ev->args_len, *out;
-	walk_object(ps, &w, ev->args, end, counter_member, &out);
+	walk_object(ps, &w, ev->args, end, counter_member, JSON_LIT_NONE, &out);
 	w.emit = true;
-	walk_object(ps, &w, ev->args, end, counter_member, &out);
+	walk_object(ps, &w, ev->args, end, counter_member, JSON_LIT_NONE, &out);
 	return w.rc;
 }
 
@@ -1218,7 +1265,7 @@ int cj_probe_event(struct cj_parser *ps, const char *p, const char *end, const c
 {
 	bool has_ph = false;
 	const char *why = ps->why;
-	int st = walk_object(ps, &has_ph, p, end, probe_member, out);
+	int st = walk_object(ps, &has_ph, p, end, probe_member, JSON_LIT_NONE, out);
 
 	ps->why = why;
 	if (st == JSON_OK && !has_ph) {
@@ -1234,7 +1281,7 @@ int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const c
 	memset(&ev, 0, sizeof ev);
 	ev.start = p;
 	ps->utf8_at = NULL;
-	int st = walk_object(ps, &ev, p, end, event_member, out);
+	int st = walk_object(ps, &ev, p, end, event_member, JSON_LIT_EVENT, out);
 	if (st != JSON_OK)
 		return st;
 	if (dispatch(ps, &ev) != 0)

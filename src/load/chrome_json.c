@@ -24,6 +24,7 @@ void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_lo
 	ps->b = b;
 	ps->job = job;
 	ps->state = CJ_TOP_START;
+	json_lits_init(&ps->lits);
 }
 
 void cj_parser_free(struct cj_parser *ps)

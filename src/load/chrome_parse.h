@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json_lits.h"
 #include "trex/core/builder.h"
 #include "trex/load/chrome_phases.h"
 #include "trex/load/loader.h"
@@ -124,6 +125,7 @@ struct cj_parser {
 	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
 	bool oom;
+	struct json_lits lits; /* member literals seen: predict the next event's */
 };
 
 /* What a problem is about, when it concerns an event: its local track
