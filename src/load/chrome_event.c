@@ -606,6 +606,34 @@ static uint32_t intern_tok(struct cj_parser *ps, const struct tok *t)
 	return trex_builder_intern(ps->b, ps->scratch, n);
 }
 
+/* memcmp(a, b, n) == 0 for the short texts of the caches below, without
+ * a call: two overlapping words cover 8..16 bytes, reading only [0, n). */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, u, v;
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	if (n >= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&u, a + n - 8, 8);
+		memcpy(&v, b + n - 8, 8);
+		return ((x ^ y) | (u ^ v)) == 0;
+	}
+	if (n >= 4) {
+		uint32_t p, q, r, t;
+		memcpy(&p, a, 4);
+		memcpy(&q, b, 4);
+		memcpy(&r, a + n - 4, 4);
+		memcpy(&t, b + n - 4, 4);
+		return ((p ^ q) | (r ^ t)) == 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static size_t name_slot(const struct tok *t)
 {
 	uint64_t head = 0, tail = 0;
@@ -632,7 +660,7 @@ static uint32_t intern_name(struct cj_parser *ps, const struct tok *t)
 	if (!ps->names && !(ps->names = calloc(CJ_NAME_CACHE, sizeof *ps->names)))
 		return intern_tok(ps, t);
 	struct cj_name_cache *c = &ps->names[name_slot(t)];
-	if (c->len == t->len && memcmp(c->text, t->p, t->len) == 0)
+	if (c->len == t->len && same_bytes(c->text, t->p, t->len))
 		return c->id;
 	uint32_t id = intern_tok(ps, t);
 	if (id != TREX_STR_ERROR) {
@@ -646,8 +674,7 @@ static uint32_t intern_name(struct cj_parser *ps, const struct tok *t)
 static uint32_t intern_cached(struct cj_parser *ps, struct cj_short_cache *c, const struct tok *t,
                               bool *hit)
 {
-	*hit = t->present && c->valid && c->len == t->len &&
-	       (t->len == 0 || memcmp(c->text, t->p, t->len) == 0);
+	*hit = t->present && c->valid && c->len == t->len && same_bytes(c->text, t->p, t->len);
 	if (*hit)
 		return c->id;
 	uint32_t id = intern_tok(ps, t);
@@ -688,7 +715,7 @@ static unsigned cat_features(const struct tok *cat)
 
 static bool cache_text_eq(const char *cached, uint8_t len, const struct tok *t)
 {
-	return len == t->len && (len == 0 || memcmp(cached, t->p, len) == 0);
+	return len == t->len && same_bytes(cached, t->p, len);
 }
 
 /* The kind of a category's events (load/kinds.h), or CJ_KIND_BY_NAME. */
