@@ -138,6 +138,8 @@ struct match_task {
 	size_t chains_cap;
 	uint32_t *chain_slots; /* chain index + 1, 0 = empty */
 	size_t slots_cap;
+	struct fkey *sort_tmp; /* room for fkey_sort */
+	size_t sort_tmp_cap;
 	uint64_t orphan_start, orphan_end;
 	struct trex_earliest orphan_start_ex, orphan_end_ex;
 	const struct fpoint *fpts;
@@ -206,21 +208,47 @@ static void match_point(struct match_task *c, struct chain *ch, const struct fke
 
 /* Chains in time order (Kineto writes each kernel's end before its
  * launch's start in the file). Ties: start, step, end, then file order. */
-static int fkey_order(const void *a, const void *b)
+static inline bool fkey_less(const struct fkey *x, const struct fkey *y)
 {
-	const struct fkey *x = a, *y = b;
-
 	if (x->cat != y->cat)
-		return x->cat < y->cat ? -1 : 1;
+		return x->cat < y->cat;
 	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+		return x->id < y->id;
 	if (x->id_str != y->id_str)
-		return x->id_str < y->id_str ? -1 : 1;
+		return x->id_str < y->id_str;
 	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+		return x->ts < y->ts;
 	if (x->role != y->role)
-		return (int)x->role - (int)y->role;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+		return x->role < y->role;
+	return x->seq < y->seq;
+}
+
+/* Sorts keys[0..n) by fkey_less, stably as qsort's merge sort does, with
+ * the comparison inline (qsort's call per comparison was most of the
+ * matching's time); halves already in order are not merged, so the
+ * nearly sorted keys of a trace cost little more than a pass. tmp: room
+ * for n keys. */
+static void fkey_sort(struct fkey *keys, struct fkey *tmp, size_t n)
+{
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			struct fkey k = keys[i];
+			size_t j = i;
+			for (; j > 0 && fkey_less(&k, &keys[j - 1]); j--)
+				keys[j] = keys[j - 1];
+			keys[j] = k;
+		}
+		return;
+	}
+	size_t half = n / 2, i = 0, j = half, o = 0;
+	fkey_sort(keys, tmp, half);
+	fkey_sort(keys + half, tmp, n - half);
+	if (!fkey_less(&keys[half], &keys[half - 1]))
+		return;
+	while (i < half && j < n)
+		tmp[o++] = fkey_less(&keys[j], &keys[i]) ? keys[j++] : keys[i++];
+	memcpy(tmp + o, keys + i, (half - i) * sizeof *keys);
+	memcpy(keys, tmp, (o + half - i) * sizeof *keys);
 }
 
 /* Keys of one partition, in time order per chain, through a table sized
@@ -232,10 +260,10 @@ static bool match_partition(struct match_task *c, struct fkey *keys, size_t n)
 
 	while (cap < 2 * n)
 		cap *= 2;
-	if (!BLD_FIT(c->chains, c->chains_cap, n) || !BLD_FIT(c->chain_slots, c->slots_cap, cap))
+	if (!BLD_FIT(c->chains, c->chains_cap, n) || !BLD_FIT(c->chain_slots, c->slots_cap, cap) ||
+	    !BLD_FIT(c->sort_tmp, c->sort_tmp_cap, n))
 		return false;
-	if (n > 1)
-		qsort(keys, n, sizeof(*keys), fkey_order);
+	fkey_sort(keys, c->sort_tmp, n);
 	memset(c->chain_slots, 0, cap * sizeof(*c->chain_slots));
 	for (size_t i = 0; i < n; i++)
 		match_point(c, chain_find(c, &keys[i], &nchains, cap - 1), &keys[i]);
@@ -270,6 +298,7 @@ static void match_task_main(void *arg, size_t k, unsigned worker)
 	}
 	free(t->chains);
 	free(t->chain_slots);
+	free(t->sort_tmp);
 }
 
 /* ---- emitting hops ---------------------------------------------------------------------- */

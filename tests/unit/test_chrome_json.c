@@ -417,6 +417,55 @@ Test(chrome_json, flow_end_written_before_its_start)
 	trex_index_free(idx);
 }
 
+/* Thousands of flows written in a shuffled order, each id used twice
+ * (two launches, one after the other): every point is sorted into its
+ * chain by time before pairing, so each launch still meets its kernel. */
+Test(chrome_json, shuffled_flows_pair_in_time_order, .timeout = 60)
+{
+	enum { FLOWS = 3000 };
+	size_t cap = FLOWS * 4 * 160 + 64, n = 0;
+	char *t = malloc(cap);
+	unsigned *order = malloc(FLOWS * sizeof *order), seed = 12345;
+	for (unsigned i = 0; i < FLOWS; i++)
+		order[i] = i;
+	for (unsigned i = FLOWS - 1; i > 0; i--) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned j = (seed >> 8) % (i + 1), x = order[i];
+		order[i] = order[j];
+		order[j] = x;
+	}
+	n += (size_t)sprintf(t + n, "[");
+	for (unsigned k = 0; k < FLOWS; k++) {
+		unsigned i = order[k], id = i % (FLOWS / 2), ts = 100 + i * 20;
+		n += (size_t)sprintf(
+		    t + n,
+		    "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%u\",\"pid\":0,\"tid\":7,"
+		    "\"ts\":%u,\"dur\":5},"
+		    "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%u,\"pid\":0,"
+		    "\"tid\":7,\"ts\":%u,\"bp\":\"e\"},"
+		    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"l%u\",\"pid\":1,"
+		    "\"tid\":1,\"ts\":%u,\"dur\":3},"
+		    "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%u,\"pid\":1,"
+		    "\"tid\":1,\"ts\":%u}",
+		    k ? "," : "", i, ts + 10, id, ts + 10, i, ts, id, ts);
+	}
+	n += (size_t)sprintf(t + n, "]");
+	struct trex_index *idx = load_text_threads(t, n, 1);
+	cr_assert_eq(trex_index_flow_count(idx), FLOWS);
+	for (uint32_t f = 0; f < FLOWS; f++) {
+		const struct trex_flow *fl = trex_index_flow(idx, f);
+		const char *from = trex_index_str(idx, trex_index_slice(idx, fl->from_slice)->name);
+		const char *to = trex_index_str(idx, trex_index_slice(idx, fl->to_slice)->name);
+		cr_assert_eq(from[0], 'l');
+		cr_assert_str_eq(from + 1, to + 1, "flow %u: %s -> %s", f, from, to);
+	}
+	cr_assert_eq(file0(idx)->integrity.orphan_flow_end, 0);
+	cr_assert_eq(file0(idx)->integrity.orphan_flow_start, 0);
+	free(order);
+	free(t);
+	trex_index_free(idx);
+}
+
 /* A duration that would carry the end past int64 is clamped, so every
  * consumer can compute ts + dur (found by UBSan in trex info), and the
  * clamp is counted with the slice it changed. */
