@@ -203,8 +203,8 @@ static bool tok_is(const struct tok *t, const char *s, size_t n)
 /* ---- values ------------------------------------------------------------------------- */
 
 /* A string or any other value kept as its text (pid, tid, id, name ...). */
-static int read_token(struct cj_parser *ps, const char *p, const char *end, struct tok *t,
-                      const char **out)
+static inline __attribute__((always_inline)) int
+read_token(struct cj_parser *ps, const char *p, const char *end, struct tok *t, const char **out)
 {
 	t->present = true;
 	t->flags = 0;
@@ -254,8 +254,9 @@ static const char *json_type(char c)
 /* ts/dur: a number of microseconds, or the same quoted. Anything else, or
  * a number beyond int64 ns, is skipped and *bad set to it (time_problem
  * tells which; the event decides what it means once it is complete). */
-static int read_time(struct cj_parser *ps, const char *p, const char *end, int64_t *ns, bool *has,
-                     const char **bad, const char **out)
+static inline __attribute__((always_inline)) int read_time(struct cj_parser *ps, const char *p,
+                                                           const char *end, int64_t *ns, bool *has,
+                                                           const char **bad, const char **out)
 {
 	bool quoted = p < end && *p == '"', saturated = false;
 	const char *q;
@@ -284,8 +285,10 @@ static int read_time(struct cj_parser *ps, const char *p, const char *end, int64
 	return JSON_OK;
 }
 
-static int read_u32_link(struct cj_parser *ps, const char *p, const char *end, uint32_t *v,
-                         uint16_t *flags, uint16_t flag, const char **out)
+static inline __attribute__((always_inline)) int read_u32_link(struct cj_parser *ps, const char *p,
+                                                               const char *end, uint32_t *v,
+                                                               uint16_t *flags, uint16_t flag,
+                                                               const char **out)
 {
 	if (p < end && *p != '-' && (*p < '0' || *p > '9'))
 		return json_skip_value(p, end, out) == JSON_SYNTAX
@@ -395,7 +398,7 @@ static inline __attribute__((always_inline)) int walk_object(struct cj_parser *p
 			return JSON_OK;
 		}
 		if (hit) {
-			lit = (unsigned)(hit - ps->lits.node);
+			lit = hit->self;
 			key = mark + hit->key_off;
 			klen = hit->key_len;
 			value = mark + hit->len;
@@ -425,7 +428,8 @@ static inline __attribute__((always_inline)) int walk_object(struct cj_parser *p
 
 #define KEY_IS(lit) (klen == sizeof(lit) - 1 && memcmp(key, lit, sizeof(lit) - 1) == 0)
 
-static int skip_member(struct cj_parser *ps, const char *p, const char *end, const char **out)
+static inline __attribute__((always_inline)) int skip_member(struct cj_parser *ps, const char *p,
+                                                             const char *end, const char **out)
 {
 	int st = json_skip_value_fast(p, end, out);
 	return st == JSON_SYNTAX ? syntax(ps, *out, out, "a value") : st;

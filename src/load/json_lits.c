@@ -42,6 +42,7 @@ static unsigned json_lits_find(struct json_lits *l, const char *p, size_t len, s
 		n->mask = len >= 32 ? UINT32_MAX : (UINT32_C(1) << len) - 1u;
 		n->key_off = (uint8_t)key_off;
 		n->key_len = (uint8_t)key_len;
+		n->self = (uint8_t)l->n;
 		n->first = p[0] == '{';
 		n->end = end;
 		*slot = (uint8_t)(l->n + 1);

@@ -44,6 +44,7 @@ struct json_lit {
 	uint8_t len;     /* 0: a start node, never matched */
 	uint8_t key_off; /* the key's first byte, after its quote */
 	uint8_t key_len;
+	uint8_t self;    /* this node's index in the table */
 	bool first;      /* starts with the object's '{' */
 	bool end;        /* ends the object: no key, no value */
 	uint8_t next[2]; /* the successors seen last, newest first: index + 1; 0: none */
