@@ -1,5 +1,5 @@
 /* Learning member literals (json_lits.h): a node per distinct literal,
- * found again by a hash of its bytes, and each node's two newest
+ * found again by a hash of its bytes, and each node's newest
  * successors. Runs only where a prediction failed. */
 #include "config.h"
 
@@ -11,12 +11,15 @@ void json_lits_init(struct json_lits *l)
 	l->n = JSON_LIT_STARTS;
 }
 
+/* Literals differ in their key, which their last bytes hold. */
 static unsigned json_lit_hash(const char *p, size_t len)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)len;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	return h ^ (h >> 15);
+	uint64_t head = 0, tail = 0;
+	memcpy(&head, p, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&tail, p + len - 8, 8);
+	uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xFF51AFD7ED558CCDull) ^ len;
+	return (unsigned)(h >> 40);
 }
 
 /* The node of literal p[0..len), or JSON_LIT_NONE when it is not known and
@@ -39,7 +42,7 @@ static unsigned json_lits_find(struct json_lits *l, const char *p, size_t len, s
 		memset(n, 0, sizeof *n);
 		memcpy(n->bytes, p, len);
 		n->len = (uint8_t)len;
-		n->mask = len >= 32 ? UINT32_MAX : (UINT32_C(1) << len) - 1u;
+		n->mask = len >= 64 ? UINT64_MAX : (UINT64_C(1) << len) - 1u;
 		n->key_off = (uint8_t)key_off;
 		n->key_len = (uint8_t)key_len;
 		n->self = (uint8_t)l->n;
@@ -61,7 +64,10 @@ unsigned json_lits_learn(struct json_lits *l, unsigned from, const char *p, size
 		return node;
 	uint8_t *next = l->node[from].next;
 	if (next[0] != node + 1) {
-		next[1] = next[0];
+		size_t k = 1;
+		while (k < JSON_LIT_WAYS - 1 && next[k] != node + 1)
+			k++;
+		memmove(next + 1, next, k); /* node's own old place, or the oldest, goes */
 		next[0] = (uint8_t)(node + 1);
 	}
 	return node;

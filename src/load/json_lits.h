@@ -25,10 +25,11 @@
 
 #include "json_scan.h"
 
-#define JSON_LIT_MAX 32   /* longest literal kept, in bytes */
+#define JSON_LIT_MAX 48   /* longest literal kept, in bytes */
 #define JSON_LIT_NODES 96 /* literals per parser, start nodes included */
 #define JSON_LIT_SLOTS 256
 #define JSON_LIT_NONE 0xFFu
+#define JSON_LIT_WAYS 4
 
 /* Start nodes: one per kind of object, the predecessor of its first
  * member; a walker that wants no prediction passes JSON_LIT_NONE. */
@@ -40,14 +41,17 @@ enum json_lit_start {
 
 struct json_lit {
 	char bytes[JSON_LIT_MAX];
-	uint32_t mask;   /* one bit per byte of the literal */
+	uint64_t mask;   /* one bit per byte of the literal */
 	uint8_t len;     /* 0: a start node, never matched */
 	uint8_t key_off; /* the key's first byte, after its quote */
 	uint8_t key_len;
-	uint8_t self;    /* this node's index in the table */
-	bool first;      /* starts with the object's '{' */
-	bool end;        /* ends the object: no key, no value */
-	uint8_t next[2]; /* the successors seen last, newest first: index + 1; 0: none */
+	uint8_t self; /* this node's index in the table */
+	bool first;   /* starts with the object's '{' */
+	bool end;     /* ends the object: no key, no value */
+	/* the successors seen last, newest first: index + 1; 0: none. Four:
+	 * Kineto's flow starts and ends and its slices share the literal
+	 * of "name" and go on three ways from it. */
+	uint8_t next[JSON_LIT_WAYS];
 };
 
 struct json_lits {
@@ -63,14 +67,19 @@ void json_lits_init(struct json_lits *l);
  * JSON_LIT_MAX + 1 bytes readable. */
 static inline bool json_lit_equal(const struct json_lit *node, const char *p)
 {
-	uint32_t want = node->mask;
+	uint64_t want = node->mask;
 #if defined(__SSE2__)
 	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
 	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
 	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)node->bytes);
 	__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(node->bytes + 16));
-	uint32_t same = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, x)) |
-	                (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, y)) << 16;
+	uint64_t same = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, x)) |
+	                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, y)) << 16;
+	if (node->len > 32) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+		__m128i z = _mm_loadu_si128((const __m128i *)(const void *)(node->bytes + 32));
+		same |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, z)) << 32;
+	}
 	return (same & want) == want;
 #else
 	(void)want;
@@ -87,7 +96,7 @@ static inline const struct json_lit *json_lits_predict(const struct json_lits *l
 	if (from == JSON_LIT_NONE || end - p <= JSON_LIT_MAX)
 		return NULL;
 	const struct json_lit *cur = &l->node[from];
-	for (int i = 0; i < 2 && cur->next[i]; i++) {
+	for (int i = 0; i < JSON_LIT_WAYS && cur->next[i]; i++) {
 		const struct json_lit *n = &l->node[cur->next[i] - 1];
 		if (n->first == first && json_lit_equal(n, p) &&
 		    (n->end || !json_is_ws((unsigned char)p[n->len])))
@@ -100,7 +109,7 @@ static inline const struct json_lit *json_lits_predict(const struct json_lits *l
  * scanned the literal p[0..len) whose key is p[key_off..key_off+key_len)
  * (end: the object's end, p[len - 1] its '}'; no key): returns its node
  * (learned if new), or JSON_LIT_NONE when it is too long or the table is
- * full. `from` then predicts it first. */
+ * full. `from` then predicts it first (the oldest of its successors goes). */
 unsigned json_lits_learn(struct json_lits *l, unsigned from, const char *p, size_t len,
                          size_t key_off, size_t key_len, bool end);
 

@@ -80,25 +80,34 @@ Test(json_lits, no_prediction_where_the_scan_could_differ)
 	cr_assert_null(json_lits_predict(&l, JSON_LIT_NONE, p, p + 200, false));
 }
 
-Test(json_lits, two_successors_are_kept_newest_first)
+Test(json_lits, successors_are_kept_newest_first)
 {
 	struct json_lits l;
 	json_lits_init(&l);
 	unsigned a = learn(&l, JSON_LIT_ARGS, "{\"External id\": ", "External id");
-	unsigned b = learn(&l, a, ", \"Ev Idx\": ", "Ev Idx");
-	unsigned c = learn(&l, a, ", \"Sequence number\": ", "Sequence number");
-	char bb[256], cc[256];
-	memcpy(bb, padded(", \"Ev Idx\": 3"), sizeof bb);
-	memcpy(cc, padded(", \"Sequence number\": 3"), sizeof cc);
-	cr_assert_eq(json_lits_predict(&l, a, bb, bb + 200, false) - l.node, b);
-	cr_assert_eq(json_lits_predict(&l, a, cc, cc + 200, false) - l.node, c);
-	cr_assert_eq(l.node[a].next[0], c + 1);
-	cr_assert_eq(l.node[a].next[1], b + 1);
-	/* a third one pushes the oldest out */
-	unsigned d = learn(&l, a, ", \"device\": ", "device");
-	cr_assert_eq(l.node[a].next[0], d + 1);
-	cr_assert_eq(l.node[a].next[1], c + 1);
-	cr_assert_null(json_lits_predict(&l, a, bb, bb + 200, false));
+	static const char *const keys[] = {"Ev Idx", "Sequence number", "device", "stream",
+	                                   "bytes"};
+	unsigned node[5];
+	char at[5][256];
+	for (int i = 0; i < 5; i++) {
+		char lit[64];
+		snprintf(lit, sizeof lit, ", \"%s\": ", keys[i]);
+		node[i] = learn(&l, a, lit, keys[i]);
+		strcat(lit, "3");
+		memcpy(at[i], padded(lit), sizeof at[i]);
+		/* the newest JSON_LIT_WAYS are all predicted */
+		for (int k = i; k >= 0 && k > i - JSON_LIT_WAYS; k--)
+			cr_assert_eq(json_lits_predict(&l, a, at[k], at[k] + 200, false) - l.node,
+			             node[k], "%d after %d", k, i);
+		cr_assert_eq(l.node[a].next[0], node[i] + 1);
+	}
+	/* the fifth pushed the oldest out */
+	cr_assert_null(json_lits_predict(&l, a, at[0], at[0] + 200, false));
+	/* learning one that is there again moves it to the front, dropping nothing */
+	cr_assert_eq(learn(&l, a, ", \"device\": ", "device"), node[2]);
+	cr_assert_eq(l.node[a].next[0], node[2] + 1);
+	for (int k = 1; k < 5; k++)
+		cr_assert_not_null(json_lits_predict(&l, a, at[k], at[k] + 200, false), "%d", k);
 }
 
 Test(json_lits, end_literals_and_limits)
@@ -185,7 +194,10 @@ static void event(struct text *t, unsigned i, unsigned *seed)
 	else if (r != 8)
 		put(t, ",%s\"args\":%s{%s\"External id\":%s%u,%s\"%s\":%s%u%s%s}", b, a, c, a,
 		    i + 1, c, r == 9 ? "correlation" : "Ev Idx", a, i + 2,
-		    r == 10 ? ", \"grid\": [1, 2, 3], \"block\": [4, 1, 1]" : "", c);
+		    r == 10   ? ", \"grid\": [1, 2, 3], \"block\": [4, 1, 1]"
+		    : r == 12 ? ",      \"est. achieved occupancy %\": 100" /* 37 bytes */
+		              : "",
+		    c);
 	put(t, "%s}", r == 11 ? "\t" : "\n  ");
 }
 
