@@ -485,7 +485,7 @@ static int read_args(struct cj_parser *ps, struct cj_event *ev, const char *p, c
 		ev->bad_value_at = p;
 		return skip_member(ps, p, end, out);
 	}
-	int st = walk_object(ps, ev, p, end, args_member, JSON_LIT_ARGS, out);
+	int st = walk_object(ps, ev, p, end, args_member, ps->lit_args, out);
 	if (st == JSON_OK) {
 		ev->args = p;
 		ev->args_len = (size_t)(*out - p);
@@ -1312,7 +1312,7 @@ int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const c
 	memset(&ev, 0, sizeof ev);
 	ev.start = p;
 	ps->utf8_at = NULL;
-	int st = walk_object(ps, &ev, p, end, event_member, JSON_LIT_EVENT, out);
+	int st = walk_object(ps, &ev, p, end, event_member, ps->lit_event, out);
 	if (st != JSON_OK)
 		return st;
 	if (dispatch(ps, &ev) != 0)

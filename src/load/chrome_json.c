@@ -25,6 +25,9 @@ void cj_parser_init(struct cj_parser *ps, struct trex_builder *b, struct trex_lo
 	ps->job = job;
 	ps->state = CJ_TOP_START;
 	json_lits_init(&ps->lits);
+	bool scan = job && job->opts && job->opts->scan_every_member;
+	ps->lit_event = scan ? JSON_LIT_NONE : JSON_LIT_EVENT;
+	ps->lit_args = scan ? JSON_LIT_NONE : JSON_LIT_ARGS;
 }
 
 void cj_parser_free(struct cj_parser *ps)

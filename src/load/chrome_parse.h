@@ -125,7 +125,8 @@ struct cj_parser {
 	uint8_t examples[TREX_INTEG_COUNT]; /* examples handed to the builder */
 	bool cancelled;
 	bool oom;
-	struct json_lits lits; /* member literals seen: predict the next event's */
+	struct json_lits lits;        /* member literals seen: predict the next event's */
+	unsigned lit_event, lit_args; /* their start nodes, or JSON_LIT_NONE: scan all */
 };
 
 /* What a problem is about, when it concerns an event: its local track

@@ -5,9 +5,11 @@
  * lazy args and the lane and link queries. Plain input is also gzipped and
  * loaded on two threads in stream windows of about an eighth of it (61
  * bytes at least): salvage must resume at the same places whatever the
- * windows, so the counts must be the same (abort() otherwise). Built and
- * run by tests/fuzz/run.sh (`make fuzz`). Also: the vectorised container
- * skip against the byte loop (check_skip). */
+ * windows, so the counts must be the same (abort() otherwise); loaded
+ * with every member scanned instead of predicted from learned member
+ * literals, it must give the same slices byte for byte (check_scanned).
+ * Built and run by tests/fuzz/run.sh (`make fuzz`). Also: the vectorised
+ * container skip against the byte loop (check_skip). */
 #include "config.h"
 
 #include <stddef.h>
@@ -189,6 +191,35 @@ static void check_windows(const uint8_t *data, size_t size, const struct trex_in
 	free(z);
 }
 
+/* Scanning every member gives the index that learned member literals
+ * give (load/json_lits.h): the same slices, byte for byte, the same
+ * counts of everything else and the same integrity counters. */
+static void check_scanned(const uint8_t *data, size_t size, const struct trex_index *plain)
+{
+	struct trex_load_opts opts = {.threads = 1, .scan_every_member = true};
+	struct trex_source *src = NULL;
+	struct trex_index *idx = NULL;
+	struct trex_error err;
+
+	if (trex_source_open_memory("fuzz.json", data, size, false, &src, &err) != TREX_OK ||
+	    trex_load_sources(&src, 1, &opts, &idx, &err) != TREX_OK)
+		abort(); /* the same bytes loaded before */
+	const struct trex_file *a = trex_index_file(plain, 0), *b = trex_index_file(idx, 0);
+	if (a->events != b->events ||
+	    trex_index_slice_count(plain) != trex_index_slice_count(idx) ||
+	    trex_index_instant_count(plain) != trex_index_instant_count(idx) ||
+	    trex_index_sample_count(plain) != trex_index_sample_count(idx) ||
+	    trex_index_flow_count(plain) != trex_index_flow_count(idx) ||
+	    trex_index_track_count(plain) != trex_index_track_count(idx) ||
+	    memcmp(&a->integrity, &b->integrity, sizeof(a->integrity)) != 0)
+		abort();
+	for (uint32_t i = 0; i < trex_index_slice_count(idx); i++)
+		if (memcmp(trex_index_slice(plain, i), trex_index_slice(idx, i),
+		           sizeof(struct trex_slice)) != 0)
+			abort();
+	trex_index_free(idx);
+}
+
 /* The vectorised container skip stops where the byte loop does, from the
  * first brackets of the input, damaged or not (abort() otherwise). */
 static void check_skip(const uint8_t *data, size_t size)
@@ -227,6 +258,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	touch_lanes(idx);
 	if (size < 65536 && (size == 0 || data[0] != 0x1f))
 		check_windows(data, size, idx);
+	if (size < 65536)
+		check_scanned(data, size, idx);
 	trex_index_integrity(idx);
 	trex_index_memory(idx);
 	trex_index_free(idx);

@@ -36,6 +36,10 @@ struct trex_load_opts {
 	/* Decoded bytes per window of a gzip stream (0: the loader's default).
 	 * Tests make it tiny so events straddle windows and parallel parts. */
 	size_t stream_window;
+	/* Tests: the Chrome JSON loader scans every member of every event
+	 * instead of taking the repeated ones from what it learned
+	 * (load/json_lits.h), so that the two can be compared. */
+	bool scan_every_member;
 	/* The format of every input by its name (trex_format.name), for
 	 * formats whose first bytes say little; NULL: sniffed per file. */
 	const char *format;
