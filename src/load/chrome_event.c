@@ -418,6 +418,7 @@ static inline __attribute__((always_inline)) int walk_object(struct cj_parser *p
 				                           (size_t)(value - mark),
 				                           (size_t)(key - mark), klen, false);
 		}
+		mark = value; /* where an error that names no place is */
 		int st = fn(ps, ctx, key, klen, value, end, &mark);
 		if (st != JSON_OK) {
 			*out = mark;
