@@ -1,6 +1,8 @@
 /* Many ranks without one index of them all: directories as inputs;
  * `trex kernels` of several traces from each rank's own index file (its
  * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h);
+ * other groupings and --memory from each rank's index, by parts or rows
+ * (analysis/kernels_rank.h);
  * `trex gpu-time`, `steps` and `gaps` of several traces from each rank's
  * own table, whose rows (each one device's or one step's of that rank)
  * are relabelled and timed as the set names and times them, then joined:
@@ -27,6 +29,7 @@
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/kernels_merge.h"
+#include "trex/analysis/kernels_rank.h"
 #include "trex/analysis/labels.h"
 #include "trex/analysis/ops.h"
 #include "trex/analysis/steps.h"
@@ -116,6 +119,7 @@ struct rank_job {
 	struct trex_table table;         /* gpu-time, steps, gaps: the rank's own, when has_table */
 	struct trex_category_part *cats; /* categories: the rank's part, when has_table */
 	struct trex_ops_part *ops;       /* ops, api: the rank's part, when has_table */
+	struct trex_kernels_rank *kern;  /* kernels by name (--memory) or op: the rank's part */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -166,8 +170,22 @@ static void rank_loaded(struct rank_job *job)
 	job->r.idx = NULL;
 }
 
+/* Whether kernels of a set come from the ranks' summaries (by name, no
+ * --memory), else from each rank's index (kernels_rank.h). */
+static bool kernels_summarised(const struct cli_opts *o)
+{
+	return o->group == TREX_KERNELS_BY_NAME && !o->memory;
+}
+
+/* Whether kernels group what spans ranks (by name, by op): a part each. */
+static bool kernels_by_part(const struct cli_opts *o)
+{
+	return o->group == TREX_KERNELS_BY_NAME || o->group == TREX_KERNELS_BY_OP;
+}
+
 /* The command's table of one rank's index, as the command makes it
- * (categories, ops, api: the rank's part of the set's table, in the job). */
+ * (categories, ops, api, kernels by name or op: the rank's part of the
+ * set's table, in the job). */
 static enum trex_status command_table(const struct cli_opts *o, const struct trex_index *idx,
                                       struct rank_job *job)
 {
@@ -175,7 +193,13 @@ static enum trex_status command_table(const struct cli_opts *o, const struct tre
 	struct trex_error *err = &job->err;
 	struct trex_step_opts so = {o->step};
 	struct trex_gap_opts go = {o->min_ns, o->top};
+	struct trex_kernel_opts ko = {
+	    .group = o->group, .memory = o->memory, .args = o->format != TREX_FMT_TEXT};
 
+	if (o->command == CLI_CMD_KERNELS && kernels_by_part(o)) /* a part, no table */
+		return trex_kernels_rank_new(idx, &ko, &job->kern, err);
+	if (o->command == CLI_CMD_KERNELS)
+		return trex_kernels_table(idx, &ko, t, err);
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
 	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
@@ -380,6 +404,61 @@ static enum trex_status kernels_set(const struct cli_opts *o, struct rank_job *c
 	return st;
 }
 
+/* kernels by name with --memory, or by op: the ranks' parts merged; not
+ * served without any row (its note needs the index). */
+static enum trex_status kernels_parts_set(const struct cli_opts *o, struct rank_job *const *order,
+                                          size_t n, struct trex_table *t, bool *served,
+                                          struct trex_error *err)
+{
+	struct trex_kernels_part *parts = malloc((n ? n : 1) * sizeof(*parts));
+	const struct trex_kernels_copy **copies = malloc((n ? n : 1) * sizeof(*copies));
+	struct trex_kernels_merge_opts mo = {o->per_rank, o->group == TREX_KERNELS_BY_OP, NULL};
+	enum trex_status st;
+
+	if (!parts || !copies) {
+		free(parts);
+		free(copies);
+		return nomem(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct trex_kernels_rank *k = order[i]->kern;
+
+		parts[i] = (struct trex_kernels_part){&k->sum, 0, order[i]->rank};
+		copies[i] = k->copies;
+		mo.copies =
+		    k->copies ? copies : mo.copies; /* the columns when any rank has sizes */
+	}
+	st = trex_kernels_merge_table_opts(parts, n, &mo, t, err);
+	free(parts);
+	free(copies);
+	*served = st == TREX_OK && t->nrows > 0;
+	return st;
+}
+
+/* kernels by shape, stream, device or rank: the ranks' rows joined; not
+ * served without any row (its note needs the index). */
+static enum trex_status kernels_rows_set(const struct cli_opts *o, struct rank_job *const *order,
+                                         size_t n, struct trex_table *t, bool *served,
+                                         struct trex_error *err)
+{
+	const struct trex_table **tables = malloc((n ? n : 1) * sizeof(*tables));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	enum trex_status st = TREX_NOMEM;
+
+	(void)o;
+	if (tables && ranks) {
+		for (size_t i = 0; i < n; i++) {
+			tables[i] = &order[i]->table;
+			ranks[i] = order[i]->rank;
+		}
+		st = trex_kernels_join_table(tables, ranks, n, t, err);
+	}
+	free(tables);
+	free(ranks);
+	*served = st == TREX_OK && t->nrows > 0;
+	return st == TREX_NOMEM ? nomem(err) : st;
+}
+
 /* One row of one rank's table, and where the set puts it. */
 struct row_ref {
 	const struct rank_job *job;
@@ -570,16 +649,27 @@ static int cmp_job_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* How the command's table of a set is made from its ranks. */
+static set_table_fn *set_table_of(const struct cli_opts *o)
+{
+	if (o->command == CLI_CMD_KERNELS)
+		return kernels_summarised(o) ? kernels_set
+		       : kernels_by_part(o)  ? kernels_parts_set
+		                             : kernels_rows_set;
+	if (o->command == CLI_CMD_CATEGORIES)
+		return categories_set;
+	if (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API)
+		return ops_set;
+	return rows_set;
+}
+
 /* The command's table of the set made from its ranks and written: *done;
  * nothing written when two files claim one rank (the merged load shows
  * them apart and warns) or the table needs the merged load. */
 static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
                                    FILE *out, bool *done, struct trex_error *err)
 {
-	set_table_fn *make = o->command == CLI_CMD_KERNELS      ? kernels_set
-	                     : o->command == CLI_CMD_CATEGORIES ? categories_set
-	                     : o->command == CLI_CMD_OPS || o->command == CLI_CMD_API ? ops_set
-	                                                                              : rows_set;
+	set_table_fn *make = set_table_of(o);
 	struct rank_job **order;
 	struct trex_table t;
 	enum trex_status st;
@@ -604,13 +694,15 @@ static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jo
 }
 
 /* Whether the command asks for what ranks give apart: kernels by name
- * alone (summaries), gpu-time (device rows), steps (step rows) or gaps
- * (device gaps; times from the set's start, so not under --align, which
- * moves ranks against each other). */
+ * alone (summaries), or by any grouping, --memory and --per-rank from
+ * each rank's index (not under --align: the merged load aligns first;
+ * nor with --metric columns), gpu-time (device rows), steps (step rows)
+ * or gaps (device gaps; times from the set's start, so not under
+ * --align, which moves ranks against each other). */
 static bool ranks_serve(const struct cli_opts *o)
 {
-	bool kernels = o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME &&
-	               !o->memory && !o->nmetric_args;
+	bool kernels = o->command == CLI_CMD_KERNELS && !o->nmetric_args &&
+	               (kernels_summarised(o) || o->align == TREX_ALIGN_NONE);
 
 	bool timed = (o->command == CLI_CMD_STEPS || o->command == CLI_CMD_GAPS) &&
 	             o->align == TREX_ALIGN_NONE;
@@ -629,7 +721,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	struct rank_pool pool = {.n = paths->n,
 	                         .mode = cli_cache_mode(o),
 	                         .o = o,
-	                         .tables = o->command != CLI_CMD_KERNELS};
+	                         .tables = o->command != CLI_CMD_KERNELS || !kernels_summarised(o)};
 	enum trex_status st = TREX_OK;
 	bool failed = false;
 
@@ -661,6 +753,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 			trex_table_free(&pool.jobs[i].table);
 		trex_category_part_free(pool.jobs[i].cats);
 		trex_ops_part_free(pool.jobs[i].ops);
+		trex_kernels_rank_free(pool.jobs[i].kern);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}
