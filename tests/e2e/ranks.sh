@@ -127,6 +127,25 @@ for CMD in ops api; do
 	same_as_merged "3 ranks, reversed, -j 1" -j 1 "$7" "$5" "$2" -- "$7" "$5" "$2"
 done
 CMD=kernels
+# every grouping and --memory from each rank's index: by name (--memory)
+# and op a part per rank (durations sorted together), by shape, stream,
+# device and rank each rank's own rows
+for by in shape op stream device rank; do
+	same_as_merged "--by $by" --by $by "$@" -- --by $by "$@"
+	same_as_merged "--by $by, csv" --by $by --format csv "$@" -- --by $by --format csv "$@"
+	same_as_merged "--by $by, json" --by $by --format json "$@" -- --by $by --format json "$@"
+	same_as_merged "--by $by --memory, 3 ranks, reversed, -j 1" -j 1 --by $by --memory \
+		"$7" "$5" "$2" -- --by $by --memory "$7" "$5" "$2"
+done
+same_as_merged "--memory" --memory "$@" -- --memory "$@"
+same_as_merged "--memory, csv" --memory --format csv "$@" -- --memory --format csv "$@"
+same_as_merged "--memory, json, a directory" --memory --format json "$R" -- \
+	--memory --format json "$@"
+same_as_merged "--memory --per-rank" --memory --per-rank "$@" -- --memory --per-rank "$@"
+same_as_merged "--by op --per-rank, csv, -j 3" -j 3 --by op --per-rank --format csv "$R" -- \
+	--by op --per-rank --format csv "$@"
+same_as_merged "--by op --memory --per-rank, json" --by op --memory --per-rank --format json \
+	"$@" -- --by op --memory --per-rank --format json "$@"
 
 # The numbers themselves, computed apart (expected.py: Python over the JSON).
 run_py multi "8 ranks from their summaries" "$R" "$@"
@@ -153,6 +172,30 @@ for CMD in gpu-time steps gaps categories ops api; do
 		"$1" "$2" "$D/damaged.json" "$W/k0.json"
 done
 CMD=kernels
+# three copies of one trace: equal totals on every rank, in rank order
+for i in a b c; do
+	cp "$D/kernels.json" "$W/copy_$i.json"
+done
+for opts in "--by shape --format json" "--by op" "--by stream" "--by device --format csv" \
+	"--by rank" "--memory" "--memory --by op --per-rank --format csv"; do
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, ranks from the order" $opts "$W/k2.json" "$W/k0.json" "$W/k1.json" \
+		-- $opts "$W/k2.json" "$W/k0.json" "$W/k1.json"
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, a damaged rank (and copies without sizes)" $opts "$1" \
+		"$D/damaged.json" "$W/k0.json" -- $opts "$1" "$D/damaged.json" "$W/k0.json"
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, equal totals on three ranks" $opts "$W/copy_c.json" \
+		"$W/copy_a.json" "$W/copy_b.json" -- $opts "$W/copy_c.json" "$W/copy_a.json" \
+		"$W/copy_b.json"
+done
+# a rank that cannot be loaded: the merged load tells it
+printf 'not a trace\n' >"$W/broken.json"
+same_as_merged "--by device, a rank that is not a trace" --by device "$1" "$W/broken.json" -- \
+	--by device "$1" "$W/broken.json"
+check "that rank fails the command" [ "$(rc_of lazy)" != 0 ]
+same_as_merged "--memory --by op, a rank that is not a trace" --memory --by op "$1" \
+	"$W/broken.json" -- --memory --by op "$1" "$W/broken.json"
 same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
 	--strict "$1" "$D/damaged.json"
 check "--strict with a damaged rank exits 2" [ "$(rc_of lazy)" = 2 ]
@@ -229,12 +272,27 @@ for opt in "--explain" "--format unitrace-json"; do
 	run_trex merged categories --no-cache $opt "$@"
 	check "categories $opt: the merged load" lazy_is_merged
 done
-for opt in "--memory" "--by op" "--by rank"; do
+for opt in "--memory --align collectives" "--by op --align collectives"; do
 	# shellcheck disable=SC2086
 	run_trex lazy kernels $opt "$R"
 	# shellcheck disable=SC2086
 	run_trex merged kernels --no-cache $opt "$@"
 	check "kernels $opt: the merged load" lazy_is_merged
+done
+run_trex lazy kernels --by device "$C/base.json.gz" "$C/test.json.gz"
+run_trex merged kernels --no-cache --by device "$C/base.json.gz" "$C/test.json.gz"
+check "kernels --by device, two files of one rank: the merged load" lazy_is_merged 'both claim rank'
+# no kernel on any rank: the note (why) needs the merged load
+for i in 0 1; do
+	printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":1,"dur":5}]}\n' \
+		>"$W/cpu$i.json"
+done
+for opt in "--by stream" "--by op" "--memory"; do
+	# shellcheck disable=SC2086
+	run_trex lazy kernels $opt "$W/cpu0.json" "$W/cpu1.json"
+	# shellcheck disable=SC2086
+	run_trex merged kernels --no-cache $opt "$W/cpu0.json" "$W/cpu1.json"
+	check "kernels $opt without a kernel: the merged load (its note)" lazy_is_merged
 done
 
 done_testing
