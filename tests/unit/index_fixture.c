@@ -3,10 +3,12 @@
 #include "index_fixture.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "trex/analysis/table.h"
 #include "trex/load/chrome_phases.h"
 #include "trex/load/classify.h"
 #include "trex/load/kinds.h"
@@ -80,4 +82,29 @@ unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len)
 	*gz_len = zs.total_out;
 	deflateEnd(&zs);
 	return z;
+}
+
+void fixture_same_table(const struct trex_table *a, const struct trex_table *b)
+{
+	cr_assert_eq(a->ncols, b->ncols);
+	cr_assert_eq(a->nrows, b->nrows);
+	for (size_t c = 0; c < a->ncols; c++) {
+		cr_assert_str_eq(a->cols[c].key, b->cols[c].key);
+		cr_assert_eq(a->cols[c].type, b->cols[c].type);
+	}
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++) {
+			const union trex_cell *x = trex_table_cell(a, r, c),
+			                      *y = trex_table_cell(b, r, c);
+
+			if (a->cols[c].type == TREX_COL_TEXT)
+				cr_assert_str_eq(x->text, y->text, "row %zu %s", r, a->cols[c].key);
+			else if (a->cols[c].type == TREX_COL_COUNT)
+				cr_assert_eq(x->count, y->count, "row %zu %s", r, a->cols[c].key);
+			else
+				cr_assert((isnan(x->number) && isnan(y->number)) ||
+				              memcmp(&x->number, &y->number, sizeof(double)) == 0,
+				          "row %zu %s: %.17g vs %.17g", r, a->cols[c].key,
+				          x->number, y->number);
+		}
 }

@@ -19,6 +19,7 @@
 #include "trex/core/kernel_summary.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
+#include "index_fixture.h"
 
 #define NRANKS 3
 #define NPARTS 5
@@ -192,31 +193,6 @@ static struct trex_index *load_texts(struct text *t, const size_t *which, size_t
 	return idx;
 }
 
-static void same_table(const struct trex_table *a, const struct trex_table *b)
-{
-	cr_assert_eq(a->ncols, b->ncols);
-	cr_assert_eq(a->nrows, b->nrows);
-	for (size_t c = 0; c < a->ncols; c++) {
-		cr_assert_str_eq(a->cols[c].key, b->cols[c].key);
-		cr_assert_eq(a->cols[c].type, b->cols[c].type);
-	}
-	for (size_t r = 0; r < a->nrows; r++)
-		for (size_t c = 0; c < a->ncols; c++) {
-			const union trex_cell *x = trex_table_cell(a, r, c),
-			                      *y = trex_table_cell(b, r, c);
-
-			if (a->cols[c].type == TREX_COL_TEXT)
-				cr_assert_str_eq(x->text, y->text, "row %zu %s", r, a->cols[c].key);
-			else if (a->cols[c].type == TREX_COL_COUNT)
-				cr_assert_eq(x->count, y->count, "row %zu %s", r, a->cols[c].key);
-			else
-				cr_assert((isnan(x->number) && isnan(y->number)) ||
-				              memcmp(&x->number, &y->number, sizeof(double)) == 0,
-				          "row %zu %s: %.17g vs %.17g", r, a->cols[c].key,
-				          x->number, y->number);
-		}
-}
-
 static bool has_column(const struct trex_table *t, const char *key)
 {
 	for (size_t c = 0; c < t->ncols; c++)
@@ -286,7 +262,7 @@ static void matches(enum trex_kernel_group group, bool memory, bool per_rank, bo
 	rank_by_rank(t, set, &ko, &lazy);
 	cr_assert_gt(lazy.nrows, 2);
 	cr_assert_eq(has_column(&merged, "bytes"), memory); /* some copies are sized */
-	same_table(&merged, &lazy);
+	fixture_same_table(&merged, &lazy);
 	trex_table_free(&merged);
 	trex_table_free(&lazy);
 	for (int r = 0; r < NRANKS; r++)
