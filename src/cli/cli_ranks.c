@@ -28,6 +28,7 @@
 #include "trex/analysis/gaps.h"
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
+#include "trex/analysis/integrity_set.h"
 #include "trex/analysis/kernels_merge.h"
 #include "trex/analysis/kernels_rank.h"
 #include "trex/analysis/labels.h"
@@ -120,6 +121,7 @@ struct rank_job {
 	struct trex_category_part *cats; /* categories: the rank's part, when has_table */
 	struct trex_ops_part *ops;       /* ops, api: the rank's part, when has_table */
 	struct trex_kernels_rank *kern;  /* kernels by name (--memory) or op: the rank's part */
+	struct trex_integrity_part *integ; /* integrity: the rank's part */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -200,6 +202,8 @@ static enum trex_status command_table(const struct cli_opts *o, const struct tre
 		return trex_kernels_rank_new(idx, &ko, &job->kern, err);
 	if (o->command == CLI_CMD_KERNELS)
 		return trex_kernels_table(idx, &ko, t, err);
+	if (o->command == CLI_CMD_INTEGRITY)
+		return trex_integrity_part_new(idx, &job->integ, err);
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
 	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
@@ -333,15 +337,16 @@ static bool assign_ranks(struct rank_job *jobs, size_t n)
 	return distinct;
 }
 
-/* The notes of the cache and the losses, in input order. */
-static void report_jobs(const struct rank_job *jobs, size_t n)
+/* The notes of the cache in input order (jobs), then the losses in the
+ * set's order (by rank), as the merged load warns. */
+static void report_jobs(const struct rank_job *jobs, struct rank_job *const *order, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (jobs[i].r.rep.note[0])
 			cli_print_cache_note(&jobs[i].r.rep);
-		if (jobs[i].warnings)
-			fwrite(jobs[i].warnings, 1, jobs[i].warnings_len, stderr);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (order[i]->warnings)
+			fwrite(order[i]->warnings, 1, order[i]->warnings_len, stderr);
 }
 
 /* The line the command prints under a text table without rows. */
@@ -359,15 +364,36 @@ static void print_empty(const struct cli_opts *o, const struct trex_table *t, FI
 		cli_print_note(out, t);
 }
 
+/* `trex integrity`'s text headline: what each damaged rank lost, by rank. */
+static void integrity_headline(struct rank_job *const *order, size_t n, FILE *out)
+{
+	char run[64];
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trex_integrity_part *p = order[i]->integ;
+
+		if (!p->lost_data)
+			continue;
+		cli_integrity_damaged(out, trex_rank_label(order[i]->rank, run, sizeof(run)),
+		                      p->path, p->lost);
+		any = true;
+	}
+	cli_integrity_headline_end(out, any);
+}
+
 /* t (taken over) as the command's report, after the notes and warnings of
- * the ranks (jobs, in input order). */
+ * the ranks (jobs, in input order; order: by rank). */
 static enum trex_status write_report(const struct cli_opts *o, const struct rank_job *jobs,
-                                     size_t n, struct trex_table *t, FILE *out,
-                                     struct trex_error *err)
+                                     struct rank_job *const *order, size_t n, struct trex_table *t,
+                                     FILE *out, struct trex_error *err)
 {
 	enum trex_status st;
 
-	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
+	report_jobs(jobs, order,
+	            n); /* under --strict a loss failed its rank: the merged load tells it */
+	if (o->command == CLI_CMD_INTEGRITY && o->format == TREX_FMT_TEXT)
+		integrity_headline(order, n, out);
 	st = trex_table_write(out, t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
 		print_empty(o, t, out);
@@ -641,6 +667,40 @@ static enum trex_status categories_set(const struct cli_opts *o, struct rank_job
 	return st == TREX_NOMEM ? nomem(err) : st;
 }
 
+/* integrity: the ranks' rows joined; not served when a rank has no time
+ * span (the set's start, which example times are from, is unsure). */
+static enum trex_status integrity_set(const struct cli_opts *o, struct rank_job *const *order,
+                                      size_t n, struct trex_table *t, bool *served,
+                                      struct trex_error *err)
+{
+	struct trex_integrity_part **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	int64_t set_start = INT64_MAX;
+	enum trex_status st = TREX_OK;
+	bool spans = true;
+
+	(void)o;
+	*served = false;
+	if (!parts || !ranks) {
+		free(parts);
+		free(ranks);
+		return nomem(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		parts[i] = order[i]->integ;
+		ranks[i] = order[i]->rank;
+		set_start = order[i]->start < set_start ? order[i]->start : set_start;
+		spans = spans && !order[i]->empty;
+	}
+	if (spans) {
+		st = trex_integrity_join_table(parts, ranks, n, set_start, t, err);
+		*served = st == TREX_OK;
+	}
+	free(parts);
+	free(ranks);
+	return st;
+}
+
 static int cmp_job_rank(const void *a, const void *b)
 {
 	const struct rank_job *x = *(const struct rank_job *const *)a;
@@ -660,6 +720,8 @@ static set_table_fn *set_table_of(const struct cli_opts *o)
 		return categories_set;
 	if (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API)
 		return ops_set;
+	if (o->command == CLI_CMD_INTEGRITY)
+		return integrity_set;
 	return rows_set;
 }
 
@@ -684,13 +746,14 @@ static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jo
 	qsort(order, n, sizeof(*order), cmp_job_rank); /* the set's file order */
 	trex_table_init(&t, "", NULL, 0);
 	st = make(o, order, n, &t, &served, err);
-	free(order);
-	if (st != TREX_OK || !served) {
+	if (st == TREX_OK && served) {
+		*done = true;
+		st = write_report(o, jobs, order, n, &t, out, err); /* frees t */
+	} else {
 		trex_table_free(&t);
-		return st;
 	}
-	*done = true;
-	return write_report(o, jobs, n, &t, out, err);
+	free(order);
+	return st;
 }
 
 /* Whether the command asks for what ranks give apart: kernels by name
@@ -708,7 +771,7 @@ static bool ranks_serve(const struct cli_opts *o)
 	             o->align == TREX_ALIGN_NONE;
 	bool categories = o->command == CLI_CMD_CATEGORIES && !o->explain && !o->unitrace_json;
 	bool tables = o->command == CLI_CMD_GPU_TIME || o->command == CLI_CMD_OPS ||
-	              o->command == CLI_CMD_API;
+	              o->command == CLI_CMD_API || o->command == CLI_CMD_INTEGRITY;
 
 	return (kernels || timed || categories || tables) && !o->schema && !o->compiler_log &&
 	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
@@ -754,6 +817,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		trex_category_part_free(pool.jobs[i].cats);
 		trex_ops_part_free(pool.jobs[i].ops);
 		trex_kernels_rank_free(pool.jobs[i].kern);
+		trex_integrity_part_free(pool.jobs[i].integ);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}

@@ -189,11 +189,37 @@ for opts in "--by shape --format json" "--by op" "--by stream" "--by device --fo
 		"$W/copy_a.json" "$W/copy_b.json" -- $opts "$W/copy_c.json" "$W/copy_a.json" \
 		"$W/copy_b.json"
 done
+# integrity: each rank's counters, joined in rank order
+CMD=integrity
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv, a directory" --format csv "$R" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+same_as_merged "a damaged rank among them, -j 1" -j 1 "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
+	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+# three damaged traces, two of which claim ranks 0 and 1: the warnings,
+# the headline and the rows by rank, not in the order given
+for CMD in integrity gpu-time; do
+	for fmt in text csv json; do
+		same_as_merged "damaged ranks given out of rank order, $fmt" --format $fmt \
+			"$D/damaged.json" "$D/damaged_value_swallows.json" \
+			"$D/damaged_top_level.json.gz" -- --format $fmt "$D/damaged.json" \
+			"$D/damaged_value_swallows.json" "$D/damaged_top_level.json.gz"
+	done
+done
+same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
+	--strict "$1" "$D/damaged.json"
+CMD=kernels
+
 # a rank that cannot be loaded: the merged load tells it
 printf 'not a trace\n' >"$W/broken.json"
 same_as_merged "--by device, a rank that is not a trace" --by device "$1" "$W/broken.json" -- \
 	--by device "$1" "$W/broken.json"
 check "that rank fails the command" [ "$(rc_of lazy)" != 0 ]
+CMD=integrity
+same_as_merged "a rank that is not a trace" "$1" "$W/broken.json" -- "$1" "$W/broken.json"
+CMD=kernels
 same_as_merged "--memory --by op, a rank that is not a trace" --memory --by op "$1" \
 	"$W/broken.json" -- --memory --by op "$1" "$W/broken.json"
 same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \

@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -12,6 +13,8 @@
 #include "trex/load/chrome_phases.h"
 #include "trex/load/classify.h"
 #include "trex/load/kinds.h"
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
 
 uint32_t fixture_str(struct trex_builder *b, const char *s)
 {
@@ -107,4 +110,24 @@ void fixture_same_table(const struct trex_table *a, const struct trex_table *b)
 				          "row %zu %s: %.17g vs %.17g", r, a->cols[c].key,
 				          x->number, y->number);
 		}
+}
+
+struct trex_index *fixture_load_texts(const struct fixture_text *texts, const size_t *which,
+                                      size_t n)
+{
+	struct trex_source **src = calloc(n ? n : 1, sizeof(*src));
+	struct trex_index *idx;
+	struct trex_error err;
+
+	cr_assert(src);
+	for (size_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "rank%zu.json", which[i]);
+		cr_assert(trex_source_open_memory(name, texts[which[i]].s, texts[which[i]].len,
+		                                  true, &src[i], &err) == TREX_OK);
+	}
+	cr_assert(trex_load_sources(src, n, NULL, &idx, &err) == TREX_OK, "%s", err.message);
+	free(src);
+	return idx;
 }

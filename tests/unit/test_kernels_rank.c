@@ -119,16 +119,11 @@ Test(kernels_rank, percentiles_over_sorted_arrays_are_those_of_one_sort)
 /* ---- parts and rows against the set loaded as one index ----------------------------------------
  */
 
-struct text {
-	char *s;
-	size_t len;
-};
-
 /* Rank r (claiming rank NRANKS - 1 - r): CPU ops launching kernels on two
  * streams (correlation ids), copies with and without bytes, a kernel
  * without a launch; rank 2 has no sized copy. Equal work on every rank
  * (ties across ranks) and some of its own. */
-static void rank_trace(int r, struct text *t)
+static void rank_trace(int r, struct fixture_text *t)
 {
 	FILE *f = open_memstream(&t->s, &t->len);
 	unsigned long long seed = 99 + (unsigned long long)r;
@@ -176,23 +171,6 @@ static void rank_trace(int r, struct text *t)
 	cr_assert(fclose(f) == 0);
 }
 
-static struct trex_index *load_texts(struct text *t, const size_t *which, size_t n)
-{
-	struct trex_source *src[NRANKS];
-	struct trex_index *idx;
-	struct trex_error err;
-
-	for (size_t i = 0; i < n; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "rank%zu.json", which[i]);
-		cr_assert(trex_source_open_memory(name, t[which[i]].s, t[which[i]].len, true,
-		                                  &src[i], &err) == TREX_OK);
-	}
-	cr_assert(trex_load_sources(src, n, NULL, &idx, &err) == TREX_OK, "%s", err.message);
-	return idx;
-}
-
 static bool has_column(const struct trex_table *t, const char *key)
 {
 	for (size_t c = 0; c < t->ncols; c++)
@@ -202,7 +180,7 @@ static bool has_column(const struct trex_table *t, const char *key)
 }
 
 /* The set's table by ko, from each rank's index as the CLI makes it. */
-static void rank_by_rank(struct text *t, const struct trex_index *set,
+static void rank_by_rank(struct fixture_text *t, const struct trex_index *set,
                          const struct trex_kernel_opts *ko, struct trex_table *out)
 {
 	struct trex_kernels_rank *kr[NRANKS];
@@ -217,7 +195,7 @@ static void rank_by_rank(struct text *t, const struct trex_index *set,
 
 	for (uint32_t f = 0; f < NRANKS; f++) {
 		size_t input = (size_t)(NRANKS - 1 - trex_index_file(set, f)->rank);
-		struct trex_index *one = load_texts(t, &input, 1);
+		struct trex_index *one = fixture_load_texts(t, &input, 1);
 
 		ranks[f] = trex_index_file(set, f)->rank;
 		if (by_part) {
@@ -245,7 +223,7 @@ static void rank_by_rank(struct text *t, const struct trex_index *set,
 
 static void matches(enum trex_kernel_group group, bool memory, bool per_rank, bool args)
 {
-	struct text t[NRANKS];
+	struct fixture_text t[NRANKS];
 	size_t all[NRANKS];
 	struct trex_kernel_opts ko = {
 	    .group = group, .memory = memory, .per_rank = per_rank, .args = args};
@@ -257,7 +235,7 @@ static void matches(enum trex_kernel_group group, bool memory, bool per_rank, bo
 		rank_trace(r, &t[r]);
 		all[r] = (size_t)r;
 	}
-	set = load_texts(t, all, NRANKS);
+	set = fixture_load_texts(t, all, NRANKS);
 	cr_assert(trex_kernels_table(set, &ko, &merged, &err) == TREX_OK);
 	rank_by_rank(t, set, &ko, &lazy);
 	cr_assert_gt(lazy.nrows, 2);
@@ -294,7 +272,7 @@ Test(kernels_rank, rows_of_one_rank_are_the_merged_table)
 
 Test(kernels_rank, a_part_is_by_name_or_op_only)
 {
-	struct text t;
+	struct fixture_text t;
 	size_t zero = 0;
 	struct trex_index *one;
 	struct trex_kernels_rank *kr;
@@ -302,7 +280,7 @@ Test(kernels_rank, a_part_is_by_name_or_op_only)
 	struct trex_error err;
 
 	rank_trace(0, &t);
-	one = load_texts(&t, &zero, 1);
+	one = fixture_load_texts(&t, &zero, 1);
 	cr_assert(trex_kernels_rank_new(one, &ko, &kr, &err) == TREX_USAGE);
 	cr_assert_null(kr);
 	trex_index_free(one);
