@@ -31,11 +31,18 @@ enum trex_status trex_integrity_part_new(const struct trex_index *idx,
 		return st;
 	}
 	p->start = trex_index_start(idx);
+	p->ts = malloc((p->rows.n ? p->rows.n : 1) * sizeof(*p->ts));
+	for (size_t r = 0; p->ts && r < p->rows.n; r++) {
+		const struct trex_problem *first =
+		    trex_index_problem(idx, p->rows.v[r].file, p->rows.v[r].counter, 0);
+
+		p->ts[r] = first && first->has_ts ? first->ts : 0;
+	}
 	p->lost_data = trex_file_lost_data(trex_index_file(idx, 0));
 	len = trex_loss_text(idx, 0, true, NULL, 0);
 	p->lost = malloc((size_t)len + 1);
 	p->path = strdup(path);
-	if (!p->lost || !p->path) {
+	if (!p->lost || !p->path || !p->ts) {
 		trex_integrity_part_free(p);
 		return nomem(err);
 	}
@@ -52,6 +59,7 @@ void trex_integrity_part_free(struct trex_integrity_part *p)
 	trex_integrity_rows_free(&p->rows);
 	free(p->lost);
 	free(p->path);
+	free(p->ts);
 	free(p);
 }
 
@@ -75,7 +83,7 @@ static int64_t count_of(const struct trex_integrity_part *p, enum trex_integrity
  * ("all runs" for a counter 0 everywhere, without its example), the time
  * from the set's start. */
 static bool copy_row(struct trex_table *t, const struct trex_integrity_part *p, size_t r,
-                     const char *run, int64_t shift, bool zero)
+                     const char *run, int64_t set_start, bool zero)
 {
 	union trex_cell *cell = trex_table_add_row(t);
 
@@ -96,8 +104,8 @@ static bool copy_row(struct trex_table *t, const struct trex_integrity_part *p, 
 	if (zero) {
 		cell[TREX_INTEG_COL_EXAMPLES].count = 0;
 		cell[TREX_INTEG_COL_TIME].number = NAN;
-	} else {
-		cell[TREX_INTEG_COL_TIME].number += (double)shift; /* exact below 2^53 */
+	} else if (!isnan(cell[TREX_INTEG_COL_TIME].number)) { /* as views_from_start */
+		cell[TREX_INTEG_COL_TIME].number = (double)((__int128)p->ts[r] - set_start);
 	}
 	return true;
 }
@@ -117,7 +125,7 @@ static bool counter_rows(struct trex_table *t, struct trex_integrity_part *const
 
 		if (count_of(parts[i], c) > 0 &&
 		    !copy_row(t, parts[i], r, trex_rank_label(ranks[i], run, sizeof(run)),
-		              parts[i]->start - set_start, false))
+		              set_start, false))
 			return false;
 	}
 	return true;

@@ -34,6 +34,7 @@
 #include "trex/analysis/labels.h"
 #include "trex/analysis/ops.h"
 #include "trex/analysis/steps.h"
+#include "trex/analysis/summary_set.h"
 #include "trex/core/index.h"
 #include "trex/export/table_write.h"
 #include "trex/load/loader.h"
@@ -122,6 +123,7 @@ struct rank_job {
 	struct trex_ops_part *ops;       /* ops, api: the rank's part, when has_table */
 	struct trex_kernels_rank *kern;  /* kernels by name (--memory) or op: the rank's part */
 	struct trex_integrity_part *integ; /* integrity: the rank's part */
+	struct trex_summary *summary;      /* info: the rank's own report */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -204,6 +206,10 @@ static enum trex_status command_table(const struct cli_opts *o, const struct tre
 		return trex_kernels_table(idx, &ko, t, err);
 	if (o->command == CLI_CMD_INTEGRITY)
 		return trex_integrity_part_new(idx, &job->integ, err);
+	if (o->command == CLI_CMD_INFO)
+		return (job->summary = malloc(sizeof(*job->summary)))
+		           ? trex_summary_compute(idx, job->summary, err)
+		           : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
 	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
@@ -518,9 +524,9 @@ static bool append_row(struct trex_table *out, const struct row_ref *ref, int64_
 		cell[c] = *from;
 		if (strcmp(in->cols[c].key, "rank") == 0)
 			cell[c].count = rank;
-		else if (strcmp(in->cols[c].key, "start_ns") == 0)
-			cell[c].number +=
-			    (double)(ref->job->start - set_start); /* exact below 2^53 */
+		else if (strcmp(in->cols[c].key, "start_ns") == 0) /* one rounding, as the set's */
+			cell[c].number =
+			    (double)((int64_t)from->number + (ref->job->start - set_start));
 		if (in->cols[c].type != TREX_COL_TEXT)
 			continue;
 		if (strcmp(in->cols[c].key, "device") == 0)
@@ -725,6 +731,35 @@ static set_table_fn *set_table_of(const struct cli_opts *o)
 	return rows_set;
 }
 
+/* `trex info` of the set from its ranks' summaries, written: *done; not
+ * when a rank has no time span (the set's span is unsure). */
+static enum trex_status info_report(const struct cli_opts *o, const struct rank_job *jobs,
+                                    struct rank_job *const *order, size_t n, FILE *out, bool *done,
+                                    struct trex_error *err)
+{
+	const struct trex_summary **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	struct trex_summary s;
+	enum trex_status st = parts && ranks ? TREX_OK : nomem(err);
+	bool spans = true;
+
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		parts[i] = order[i]->summary;
+		ranks[i] = order[i]->rank;
+		spans = spans && !order[i]->empty;
+	}
+	if (st == TREX_OK && spans &&
+	    (st = trex_summary_join(parts, ranks, n, &s, err)) == TREX_OK) {
+		*done = true;
+		report_jobs(jobs, order, n);
+		st = cli_info_write_set(o, &s, out, err);
+		trex_summary_free(&s);
+	}
+	free(parts);
+	free(ranks);
+	return st;
+}
+
 /* The command's table of the set made from its ranks and written: *done;
  * nothing written when two files claim one rank (the merged load shows
  * them apart and warns) or the table needs the merged load. */
@@ -744,6 +779,11 @@ static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jo
 	for (size_t i = 0; i < n; i++)
 		order[i] = &jobs[i];
 	qsort(order, n, sizeof(*order), cmp_job_rank); /* the set's file order */
+	if (o->command == CLI_CMD_INFO) {
+		st = info_report(o, jobs, order, n, out, done, err);
+		free(order);
+		return st;
+	}
 	trex_table_init(&t, "", NULL, 0);
 	st = make(o, order, n, &t, &served, err);
 	if (st == TREX_OK && served) {
@@ -771,7 +811,8 @@ static bool ranks_serve(const struct cli_opts *o)
 	             o->align == TREX_ALIGN_NONE;
 	bool categories = o->command == CLI_CMD_CATEGORIES && !o->explain && !o->unitrace_json;
 	bool tables = o->command == CLI_CMD_GPU_TIME || o->command == CLI_CMD_OPS ||
-	              o->command == CLI_CMD_API || o->command == CLI_CMD_INTEGRITY;
+	              o->command == CLI_CMD_API || o->command == CLI_CMD_INTEGRITY ||
+	              o->command == CLI_CMD_INFO;
 
 	return (kernels || timed || categories || tables) && !o->schema && !o->compiler_log &&
 	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
@@ -818,6 +859,9 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 		trex_ops_part_free(pool.jobs[i].ops);
 		trex_kernels_rank_free(pool.jobs[i].kern);
 		trex_integrity_part_free(pool.jobs[i].integ);
+		if (pool.jobs[i].summary)
+			trex_summary_free(pool.jobs[i].summary);
+		free(pool.jobs[i].summary);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}

@@ -29,8 +29,10 @@ cp "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz "$R/"
 touch -d '2020-01-01' "$R"/*
 set -- "$R"/*.json.gz
 
+# listing NAME: each index file's name, size and mtime (not ls -l's
+# columns, whose widths change with the largest file).
 listing() {
-	ls -l --time-style=+%s.%N "$IDX" | grep '\.trex$' | sort >"$TEST_TMP/$1.ls"
+	find "$IDX" -name '*.trex' -printf '%f %s %T@\n' | sort >"$TEST_TMP/$1.ls"
 }
 
 # untouched: since listing before, no index file changed or went, and no
@@ -38,7 +40,7 @@ listing() {
 untouched() {
 	listing after
 	[ -z "$(comm -23 "$TEST_TMP/before.ls" "$TEST_TMP/after.ls")" ] &&
-		[ "$(grep -c ' set-' "$TEST_TMP/before.ls")" = "$(grep -c ' set-' "$TEST_TMP/after.ls")" ]
+		[ "$(grep -c '^set-' "$TEST_TMP/before.ls")" = "$(grep -c '^set-' "$TEST_TMP/after.ls")" ]
 }
 
 # same_as_merged LABEL [ARGS...] -- MERGED_ARGS...: `trex $CMD ARGS` (the
@@ -66,7 +68,9 @@ same_as_merged() {
 		ok "$label: from the ranks' summaries = the merged load"
 	else
 		not_ok "$label: from the ranks' summaries = the merged load"
-		diag "exit $(rc_of lazy), merged $(rc_of merged); index files: $(ls "$IDX" | head -3)"
+		diag "exit $(rc_of lazy), merged $(rc_of merged); index files changed:"
+		comm -3 "$TEST_TMP/before.ls" "$TEST_TMP/after.ls" | grep -v "^	" | head -4 | sed 's/^/# gone: /'
+		grep "^set-" "$TEST_TMP/after.ls" | head -2 | sed 's/^/# /'
 		diff "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" | head -10 | sed 's/^/# /'
 		diff "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" | head -10 | sed 's/^/# /'
 	fi
@@ -210,6 +214,30 @@ for CMD in integrity gpu-time; do
 done
 same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
 	--strict "$1" "$D/damaged.json"
+# info: each rank's own report joined (files, phases, categories, tracks,
+# integrity, problems, examples with the set's slice ids, the time span)
+CMD=info
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, json, a directory" --format json "$R" -- --format json "$@"
+same_as_merged "3 ranks, reversed, -j 1" -j 1 "$7" "$5" "$2" -- "$2" "$5" "$7"
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+for fmt in text json; do
+	same_as_merged "a damaged rank among them, $fmt" --format $fmt "$1" "$2" "$D/damaged.json" \
+		"$W/k0.json" -- --format $fmt "$1" "$2" "$D/damaged.json" "$W/k0.json"
+	same_as_merged "damaged ranks given out of rank order, $fmt" --format $fmt \
+		"$D/damaged.json" "$D/damaged_value_swallows.json" \
+		"$D/damaged_top_level.json.gz" -- --format $fmt "$D/damaged.json" \
+		"$D/damaged_value_swallows.json" "$D/damaged_top_level.json.gz"
+done
+# clocks 2^54 ns apart (ROCm, CUDA): times from the set's start rounded
+# once, as the merged load rounds them
+K=$TREX_CORPUS/kineto
+F="$K/hta_amd_mi250/mi250_minitoy_train_ROCm6_2_kineto.json.gz $K/hta_nccl_data/nccl_data.json.gz"
+for CMD in integrity gaps info kernels; do
+	# shellcheck disable=SC2086
+	same_as_merged "clocks far apart, json" --format json $F -- --format json $F
+done
 CMD=kernels
 
 # a rank that cannot be loaded: the merged load tells it
@@ -217,8 +245,9 @@ printf 'not a trace\n' >"$W/broken.json"
 same_as_merged "--by device, a rank that is not a trace" --by device "$1" "$W/broken.json" -- \
 	--by device "$1" "$W/broken.json"
 check "that rank fails the command" [ "$(rc_of lazy)" != 0 ]
-CMD=integrity
-same_as_merged "a rank that is not a trace" "$1" "$W/broken.json" -- "$1" "$W/broken.json"
+for CMD in integrity info; do
+	same_as_merged "a rank that is not a trace" "$1" "$W/broken.json" -- "$1" "$W/broken.json"
+done
 CMD=kernels
 same_as_merged "--memory --by op, a rank that is not a trace" --memory --by op "$1" \
 	"$W/broken.json" -- --memory --by op "$1" "$W/broken.json"

@@ -1,6 +1,7 @@
-/* The integrity report of a set rank by rank (analysis/integrity_set.h):
- * each rank's part joined is the table of the ranks loaded as one index,
- * cell for cell, and each part says what its rank lost. */
+/* The integrity and info reports of a set rank by rank
+ * (analysis/integrity_set.h, analysis/summary_set.h): each rank's part
+ * joined is the report of the ranks loaded as one index, cell for cell,
+ * and each integrity part says what its rank lost. */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -11,6 +12,7 @@
 #include "index_fixture.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/integrity_set.h"
+#include "trex/analysis/summary_set.h"
 #include "trex/core/index.h"
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
@@ -32,6 +34,29 @@ static void rank_trace(int r, struct fixture_text *t)
 		        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
 		        "\"ts\":%lld,\"dur\":10},\n",
 		        i, ts + 20 * i);
+	/* category "shared": an instant on input 0, a slice elsewhere (kinds
+	 * mixed), of no duration on input 1 (an example with a slice id); an
+	 * instant and a flow on every input */
+	if (r)
+		fprintf(f,
+		        "{\"ph\":\"X\",\"cat\":\"shared\",\"name\":\"s\",\"pid\":0,\"tid\":7,"
+		        "\"ts\":%lld,\"dur\":%d},\n",
+		        ts + 150, r == 1 ? 0 : 4);
+	else
+		fprintf(f,
+		        "{\"ph\":\"i\",\"cat\":\"shared\",\"name\":\"s\",\"pid\":1,\"tid\":2,"
+		        "\"ts\":%lld,\"s\":\"t\"},\n",
+		        ts + 150);
+	fprintf(f,
+	        "{\"ph\":\"i\",\"cat\":\"mark\",\"name\":\"m\",\"pid\":1,\"tid\":2,\"ts\":%lld,"
+	        "\"s\":\"t\"},\n"
+	        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":2,"
+	        "\"ts\":%lld,\"dur\":30},\n"
+	        "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":1,\"tid\":2,"
+	        "\"ts\":%lld},\n"
+	        "{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":0,\"tid\":7,"
+	        "\"ts\":%lld,\"bp\":\"e\"},\n",
+	        ts + 160, ts + 200, r + 1, ts + 205, r + 1, ts + 220);
 	if (r == 1)
 		fprintf(
 		    f,
@@ -49,10 +74,31 @@ static void rank_trace(int r, struct fixture_text *t)
 	cr_assert(fclose(f) == 0);
 }
 
+/* The NRANKS traces in t loaded as one index. */
+static struct trex_index *set_of_ranks(struct fixture_text *t)
+{
+	size_t all[NRANKS];
+
+	for (int r = 0; r < NRANKS; r++) {
+		rank_trace(r, &t[r]);
+		all[r] = (size_t)r;
+	}
+	return fixture_load_texts(t, all, NRANKS);
+}
+
+/* File f of set loaded alone; *rank the rank the set gives it. */
+static struct trex_index *rank_alone(struct fixture_text *t, const struct trex_index *set,
+                                     uint32_t f, int64_t *rank)
+{
+	size_t input = (size_t)(NRANKS - 1 - trex_index_file(set, f)->rank);
+
+	*rank = trex_index_file(set, f)->rank;
+	return fixture_load_texts(t, &input, 1);
+}
+
 Test(integrity_set, the_ranks_joined_are_the_merged_table)
 {
 	struct fixture_text t[NRANKS];
-	size_t all[NRANKS] = {0, 1, 2};
 	struct trex_integrity_part *parts[NRANKS];
 	int64_t ranks[NRANKS], start = INT64_MAX;
 	struct trex_table merged, lazy;
@@ -60,14 +106,10 @@ Test(integrity_set, the_ranks_joined_are_the_merged_table)
 	struct trex_error err;
 	char lost[512];
 
-	for (int r = 0; r < NRANKS; r++)
-		rank_trace(r, &t[r]);
-	set = fixture_load_texts(t, all, NRANKS);
+	set = set_of_ranks(t);
 	for (uint32_t f = 0; f < NRANKS; f++) {
-		size_t input = (size_t)(NRANKS - 1 - trex_index_file(set, f)->rank);
-		struct trex_index *one = fixture_load_texts(t, &input, 1);
+		struct trex_index *one = rank_alone(t, set, f, &ranks[f]);
 
-		ranks[f] = trex_index_file(set, f)->rank;
 		cr_assert(trex_integrity_part_new(one, &parts[f], &err) == TREX_OK);
 		start = parts[f]->start < start ? parts[f]->start : start;
 		trex_loss_text(set, f, true, lost, sizeof(lost));
@@ -84,6 +126,60 @@ Test(integrity_set, the_ranks_joined_are_the_merged_table)
 	trex_table_free(&lazy);
 	for (int r = 0; r < NRANKS; r++) {
 		trex_integrity_part_free(parts[r]);
+		free(t[r].s);
+	}
+	trex_index_free(set);
+}
+
+static void same_summary(const struct trex_summary *a, const struct trex_summary *b)
+{
+	cr_assert_eq(a->start_ns, b->start_ns);
+	cr_assert_eq(a->end_ns, b->end_ns);
+	cr_assert_eq(a->slices, b->slices);
+	cr_assert_eq(a->instants, b->instants);
+	cr_assert_eq(a->samples, b->samples);
+	cr_assert_eq(a->flows, b->flows);
+	fixture_same_table(&a->files, &b->files);
+	fixture_same_table(&a->phases, &b->phases);
+	fixture_same_table(&a->categories, &b->categories);
+	fixture_same_table(&a->tracks, &b->tracks);
+	fixture_same_table(&a->tracks_text, &b->tracks_text);
+	fixture_same_table(&a->integrity, &b->integrity);
+	fixture_same_table(&a->problems, &b->problems);
+	fixture_same_table(&a->examples, &b->examples);
+}
+
+Test(integrity_set, the_ranks_summaries_joined_are_the_merged_summary)
+{
+	struct fixture_text t[NRANKS];
+	struct trex_summary parts[NRANKS], merged, lazy;
+	const struct trex_summary *pp[NRANKS];
+	int64_t ranks[NRANKS];
+	struct trex_index *set;
+	struct trex_error err;
+	bool mixed = false;
+
+	set = set_of_ranks(t);
+	for (uint32_t f = 0; f < NRANKS; f++) {
+		struct trex_index *one = rank_alone(t, set, f, &ranks[f]);
+
+		cr_assert(trex_summary_compute(one, &parts[f], &err) == TREX_OK);
+		pp[f] = &parts[f];
+		trex_index_free(one);
+	}
+	cr_assert(trex_summary_compute(set, &merged, &err) == TREX_OK);
+	cr_assert(trex_summary_join(pp, ranks, NRANKS, &lazy, &err) == TREX_OK);
+	same_summary(&merged, &lazy);
+	for (size_t r = 0; r < merged.categories.nrows; r++)
+		mixed =
+		    mixed || strcmp(trex_table_cell(&merged.categories, r, 0)->text, "mixed") == 0;
+	cr_assert(mixed, "a category of several kinds");
+	cr_assert_gt(merged.examples.nrows, NRANKS);
+	cr_assert_gt(merged.flows, 0);
+	trex_summary_free(&merged);
+	trex_summary_free(&lazy);
+	for (int r = 0; r < NRANKS; r++) {
+		trex_summary_free(&parts[r]);
 		free(t[r].s);
 	}
 	trex_index_free(set);

@@ -19,12 +19,15 @@
 #include "trex/core/status.h"
 
 /* One rank's part: its table and rows, the start its example times are
- * from, whether it lost data (trex_file_lost_data) and what (its
- * trex_loss_text, exact). */
+ * from and each row's example time on the trace's clock (the set's
+ * times are from the set's start, exactly: clocks beyond 2^53 ns are not
+ * moved through a double), whether it lost data (trex_file_lost_data)
+ * and what (its trex_loss_text, exact). */
 struct trex_integrity_part {
 	struct trex_table table;
 	struct trex_integrity_rows rows;
 	int64_t start;
+	int64_t *ts; /* per row; its TIME cell NaN: none */
 	bool lost_data;
 	char *lost;
 	char *path; /* the file's path as the index holds it */
