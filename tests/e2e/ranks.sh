@@ -1,19 +1,23 @@
 #!/bin/sh
 # Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
 # traces reads each rank's kernel summary from its own index file and
-# merges them, `trex gpu-time`, `steps` and `gaps` join each rank's own
-# table (times from the set's start, gaps longest first), `trex
-# categories` sums each rank's per-rule and per-category parts, and `trex
-# ops` and `api` join each rank's groups by name (durations sorted
-# together for the median and P95), never
-# loading the set as one index (no set index file is written, the ranks'
-# index files are only read). Their output, stdout and stderr, is the
-# merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
-# directory, a glob, any input order, -j 1 and -j 3, ranks from
-# distributedInfo or from the order, a damaged rank (its warnings),
-# --strict. A corrupt, truncated or stale index file in the set
-# is noticed (one line) and rebuilt; two files of one rank, --memory and
-# other groupings take the merged load.
+# merges them (with --memory or --by op each rank's groups, durations
+# sorted, merged the same way; by shape, stream, device or rank each
+# rank's own rows joined), `trex gpu-time`, `steps` and `gaps` join each
+# rank's own table (times from the set's start, gaps longest first),
+# `trex categories` sums each rank's per-rule and per-category parts,
+# `trex ops` and `api` join each rank's groups by name (durations sorted
+# together for the median and P95), and `trex integrity` and `info` join
+# each rank's own report, never loading the set as one index (no set
+# index file is written, the ranks' index files are only read). Their
+# output, stdout and stderr, is the merged load's (--no-cache) byte for
+# byte: text, CSV, JSON, --per-rank, a directory, a glob, any input
+# order, -j 1 and -j 3, ranks from distributedInfo or from the order,
+# equal totals on several ranks, a damaged rank (its warnings, in rank
+# order), clocks 2^54 ns apart, --strict. A corrupt, truncated or stale
+# index file in the set is noticed (one line) and rebuilt; two files of
+# one rank, a rank that is not a trace, --align and a set without any
+# kernel take the merged load.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 have_corpus || skip_all "corpus not found (TREX_CORPUS)"
