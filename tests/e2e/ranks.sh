@@ -184,6 +184,7 @@ CMD=kernels
 for i in a b c; do
 	cp "$D/kernels.json" "$W/copy_$i.json"
 done
+touch -d '2020-01-01' "$W"/copy_*.json # old enough for their index files to be trusted
 for opts in "--by shape --format json" "--by op" "--by stream" "--by device --format csv" \
 	"--by rank" "--memory" "--memory --by op --per-rank --format csv"; do
 	# shellcheck disable=SC2086
@@ -246,6 +247,7 @@ CMD=kernels
 
 # a rank that cannot be loaded: the merged load tells it
 printf 'not a trace\n' >"$W/broken.json"
+touch -d '2020-01-01' "$W/broken.json"
 same_as_merged "--by device, a rank that is not a trace" --by device "$1" "$W/broken.json" -- \
 	--by device "$1" "$W/broken.json"
 check "that rank fails the command" [ "$(rc_of lazy)" != 0 ]
