@@ -396,8 +396,8 @@ static enum trex_status write_report(const struct cli_opts *o, const struct rank
 {
 	enum trex_status st;
 
-	report_jobs(jobs, order,
-	            n); /* under --strict a loss failed its rank: the merged load tells it */
+	/* under --strict a loss failed its rank: the merged load tells it */
+	report_jobs(jobs, order, n);
 	if (o->command == CLI_CMD_INTEGRITY && o->format == TREX_FMT_TEXT)
 		integrity_headline(order, n, out);
 	st = trex_table_write(out, t, o->format, err);
@@ -457,8 +457,8 @@ static enum trex_status kernels_parts_set(const struct cli_opts *o, struct rank_
 
 		parts[i] = (struct trex_kernels_part){&k->sum, 0, order[i]->rank};
 		copies[i] = k->copies;
-		mo.copies =
-		    k->copies ? copies : mo.copies; /* the columns when any rank has sizes */
+		if (k->copies) /* the bytes columns when any rank has sizes */
+			mo.copies = copies;
 	}
 	st = trex_kernels_merge_table_opts(parts, n, &mo, t, err);
 	free(parts);
