@@ -122,7 +122,8 @@ Test(kernels_rank, percentiles_over_sorted_arrays_are_those_of_one_sort)
 /* Rank r (claiming rank NRANKS - 1 - r): CPU ops launching kernels on two
  * streams (correlation ids), copies with and without bytes, a kernel
  * without a launch; rank 2 has no sized copy. Equal work on every rank
- * (ties across ranks) and some of its own. */
+ * (ties across ranks) and some of its own; a kernel "tie_r" of equal total
+ * on each (ties ordered by name, against the ranks' order). */
 static void rank_trace(int r, struct fixture_text *t)
 {
 	FILE *f = open_memstream(&t->s, &t->len);
@@ -166,6 +167,11 @@ static void rank_trace(int r, struct fixture_text *t)
 	        ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"own_%d\",\"pid\":0,\"tid\":7,"
 	        "\"ts\":%lld,\"dur\":%d}",
 	        r, ts += 100, 3 + r);
+	/* equal totals, names in the opposite order of the ranks: by name */
+	fprintf(f,
+	        ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"tie_%d\",\"pid\":0,\"tid\":7,"
+	        "\"ts\":%lld,\"dur\":7}",
+	        r, ts += 100);
 	fprintf(f, "\n],\"distributedInfo\":{\"rank\":%d,\"world_size\":%d}}\n", NRANKS - 1 - r,
 	        NRANKS);
 	cr_assert(fclose(f) == 0);
