@@ -824,6 +824,17 @@ static const struct trex_column bytes_cols[] = {
     {"gbps", "GB/s", TREX_COL_NUMBER, true},
 };
 
+const struct trex_column *trex_kernels_op_column(void)
+{
+	return &label_cols[L_OP];
+}
+
+const struct trex_column *trex_kernels_bytes_columns(size_t *n)
+{
+	*n = ARRAY_LEN(bytes_cols);
+	return bytes_cols;
+}
+
 /* The bytes of the copies and sets among the samples (opts->memory). */
 static enum trex_status find_copy_bytes(struct ctx *c, const struct sample_vec *sv,
                                         struct trex_error *err)

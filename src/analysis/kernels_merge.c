@@ -241,18 +241,20 @@ static int cmp_mgroup(const void *a, const void *b)
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
-static bool make_columns(const struct merge *mg, bool per_rank, struct trex_table *t)
+static bool make_columns(const struct merge *mg, const struct trex_kernels_merge_opts *mo,
+                         struct trex_table *t)
 {
-	size_t nstat, k;
+	size_t nstat, nbytes, k;
 	const struct trex_column *stat = trex_kernels_stat_columns(&nstat);
-	size_t ncols = nstat + (per_rank ? mg->nparts : 0) + 1;
+	const struct trex_column *bytes = trex_kernels_bytes_columns(&nbytes);
+	size_t ncols = nstat + (mo->per_rank ? mg->nparts : 0) + (mo->copies ? nbytes : 0) + 1;
 	struct trex_column *cols = trex_table_init_owned(t, "kernels", ncols);
 
 	if (!cols)
 		return false;
 	memcpy(cols, stat, nstat * sizeof(*cols));
 	k = nstat;
-	for (size_t p = 0; per_rank && p < mg->nparts; p++, k++) {
+	for (size_t p = 0; mo->per_rank && p < mg->nparts; p++, k++) {
 		char key[64], title[64];
 
 		snprintf(key, sizeof(key), "rank%lld_total_ns", (long long)mg->parts[p].rank);
@@ -263,11 +265,39 @@ static bool make_columns(const struct merge *mg, bool per_rank, struct trex_tabl
 		if (!cols[k].key || !cols[k].title)
 			return false;
 	}
-	cols[k] = *trex_kernels_name_column();
+	if (mo->copies) {
+		memcpy(cols + k, bytes, nbytes * sizeof(*cols));
+		k += nbytes;
+	}
+	cols[k] = mo->by_op ? *trex_kernels_op_column() : *trex_kernels_name_column();
 	return true;
 }
 
-static bool emit_row(struct trex_table *t, const struct mgroup *g, __int128 grand, bool per_rank)
+/* The group's Bytes and GB/s (kernels.c's copy_cells over the ranks'
+ * sums: integers, exact in a double below 2^53 whatever the order). */
+static void copy_cells(const struct merge *mg, const struct trex_kernels_copy *const *copies,
+                       const struct mgroup *g, union trex_cell *cell)
+{
+	int64_t bytes = 0, ns = 0;
+	bool sized = false;
+
+	for (size_t i = 0; i < g->m; i++) {
+		const struct trex_kernels_part *p = &mg->parts[g->c[i].part];
+		const struct trex_kernels_copy *c;
+
+		if (!copies[g->c[i].part])
+			continue;
+		c = &copies[g->c[i].part][g->c[i].row - p->sum->rows];
+		sized = sized || c->sized;
+		bytes += c->bytes;
+		ns += c->ns;
+	}
+	cell[0].number = sized ? (double)bytes : NAN;
+	cell[1].number = sized && ns > 0 ? (double)bytes / (double)ns : NAN;
+}
+
+static bool emit_row(struct trex_table *t, const struct merge *mg, const struct mgroup *g,
+                     __int128 grand, const struct trex_kernels_merge_opts *mo)
 {
 	union trex_cell *cell = trex_table_add_row(t);
 	size_t k = 0;
@@ -285,14 +315,16 @@ static bool emit_row(struct trex_table *t, const struct mgroup *g, __int128 gran
 	cell[k++].number = g->sd;
 	cell[k++].number = (double)g->p95;
 	cell[k++].number = (double)g->p99;
-	for (size_t i = 0; per_rank && i < g->m; i++)
+	for (size_t i = 0; mo->per_rank && i < g->m; i++)
 		cell[k + g->c[i].part].number = (double)g->c[i].row->sum;
+	if (mo->copies)
+		copy_cells(mg, mo->copies, g, &cell[t->ncols - 3]);
 	k = t->ncols - 1;
 	cell[k].text = trex_table_strdup(t, g->name, g->name_len);
 	return cell[k].text != NULL;
 }
 
-static bool fill(struct merge *mg, bool per_rank, struct trex_table *t)
+static bool fill(struct merge *mg, const struct trex_kernels_merge_opts *mo, struct trex_table *t)
 {
 	__int128 grand = 0;
 
@@ -302,10 +334,10 @@ static bool fill(struct merge *mg, bool per_rank, struct trex_table *t)
 	}
 	if (mg->ngroups) /* groups is NULL without any: qsort's pointer must not be */
 		qsort(mg->groups, mg->ngroups, sizeof(*mg->groups), cmp_mgroup);
-	if (!make_columns(mg, per_rank, t))
+	if (!make_columns(mg, mo, t))
 		return false;
 	for (size_t g = 0; g < mg->ngroups; g++)
-		if (!emit_row(t, &mg->groups[g], grand, per_rank))
+		if (!emit_row(t, mg, &mg->groups[g], grand, mo))
 			return false;
 	return true;
 }
@@ -314,11 +346,20 @@ enum trex_status trex_kernels_merge_table(const struct trex_kernels_part *parts,
                                           bool per_rank, struct trex_table *t,
                                           struct trex_error *err)
 {
+	struct trex_kernels_merge_opts mo = {.per_rank = per_rank};
+
+	return trex_kernels_merge_table_opts(parts, n, &mo, t, err);
+}
+
+enum trex_status trex_kernels_merge_table_opts(const struct trex_kernels_part *parts, size_t n,
+                                               const struct trex_kernels_merge_opts *mo,
+                                               struct trex_table *t, struct trex_error *err)
+{
 	struct merge mg = {.parts = parts, .nparts = n};
 	bool ok;
 
 	trex_table_init(t, "kernels", NULL, 0);
-	ok = gather(&mg) && fill(&mg, per_rank, t);
+	ok = gather(&mg) && fill(&mg, mo, t);
 	free(mg.contribs);
 	free(mg.groups);
 	free(mg.slot);

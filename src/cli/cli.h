@@ -437,6 +437,15 @@ void cli_steps_none(const struct cli_opts *o, FILE *out);
 void cli_gaps_none(const struct cli_opts *o, FILE *out);
 /* ... and `trex ops` (api false) and `trex api` */
 void cli_cpu_summary_none(bool api, FILE *out);
+/* `trex info`'s report of a set of ranks (no execution graph) from its
+ * joined summary (analysis/summary_set.h), as cmd_info writes it. */
+struct trex_summary;
+enum trex_status cli_info_write_set(const struct cli_opts *o, const struct trex_summary *s,
+                                    FILE *out, struct trex_error *err);
+/* `trex integrity`'s text headline: a line per damaged run (run, path,
+ * trex_loss_text), then the end (the no-damage line unless any). */
+void cli_integrity_damaged(FILE *out, const char *run, const char *path, const char *lost);
+void cli_integrity_headline_end(FILE *out, bool any);
 static inline void cli_print_note(FILE *out, const struct trex_table *t)
 {
 	if (t->nrows == 0)

@@ -1,6 +1,8 @@
 /* Many ranks without one index of them all: directories as inputs;
  * `trex kernels` of several traces from each rank's own index file (its
  * kernel summary, core/kernel_summary.h), merged (analysis/kernels_merge.h);
+ * other groupings and --memory from each rank's index, by parts or rows
+ * (analysis/kernels_rank.h);
  * `trex gpu-time`, `steps` and `gaps` of several traces from each rank's
  * own table, whose rows (each one device's or one step's of that rank)
  * are relabelled and timed as the set names and times them, then joined:
@@ -26,10 +28,13 @@
 #include "trex/analysis/gaps.h"
 #include "trex/analysis/gpu_time.h"
 #include "trex/analysis/integrity.h"
+#include "trex/analysis/integrity_set.h"
 #include "trex/analysis/kernels_merge.h"
+#include "trex/analysis/kernels_rank.h"
 #include "trex/analysis/labels.h"
 #include "trex/analysis/ops.h"
 #include "trex/analysis/steps.h"
+#include "trex/analysis/summary_set.h"
 #include "trex/core/index.h"
 #include "trex/export/table_write.h"
 #include "trex/load/loader.h"
@@ -116,6 +121,9 @@ struct rank_job {
 	struct trex_table table;         /* gpu-time, steps, gaps: the rank's own, when has_table */
 	struct trex_category_part *cats; /* categories: the rank's part, when has_table */
 	struct trex_ops_part *ops;       /* ops, api: the rank's part, when has_table */
+	struct trex_kernels_rank *kern;  /* kernels by name (--memory) or op: the rank's part */
+	struct trex_integrity_part *integ; /* integrity: the rank's part */
+	struct trex_summary *summary;      /* info: the rank's own report */
 	bool has_table;
 	int64_t start;    /* of the rank's index: its table's times are from there */
 	bool empty;       /* the rank's index has no time span */
@@ -166,8 +174,22 @@ static void rank_loaded(struct rank_job *job)
 	job->r.idx = NULL;
 }
 
+/* Whether kernels of a set come from the ranks' summaries (by name, no
+ * --memory), else from each rank's index (kernels_rank.h). */
+static bool kernels_summarised(const struct cli_opts *o)
+{
+	return o->group == TREX_KERNELS_BY_NAME && !o->memory;
+}
+
+/* Whether kernels group what spans ranks (by name, by op): a part each. */
+static bool kernels_by_part(const struct cli_opts *o)
+{
+	return o->group == TREX_KERNELS_BY_NAME || o->group == TREX_KERNELS_BY_OP;
+}
+
 /* The command's table of one rank's index, as the command makes it
- * (categories, ops, api: the rank's part of the set's table, in the job). */
+ * (categories, ops, api, kernels by name or op: the rank's part of the
+ * set's table, in the job). */
 static enum trex_status command_table(const struct cli_opts *o, const struct trex_index *idx,
                                       struct rank_job *job)
 {
@@ -175,7 +197,19 @@ static enum trex_status command_table(const struct cli_opts *o, const struct tre
 	struct trex_error *err = &job->err;
 	struct trex_step_opts so = {o->step};
 	struct trex_gap_opts go = {o->min_ns, o->top};
+	struct trex_kernel_opts ko = {
+	    .group = o->group, .memory = o->memory, .args = o->format != TREX_FMT_TEXT};
 
+	if (o->command == CLI_CMD_KERNELS && kernels_by_part(o)) /* a part, no table */
+		return trex_kernels_rank_new(idx, &ko, &job->kern, err);
+	if (o->command == CLI_CMD_KERNELS)
+		return trex_kernels_table(idx, &ko, t, err);
+	if (o->command == CLI_CMD_INTEGRITY)
+		return trex_integrity_part_new(idx, &job->integ, err);
+	if (o->command == CLI_CMD_INFO)
+		return (job->summary = malloc(sizeof(*job->summary)))
+		           ? trex_summary_compute(idx, job->summary, err)
+		           : trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	if (o->command == CLI_CMD_STEPS)
 		return trex_steps_table(idx, &so, t, NULL, err);
 	if (o->command == CLI_CMD_CATEGORIES) /* a part, no table */
@@ -309,15 +343,16 @@ static bool assign_ranks(struct rank_job *jobs, size_t n)
 	return distinct;
 }
 
-/* The notes of the cache and the losses, in input order. */
-static void report_jobs(const struct rank_job *jobs, size_t n)
+/* The notes of the cache in input order (jobs), then the losses in the
+ * set's order (by rank), as the merged load warns. */
+static void report_jobs(const struct rank_job *jobs, struct rank_job *const *order, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (jobs[i].r.rep.note[0])
 			cli_print_cache_note(&jobs[i].r.rep);
-		if (jobs[i].warnings)
-			fwrite(jobs[i].warnings, 1, jobs[i].warnings_len, stderr);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (order[i]->warnings)
+			fwrite(order[i]->warnings, 1, order[i]->warnings_len, stderr);
 }
 
 /* The line the command prints under a text table without rows. */
@@ -335,15 +370,36 @@ static void print_empty(const struct cli_opts *o, const struct trex_table *t, FI
 		cli_print_note(out, t);
 }
 
+/* `trex integrity`'s text headline: what each damaged rank lost, by rank. */
+static void integrity_headline(struct rank_job *const *order, size_t n, FILE *out)
+{
+	char run[64];
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct trex_integrity_part *p = order[i]->integ;
+
+		if (!p->lost_data)
+			continue;
+		cli_integrity_damaged(out, trex_rank_label(order[i]->rank, run, sizeof(run)),
+		                      p->path, p->lost);
+		any = true;
+	}
+	cli_integrity_headline_end(out, any);
+}
+
 /* t (taken over) as the command's report, after the notes and warnings of
- * the ranks (jobs, in input order). */
+ * the ranks (jobs, in input order; order: by rank). */
 static enum trex_status write_report(const struct cli_opts *o, const struct rank_job *jobs,
-                                     size_t n, struct trex_table *t, FILE *out,
-                                     struct trex_error *err)
+                                     struct rank_job *const *order, size_t n, struct trex_table *t,
+                                     FILE *out, struct trex_error *err)
 {
 	enum trex_status st;
 
-	report_jobs(jobs, n); /* under --strict a loss failed its rank: the merged load tells it */
+	/* under --strict a loss failed its rank: the merged load tells it */
+	report_jobs(jobs, order, n);
+	if (o->command == CLI_CMD_INTEGRITY && o->format == TREX_FMT_TEXT)
+		integrity_headline(order, n, out);
 	st = trex_table_write(out, t, o->format, err);
 	if (st == TREX_OK && o->format == TREX_FMT_TEXT)
 		print_empty(o, t, out);
@@ -380,6 +436,61 @@ static enum trex_status kernels_set(const struct cli_opts *o, struct rank_job *c
 	return st;
 }
 
+/* kernels by name with --memory, or by op: the ranks' parts merged; not
+ * served without any row (its note needs the index). */
+static enum trex_status kernels_parts_set(const struct cli_opts *o, struct rank_job *const *order,
+                                          size_t n, struct trex_table *t, bool *served,
+                                          struct trex_error *err)
+{
+	struct trex_kernels_part *parts = malloc((n ? n : 1) * sizeof(*parts));
+	const struct trex_kernels_copy **copies = malloc((n ? n : 1) * sizeof(*copies));
+	struct trex_kernels_merge_opts mo = {o->per_rank, o->group == TREX_KERNELS_BY_OP, NULL};
+	enum trex_status st;
+
+	if (!parts || !copies) {
+		free(parts);
+		free(copies);
+		return nomem(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct trex_kernels_rank *k = order[i]->kern;
+
+		parts[i] = (struct trex_kernels_part){&k->sum, 0, order[i]->rank};
+		copies[i] = k->copies;
+		if (k->copies) /* the bytes columns when any rank has sizes */
+			mo.copies = copies;
+	}
+	st = trex_kernels_merge_table_opts(parts, n, &mo, t, err);
+	free(parts);
+	free(copies);
+	*served = st == TREX_OK && t->nrows > 0;
+	return st;
+}
+
+/* kernels by shape, stream, device or rank: the ranks' rows joined; not
+ * served without any row (its note needs the index). */
+static enum trex_status kernels_rows_set(const struct cli_opts *o, struct rank_job *const *order,
+                                         size_t n, struct trex_table *t, bool *served,
+                                         struct trex_error *err)
+{
+	const struct trex_table **tables = malloc((n ? n : 1) * sizeof(*tables));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	enum trex_status st = TREX_NOMEM;
+
+	(void)o;
+	if (tables && ranks) {
+		for (size_t i = 0; i < n; i++) {
+			tables[i] = &order[i]->table;
+			ranks[i] = order[i]->rank;
+		}
+		st = trex_kernels_join_table(tables, ranks, n, t, err);
+	}
+	free(tables);
+	free(ranks);
+	*served = st == TREX_OK && t->nrows > 0;
+	return st == TREX_NOMEM ? nomem(err) : st;
+}
+
 /* One row of one rank's table, and where the set puts it. */
 struct row_ref {
 	const struct rank_job *job;
@@ -413,9 +524,9 @@ static bool append_row(struct trex_table *out, const struct row_ref *ref, int64_
 		cell[c] = *from;
 		if (strcmp(in->cols[c].key, "rank") == 0)
 			cell[c].count = rank;
-		else if (strcmp(in->cols[c].key, "start_ns") == 0)
-			cell[c].number +=
-			    (double)(ref->job->start - set_start); /* exact below 2^53 */
+		else if (strcmp(in->cols[c].key, "start_ns") == 0) /* one rounding, as the set's */
+			cell[c].number =
+			    (double)((int64_t)from->number + (ref->job->start - set_start));
 		if (in->cols[c].type != TREX_COL_TEXT)
 			continue;
 		if (strcmp(in->cols[c].key, "device") == 0)
@@ -562,6 +673,40 @@ static enum trex_status categories_set(const struct cli_opts *o, struct rank_job
 	return st == TREX_NOMEM ? nomem(err) : st;
 }
 
+/* integrity: the ranks' rows joined; not served when a rank has no time
+ * span (the set's start, which example times are from, is unsure). */
+static enum trex_status integrity_set(const struct cli_opts *o, struct rank_job *const *order,
+                                      size_t n, struct trex_table *t, bool *served,
+                                      struct trex_error *err)
+{
+	struct trex_integrity_part **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	int64_t set_start = INT64_MAX;
+	enum trex_status st = TREX_OK;
+	bool spans = true;
+
+	(void)o;
+	*served = false;
+	if (!parts || !ranks) {
+		free(parts);
+		free(ranks);
+		return nomem(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		parts[i] = order[i]->integ;
+		ranks[i] = order[i]->rank;
+		set_start = order[i]->start < set_start ? order[i]->start : set_start;
+		spans = spans && !order[i]->empty;
+	}
+	if (spans) {
+		st = trex_integrity_join_table(parts, ranks, n, set_start, t, err);
+		*served = st == TREX_OK;
+	}
+	free(parts);
+	free(ranks);
+	return st;
+}
+
 static int cmp_job_rank(const void *a, const void *b)
 {
 	const struct rank_job *x = *(const struct rank_job *const *)a;
@@ -570,16 +715,58 @@ static int cmp_job_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* How the command's table of a set is made from its ranks. */
+static set_table_fn *set_table_of(const struct cli_opts *o)
+{
+	if (o->command == CLI_CMD_KERNELS)
+		return kernels_summarised(o) ? kernels_set
+		       : kernels_by_part(o)  ? kernels_parts_set
+		                             : kernels_rows_set;
+	if (o->command == CLI_CMD_CATEGORIES)
+		return categories_set;
+	if (o->command == CLI_CMD_OPS || o->command == CLI_CMD_API)
+		return ops_set;
+	if (o->command == CLI_CMD_INTEGRITY)
+		return integrity_set;
+	return rows_set;
+}
+
+/* `trex info` of the set from its ranks' summaries, written: *done; not
+ * when a rank has no time span (the set's span is unsure). */
+static enum trex_status info_report(const struct cli_opts *o, const struct rank_job *jobs,
+                                    struct rank_job *const *order, size_t n, FILE *out, bool *done,
+                                    struct trex_error *err)
+{
+	const struct trex_summary **parts = malloc((n ? n : 1) * sizeof(*parts));
+	int64_t *ranks = malloc((n ? n : 1) * sizeof(*ranks));
+	struct trex_summary s;
+	enum trex_status st = parts && ranks ? TREX_OK : nomem(err);
+	bool spans = true;
+
+	for (size_t i = 0; st == TREX_OK && i < n; i++) {
+		parts[i] = order[i]->summary;
+		ranks[i] = order[i]->rank;
+		spans = spans && !order[i]->empty;
+	}
+	if (st == TREX_OK && spans &&
+	    (st = trex_summary_join(parts, ranks, n, &s, err)) == TREX_OK) {
+		*done = true;
+		report_jobs(jobs, order, n);
+		st = cli_info_write_set(o, &s, out, err);
+		trex_summary_free(&s);
+	}
+	free(parts);
+	free(ranks);
+	return st;
+}
+
 /* The command's table of the set made from its ranks and written: *done;
  * nothing written when two files claim one rank (the merged load shows
  * them apart and warns) or the table needs the merged load. */
 static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jobs, size_t n,
                                    FILE *out, bool *done, struct trex_error *err)
 {
-	set_table_fn *make = o->command == CLI_CMD_KERNELS      ? kernels_set
-	                     : o->command == CLI_CMD_CATEGORIES ? categories_set
-	                     : o->command == CLI_CMD_OPS || o->command == CLI_CMD_API ? ops_set
-	                                                                              : rows_set;
+	set_table_fn *make = set_table_of(o);
 	struct rank_job **order;
 	struct trex_table t;
 	enum trex_status st;
@@ -592,31 +779,40 @@ static enum trex_status set_report(const struct cli_opts *o, struct rank_job *jo
 	for (size_t i = 0; i < n; i++)
 		order[i] = &jobs[i];
 	qsort(order, n, sizeof(*order), cmp_job_rank); /* the set's file order */
-	trex_table_init(&t, "", NULL, 0);
-	st = make(o, order, n, &t, &served, err);
-	free(order);
-	if (st != TREX_OK || !served) {
-		trex_table_free(&t);
+	if (o->command == CLI_CMD_INFO) {
+		st = info_report(o, jobs, order, n, out, done, err);
+		free(order);
 		return st;
 	}
-	*done = true;
-	return write_report(o, jobs, n, &t, out, err);
+	trex_table_init(&t, "", NULL, 0);
+	st = make(o, order, n, &t, &served, err);
+	if (st == TREX_OK && served) {
+		*done = true;
+		st = write_report(o, jobs, order, n, &t, out, err); /* frees t */
+	} else {
+		trex_table_free(&t);
+	}
+	free(order);
+	return st;
 }
 
 /* Whether the command asks for what ranks give apart: kernels by name
- * alone (summaries), gpu-time (device rows), steps (step rows) or gaps
- * (device gaps; times from the set's start, so not under --align, which
- * moves ranks against each other). */
+ * alone (summaries), or by any grouping, --memory and --per-rank from
+ * each rank's index (not under --align: the merged load aligns first;
+ * nor with --metric columns), gpu-time (device rows), steps (step rows)
+ * or gaps (device gaps; times from the set's start, so not under
+ * --align, which moves ranks against each other). */
 static bool ranks_serve(const struct cli_opts *o)
 {
-	bool kernels = o->command == CLI_CMD_KERNELS && o->group == TREX_KERNELS_BY_NAME &&
-	               !o->memory && !o->nmetric_args;
+	bool kernels = o->command == CLI_CMD_KERNELS && !o->nmetric_args &&
+	               (kernels_summarised(o) || o->align == TREX_ALIGN_NONE);
 
 	bool timed = (o->command == CLI_CMD_STEPS || o->command == CLI_CMD_GAPS) &&
 	             o->align == TREX_ALIGN_NONE;
 	bool categories = o->command == CLI_CMD_CATEGORIES && !o->explain && !o->unitrace_json;
 	bool tables = o->command == CLI_CMD_GPU_TIME || o->command == CLI_CMD_OPS ||
-	              o->command == CLI_CMD_API;
+	              o->command == CLI_CMD_API || o->command == CLI_CMD_INTEGRITY ||
+	              o->command == CLI_CMD_INFO;
 
 	return (kernels || timed || categories || tables) && !o->schema && !o->compiler_log &&
 	       !o->no_cache && !o->demo && !o->dump && !o->compare && o->input_count > 0;
@@ -629,7 +825,7 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	struct rank_pool pool = {.n = paths->n,
 	                         .mode = cli_cache_mode(o),
 	                         .o = o,
-	                         .tables = o->command != CLI_CMD_KERNELS};
+	                         .tables = o->command != CLI_CMD_KERNELS || !kernels_summarised(o)};
 	enum trex_status st = TREX_OK;
 	bool failed = false;
 
@@ -661,6 +857,11 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 			trex_table_free(&pool.jobs[i].table);
 		trex_category_part_free(pool.jobs[i].cats);
 		trex_ops_part_free(pool.jobs[i].ops);
+		trex_kernels_rank_free(pool.jobs[i].kern);
+		trex_integrity_part_free(pool.jobs[i].integ);
+		if (pool.jobs[i].summary)
+			trex_summary_free(pool.jobs[i].summary);
+		free(pool.jobs[i].summary);
 		trex_cache_rank_close(&pool.jobs[i].r);
 		free(pool.jobs[i].warnings);
 	}

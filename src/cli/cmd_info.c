@@ -39,7 +39,7 @@ static size_t sections(const struct trex_summary *s, struct section *out)
 /* Execution graphs: their times are a schedule's, not measured. */
 static void text_schedule(const struct trex_index *idx, FILE *out)
 {
-	const struct trex_graph *g = trex_index_graph(idx);
+	const struct trex_graph *g = idx ? trex_index_graph(idx) : NULL;
 	const struct trex_schedule *sc = g ? trex_graph_schedule(g) : NULL;
 	char line[256];
 
@@ -107,7 +107,7 @@ static enum trex_status write_text(const struct trex_summary *s, const struct tr
 /* One object: the totals, then each table in the table_write JSON shape. */
 static void json_schedule(const struct trex_index *idx, FILE *out)
 {
-	const struct trex_graph *g = trex_index_graph(idx);
+	const struct trex_graph *g = idx ? trex_index_graph(idx) : NULL;
 	const struct trex_schedule *sc = g ? trex_graph_schedule(g) : NULL;
 
 	if (!sc)
@@ -225,6 +225,18 @@ static enum trex_status graph_info(const struct trex_index *idx, struct trex_gra
 	const struct trex_graph *graph = trex_index_graph(idx);
 
 	return trex_graph_info_compute(idx, graph ? trex_graph_schedule(graph) : NULL, g, err);
+}
+
+enum trex_status cli_info_write_set(const struct cli_opts *o, const struct trex_summary *s,
+                                    FILE *out, struct trex_error *err)
+{
+	enum trex_status st;
+
+	if (o->format != TREX_FMT_JSON)
+		return write_text(s, NULL, out, err);
+	st = write_json(s, NULL, out, err);
+	fputs("}\n", out);
+	return st;
 }
 
 /* `trex info`: what was loaded and how sound it is. */

@@ -7,6 +7,19 @@
 #include "trex/analysis/table.h"
 #include "trex/export/table_write.h"
 
+void cli_integrity_damaged(FILE *out, const char *run, const char *path, const char *lost)
+{
+	fprintf(out, "%s (%s): %s\n", run, path, lost);
+}
+
+void cli_integrity_headline_end(FILE *out, bool any)
+{
+	if (!any)
+		fputs("No damage: every file read to its end, every value taken as written.\n",
+		      out);
+	fputc('\n', out);
+}
+
 /* The text report's first lines: what each damaged run lost, in the words
  * of the warning and of the interface's notice, or that nothing was. */
 static void text_headline(const struct trex_index *idx, FILE *out)
@@ -20,14 +33,11 @@ static void text_headline(const struct trex_index *idx, FILE *out)
 		if (!trex_file_lost_data(f))
 			continue;
 		trex_loss_text(idx, i, true, lost, sizeof(lost));
-		fprintf(out, "%s (%s): %s\n", trex_file_label(idx, i, run, sizeof(run)),
-		        trex_index_str(idx, f->path), lost);
+		cli_integrity_damaged(out, trex_file_label(idx, i, run, sizeof(run)),
+		                      trex_index_str(idx, f->path), lost);
 		any = true;
 	}
-	if (!any)
-		fputs("No damage: every file read to its end, every value taken as written.\n",
-		      out);
-	fputc('\n', out);
+	cli_integrity_headline_end(out, any);
 }
 
 /* `trex integrity`: every integrity counter per run, damage first, with

@@ -1,19 +1,23 @@
 #!/bin/sh
 # Many ranks lazily (man trex: INDEX FILES): `trex kernels` of several
 # traces reads each rank's kernel summary from its own index file and
-# merges them, `trex gpu-time`, `steps` and `gaps` join each rank's own
-# table (times from the set's start, gaps longest first), `trex
-# categories` sums each rank's per-rule and per-category parts, and `trex
-# ops` and `api` join each rank's groups by name (durations sorted
-# together for the median and P95), never
-# loading the set as one index (no set index file is written, the ranks'
-# index files are only read). Their output, stdout and stderr, is the
-# merged load's (--no-cache) byte for byte: text, CSV, JSON, --per-rank, a
-# directory, a glob, any input order, -j 1 and -j 3, ranks from
-# distributedInfo or from the order, a damaged rank (its warnings),
-# --strict. A corrupt, truncated or stale index file in the set
-# is noticed (one line) and rebuilt; two files of one rank, --memory and
-# other groupings take the merged load.
+# merges them (with --memory or --by op each rank's groups, durations
+# sorted, merged the same way; by shape, stream, device or rank each
+# rank's own rows joined), `trex gpu-time`, `steps` and `gaps` join each
+# rank's own table (times from the set's start, gaps longest first),
+# `trex categories` sums each rank's per-rule and per-category parts,
+# `trex ops` and `api` join each rank's groups by name (durations sorted
+# together for the median and P95), and `trex integrity` and `info` join
+# each rank's own report, never loading the set as one index (no set
+# index file is written, the ranks' index files are only read). Their
+# output, stdout and stderr, is the merged load's (--no-cache) byte for
+# byte: text, CSV, JSON, --per-rank, a directory, a glob, any input
+# order, -j 1 and -j 3, ranks from distributedInfo or from the order,
+# equal totals on several ranks, a damaged rank (its warnings, in rank
+# order), clocks 2^54 ns apart, --strict. A corrupt, truncated or stale
+# index file in the set is noticed (one line) and rebuilt; two files of
+# one rank, a rank that is not a trace, --align and a set without any
+# kernel take the merged load.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
 have_corpus || skip_all "corpus not found (TREX_CORPUS)"
@@ -29,8 +33,10 @@ cp "$TREX_CORPUS"/kineto/param_dlrm_8rank/*.json.gz "$R/"
 touch -d '2020-01-01' "$R"/*
 set -- "$R"/*.json.gz
 
+# listing NAME: each index file's name, size and mtime (not ls -l's
+# columns, whose widths change with the largest file).
 listing() {
-	ls -l --time-style=+%s.%N "$IDX" | grep '\.trex$' | sort >"$TEST_TMP/$1.ls"
+	find "$IDX" -name '*.trex' -printf '%f %s %T@\n' | sort >"$TEST_TMP/$1.ls"
 }
 
 # untouched: since listing before, no index file changed or went, and no
@@ -38,7 +44,7 @@ listing() {
 untouched() {
 	listing after
 	[ -z "$(comm -23 "$TEST_TMP/before.ls" "$TEST_TMP/after.ls")" ] &&
-		[ "$(grep -c ' set-' "$TEST_TMP/before.ls")" = "$(grep -c ' set-' "$TEST_TMP/after.ls")" ]
+		[ "$(grep -c '^set-' "$TEST_TMP/before.ls")" = "$(grep -c '^set-' "$TEST_TMP/after.ls")" ]
 }
 
 # same_as_merged LABEL [ARGS...] -- MERGED_ARGS...: `trex $CMD ARGS` (the
@@ -54,6 +60,9 @@ same_as_merged() {
 		shift
 	done
 	shift
+	# a merged load of the same inputs would map the set's index file an
+	# earlier one wrote, and leave no trace: none may be there
+	rm -f "$IDX"/set-*.trex
 	listing before
 	# shellcheck disable=SC2086
 	run_trex lazy $CMD $lazy
@@ -66,7 +75,9 @@ same_as_merged() {
 		ok "$label: from the ranks' summaries = the merged load"
 	else
 		not_ok "$label: from the ranks' summaries = the merged load"
-		diag "exit $(rc_of lazy), merged $(rc_of merged); index files: $(ls "$IDX" | head -3)"
+		diag "exit $(rc_of lazy), merged $(rc_of merged); index files changed:"
+		comm -3 "$TEST_TMP/before.ls" "$TEST_TMP/after.ls" | grep -v "^	" | head -4 | sed 's/^/# gone: /'
+		grep "^set-" "$TEST_TMP/after.ls" | head -2 | sed 's/^/# /'
 		diff "$TEST_TMP/merged.out" "$TEST_TMP/lazy.out" | head -10 | sed 's/^/# /'
 		diff "$TEST_TMP/merged.err" "$TEST_TMP/lazy.err" | head -10 | sed 's/^/# /'
 	fi
@@ -127,6 +138,25 @@ for CMD in ops api; do
 	same_as_merged "3 ranks, reversed, -j 1" -j 1 "$7" "$5" "$2" -- "$7" "$5" "$2"
 done
 CMD=kernels
+# every grouping and --memory from each rank's index: by name (--memory)
+# and op a part per rank (durations sorted together), by shape, stream,
+# device and rank each rank's own rows
+for by in shape op stream device rank; do
+	same_as_merged "--by $by" --by $by "$@" -- --by $by "$@"
+	same_as_merged "--by $by, csv" --by $by --format csv "$@" -- --by $by --format csv "$@"
+	same_as_merged "--by $by, json" --by $by --format json "$@" -- --by $by --format json "$@"
+	same_as_merged "--by $by --memory, 3 ranks, reversed, -j 1" -j 1 --by $by --memory \
+		"$7" "$5" "$2" -- --by $by --memory "$7" "$5" "$2"
+done
+same_as_merged "--memory" --memory "$@" -- --memory "$@"
+same_as_merged "--memory, csv" --memory --format csv "$@" -- --memory --format csv "$@"
+same_as_merged "--memory, json, a directory" --memory --format json "$R" -- \
+	--memory --format json "$@"
+same_as_merged "--memory --per-rank" --memory --per-rank "$@" -- --memory --per-rank "$@"
+same_as_merged "--by op --per-rank, csv, -j 3" -j 3 --by op --per-rank --format csv "$R" -- \
+	--by op --per-rank --format csv "$@"
+same_as_merged "--by op --memory --per-rank, json" --by op --memory --per-rank --format json \
+	"$@" -- --by op --memory --per-rank --format json "$@"
 
 # The numbers themselves, computed apart (expected.py: Python over the JSON).
 run_py multi "8 ranks from their summaries" "$R" "$@"
@@ -153,6 +183,83 @@ for CMD in gpu-time steps gaps categories ops api; do
 		"$1" "$2" "$D/damaged.json" "$W/k0.json"
 done
 CMD=kernels
+# three copies of one trace: equal totals on every rank, in rank order
+for i in a b c; do
+	cp "$D/kernels.json" "$W/copy_$i.json"
+done
+touch -d '2020-01-01' "$W"/copy_*.json # old enough for their index files to be trusted
+for opts in "--by shape --format json" "--by op" "--by stream" "--by device --format csv" \
+	"--by rank" "--memory" "--memory --by op --per-rank --format csv"; do
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, ranks from the order" $opts "$W/k2.json" "$W/k0.json" "$W/k1.json" \
+		-- $opts "$W/k2.json" "$W/k0.json" "$W/k1.json"
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, a damaged rank (and copies without sizes)" $opts "$1" \
+		"$D/damaged.json" "$W/k0.json" -- $opts "$1" "$D/damaged.json" "$W/k0.json"
+	# shellcheck disable=SC2086
+	same_as_merged "$opts, equal totals on three ranks" $opts "$W/copy_c.json" \
+		"$W/copy_a.json" "$W/copy_b.json" -- $opts "$W/copy_c.json" "$W/copy_a.json" \
+		"$W/copy_b.json"
+done
+# integrity: each rank's counters, joined in rank order
+CMD=integrity
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, csv, a directory" --format csv "$R" -- --format csv "$@"
+same_as_merged "8 ranks, json" --format json "$@" -- --format json "$@"
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+same_as_merged "a damaged rank among them, -j 1" -j 1 "$1" "$2" "$D/damaged.json" "$W/k0.json" -- \
+	"$1" "$2" "$D/damaged.json" "$W/k0.json"
+# three damaged traces, two of which claim ranks 0 and 1: the warnings,
+# the headline and the rows by rank, not in the order given
+for CMD in integrity gpu-time; do
+	for fmt in text csv json; do
+		same_as_merged "damaged ranks given out of rank order, $fmt" --format $fmt \
+			"$D/damaged.json" "$D/damaged_value_swallows.json" \
+			"$D/damaged_top_level.json.gz" -- --format $fmt "$D/damaged.json" \
+			"$D/damaged_value_swallows.json" "$D/damaged_top_level.json.gz"
+	done
+done
+same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
+	--strict "$1" "$D/damaged.json"
+# info: each rank's own report joined (files, phases, categories, tracks,
+# integrity, problems, examples with the set's slice ids, the time span)
+CMD=info
+same_as_merged "8 ranks" "$@" -- "$@"
+same_as_merged "8 ranks, json, a directory" --format json "$R" -- --format json "$@"
+same_as_merged "3 ranks, reversed, -j 1" -j 1 "$7" "$5" "$2" -- "$2" "$5" "$7"
+same_as_merged "ranks from the order" "$W/k2.json" "$W/k0.json" "$W/k1.json" -- \
+	"$W/k2.json" "$W/k0.json" "$W/k1.json"
+for fmt in text json; do
+	same_as_merged "a damaged rank among them, $fmt" --format $fmt "$1" "$2" "$D/damaged.json" \
+		"$W/k0.json" -- --format $fmt "$1" "$2" "$D/damaged.json" "$W/k0.json"
+	same_as_merged "damaged ranks given out of rank order, $fmt" --format $fmt \
+		"$D/damaged.json" "$D/damaged_value_swallows.json" \
+		"$D/damaged_top_level.json.gz" -- --format $fmt "$D/damaged.json" \
+		"$D/damaged_value_swallows.json" "$D/damaged_top_level.json.gz"
+done
+# clocks 2^54 ns apart (ROCm, CUDA): times from the set's start rounded
+# once, as the merged load rounds them
+K=$TREX_CORPUS/kineto
+F="$K/hta_amd_mi250/mi250_minitoy_train_ROCm6_2_kineto.json.gz $K/hta_nccl_data/nccl_data.json.gz"
+for CMD in integrity gaps info kernels; do
+	# shellcheck disable=SC2086
+	same_as_merged "clocks far apart, json" --format json $F -- --format json $F
+done
+CMD=kernels
+
+# a rank that cannot be loaded: the merged load tells it
+printf 'not a trace\n' >"$W/broken.json"
+touch -d '2020-01-01' "$W/broken.json"
+same_as_merged "--by device, a rank that is not a trace" --by device "$1" "$W/broken.json" -- \
+	--by device "$1" "$W/broken.json"
+check "that rank fails the command" [ "$(rc_of lazy)" != 0 ]
+for CMD in integrity info; do
+	same_as_merged "a rank that is not a trace" "$1" "$W/broken.json" -- "$1" "$W/broken.json"
+done
+CMD=kernels
+same_as_merged "--memory --by op, a rank that is not a trace" --memory --by op "$1" \
+	"$W/broken.json" -- --memory --by op "$1" "$W/broken.json"
 same_as_merged "--strict with a damaged rank" --strict "$1" "$D/damaged.json" -- \
 	--strict "$1" "$D/damaged.json"
 check "--strict with a damaged rank exits 2" [ "$(rc_of lazy)" = 2 ]
@@ -229,12 +336,27 @@ for opt in "--explain" "--format unitrace-json"; do
 	run_trex merged categories --no-cache $opt "$@"
 	check "categories $opt: the merged load" lazy_is_merged
 done
-for opt in "--memory" "--by op" "--by rank"; do
+for opt in "--memory --align collectives" "--by op --align collectives"; do
 	# shellcheck disable=SC2086
 	run_trex lazy kernels $opt "$R"
 	# shellcheck disable=SC2086
 	run_trex merged kernels --no-cache $opt "$@"
 	check "kernels $opt: the merged load" lazy_is_merged
+done
+run_trex lazy kernels --by device "$C/base.json.gz" "$C/test.json.gz"
+run_trex merged kernels --no-cache --by device "$C/base.json.gz" "$C/test.json.gz"
+check "kernels --by device, two files of one rank: the merged load" lazy_is_merged 'both claim rank'
+# no kernel on any rank: the note (why) needs the merged load
+for i in 0 1; do
+	printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":1,"dur":5}]}\n' \
+		>"$W/cpu$i.json"
+done
+for opt in "--by stream" "--by op" "--memory"; do
+	# shellcheck disable=SC2086
+	run_trex lazy kernels $opt "$W/cpu0.json" "$W/cpu1.json"
+	# shellcheck disable=SC2086
+	run_trex merged kernels --no-cache $opt "$W/cpu0.json" "$W/cpu1.json"
+	check "kernels $opt without a kernel: the merged load (its note)" lazy_is_merged
 done
 
 done_testing

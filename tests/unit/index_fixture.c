@@ -3,13 +3,18 @@
 #include "index_fixture.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "trex/analysis/table.h"
 #include "trex/load/chrome_phases.h"
 #include "trex/load/classify.h"
 #include "trex/load/kinds.h"
+#include "trex/load/loader.h"
+#include "trex/load/source.h"
 
 uint32_t fixture_str(struct trex_builder *b, const char *s)
 {
@@ -80,4 +85,49 @@ unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len)
 	*gz_len = zs.total_out;
 	deflateEnd(&zs);
 	return z;
+}
+
+void fixture_same_table(const struct trex_table *a, const struct trex_table *b)
+{
+	cr_assert_eq(a->ncols, b->ncols);
+	cr_assert_eq(a->nrows, b->nrows);
+	for (size_t c = 0; c < a->ncols; c++) {
+		cr_assert_str_eq(a->cols[c].key, b->cols[c].key);
+		cr_assert_eq(a->cols[c].type, b->cols[c].type);
+	}
+	for (size_t r = 0; r < a->nrows; r++)
+		for (size_t c = 0; c < a->ncols; c++) {
+			const union trex_cell *x = trex_table_cell(a, r, c),
+			                      *y = trex_table_cell(b, r, c);
+
+			if (a->cols[c].type == TREX_COL_TEXT)
+				cr_assert_str_eq(x->text, y->text, "row %zu %s", r, a->cols[c].key);
+			else if (a->cols[c].type == TREX_COL_COUNT)
+				cr_assert_eq(x->count, y->count, "row %zu %s", r, a->cols[c].key);
+			else
+				cr_assert((isnan(x->number) && isnan(y->number)) ||
+				              memcmp(&x->number, &y->number, sizeof(double)) == 0,
+				          "row %zu %s: %.17g vs %.17g", r, a->cols[c].key,
+				          x->number, y->number);
+		}
+}
+
+struct trex_index *fixture_load_texts(const struct fixture_text *texts, const size_t *which,
+                                      size_t n)
+{
+	struct trex_source **src = calloc(n ? n : 1, sizeof(*src));
+	struct trex_index *idx;
+	struct trex_error err;
+
+	cr_assert(src);
+	for (size_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "rank%zu.json", which[i]);
+		cr_assert(trex_source_open_memory(name, texts[which[i]].s, texts[which[i]].len,
+		                                  true, &src[i], &err) == TREX_OK);
+	}
+	cr_assert(trex_load_sources(src, n, NULL, &idx, &err) == TREX_OK, "%s", err.message);
+	free(src);
+	return idx;
 }

@@ -34,4 +34,18 @@ struct trex_index *fixture_build(struct trex_build_file *files, struct trex_buil
 /* text[0, len) as one gzip member (malloc'd; *gz_len its size). */
 unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len);
 
+/* A trace in memory: texts[which[i]] for i < n loaded as one index
+ * (named "rank<which[i]>.json"), as trex_load_sources loads files. */
+struct fixture_text {
+	char *s;
+	size_t len;
+};
+struct trex_index *fixture_load_texts(const struct fixture_text *texts, const size_t *which,
+                                      size_t n);
+
+struct trex_table;
+/* a and b have the same columns (key, type) and cells: texts equal,
+ * numbers bit for bit (NaN where the other is NaN). */
+void fixture_same_table(const struct trex_table *a, const struct trex_table *b);
+
 #endif

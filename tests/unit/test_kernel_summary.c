@@ -23,6 +23,7 @@
 #include "trex/load/loader.h"
 #include "trex/load/source.h"
 #include "../../src/core/index_file_internal.h"
+#include "index_fixture.h"
 
 #define NRANKS 3
 
@@ -131,33 +132,6 @@ static struct trex_index *load_texts(struct text *t, size_t n)
 	return idx;
 }
 
-/* ---- comparing tables ------------------------------------------------------------------------ */
-
-static void same_table(const struct trex_table *a, const struct trex_table *b)
-{
-	cr_assert_eq(a->ncols, b->ncols);
-	cr_assert_eq(a->nrows, b->nrows);
-	for (size_t c = 0; c < a->ncols; c++) {
-		cr_assert_str_eq(a->cols[c].key, b->cols[c].key);
-		cr_assert_str_eq(a->cols[c].title, b->cols[c].title);
-		cr_assert_eq(a->cols[c].type, b->cols[c].type);
-	}
-	for (size_t r = 0; r < a->nrows; r++)
-		for (size_t c = 0; c < a->ncols; c++) {
-			const union trex_cell *x = trex_table_cell(a, r, c),
-			                      *y = trex_table_cell(b, r, c);
-
-			if (a->cols[c].type == TREX_COL_TEXT)
-				cr_assert_str_eq(x->text, y->text, "row %zu", r);
-			else if (a->cols[c].type == TREX_COL_COUNT)
-				cr_assert_eq(x->count, y->count, "row %zu %s", r, a->cols[c].key);
-			else
-				cr_assert(memcmp(&x->number, &y->number, sizeof(double)) == 0,
-				          "row %zu %s: %.17g vs %.17g", r, a->cols[c].key,
-				          x->number, y->number);
-		}
-}
-
 /* The merge of each rank's own summary against the kernels table of the
  * ranks loaded as one index (which orders files by rank). */
 static void merge_matches(size_t count, bool claimed, bool per_rank)
@@ -186,7 +160,7 @@ static void merge_matches(size_t count, bool claimed, bool per_rank)
 	cr_assert(trex_kernels_table(set, &ko, &merged, &err) == TREX_OK);
 	cr_assert(trex_kernels_merge_table(parts, NRANKS, per_rank, &lazy, &err) == TREX_OK);
 	cr_assert_gt(lazy.nrows, 5);
-	same_table(&merged, &lazy);
+	fixture_same_table(&merged, &lazy);
 	trex_table_free(&merged);
 	trex_table_free(&lazy);
 	for (int r = 0; r < NRANKS; r++) {

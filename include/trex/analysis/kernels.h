@@ -98,6 +98,9 @@ enum trex_status trex_kernels_table(const struct trex_index *idx,
  * (analysis/kernels_merge.h). */
 const struct trex_column *trex_kernels_stat_columns(size_t *n);
 const struct trex_column *trex_kernels_name_column(void);
+/* The op column (BY_OP) and the Bytes and GB/s columns of --memory (*n). */
+const struct trex_column *trex_kernels_op_column(void);
+const struct trex_column *trex_kernels_bytes_columns(size_t *n);
 
 /* The instances behind each row, for drilling in: row r's slice ids are
  * ids[first[r]] .. ids[first[r + 1] - 1] (ascending ids). */

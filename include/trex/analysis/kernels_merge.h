@@ -21,11 +21,29 @@
 #include "trex/core/kernel_summary.h"
 #include "trex/core/status.h"
 
+/* The copies and sets of one row (kernels --memory): the bytes of those
+ * whose size is known and their durations, summed; sized: any is known. */
+struct trex_kernels_copy {
+	int64_t bytes, ns;
+	bool sized;
+};
+
 /* One file of the set: file of sum, with the rank the set gives it. */
 struct trex_kernels_part {
 	const struct trex_ksum *sum;
 	uint32_t file;
 	int64_t rank;
+};
+
+/* What the merged table shows: per_rank as below; by_op: the rows are
+ * launching ops (an "op" column, trex_kernels_table's BY_OP) rather than
+ * names; with copies, the Bytes and GB/s columns of --memory (bytes / ns
+ * of the sized copies and sets, NaN where none is sized) after the totals
+ * per rank: copies[p] per row of part p's sum (as its rows are indexed),
+ * NULL when none of that part's copies has a known size. */
+struct trex_kernels_merge_opts {
+	bool per_rank, by_op;
+	const struct trex_kernels_copy *const *copies;
 };
 
 /* Fills t (uninitialised on entry) from parts[0..n), which come in the
@@ -36,5 +54,9 @@ struct trex_kernels_part {
 enum trex_status trex_kernels_merge_table(const struct trex_kernels_part *parts, size_t n,
                                           bool per_rank, struct trex_table *t,
                                           struct trex_error *err);
+/* The same with the columns mo asks for. */
+enum trex_status trex_kernels_merge_table_opts(const struct trex_kernels_part *parts, size_t n,
+                                               const struct trex_kernels_merge_opts *mo,
+                                               struct trex_table *t, struct trex_error *err);
 
 #endif
