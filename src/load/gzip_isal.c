@@ -41,7 +41,8 @@ struct trex_igz {
 	size_t header_at;    /* where the current member's header starts */
 	bool need_header;    /* trex_igz_inflate reads a header first */
 	uint64_t member_out; /* bytes of the current member so far, for ISIZE */
-	z_stream *tail;      /* zlib finishing a member cut by the end of input */
+	z_stream *tail;      /* zlib finishing a member that is cut or corrupt */
+	bool tail_corrupt;   /* ... corrupt: its end may still come, and members after it */
 	struct inflate_state st;
 };
 
@@ -75,6 +76,7 @@ struct trex_igz *trex_igz_new(const unsigned char *in, size_t len)
 	d->in = in;
 	d->len = len;
 	d->tail = NULL;
+	d->tail_corrupt = false;
 	isal_inflate_init(&d->st);
 	/* Raw deflate that keeps a CRC-32 of the output: headers and trailers
 	 * are read here, so members can follow one another. */
@@ -96,6 +98,11 @@ void trex_igz_free(struct trex_igz *d)
 
 void trex_igz_member(struct trex_igz *d, size_t at)
 {
+	if (d->tail) { /* zlib finished the member before: ISA-L takes the next */
+		inflateEnd(d->tail);
+		free(d->tail);
+		d->tail = NULL;
+	}
 	d->header_at = at;
 	d->need_header = true;
 	d->member_out = 0;
@@ -143,8 +150,11 @@ static enum trex_igz_result tail_result(const struct trex_igz *d, int ret, const
 	switch (ret) {
 	case Z_OK:
 		return TREX_IGZ_OK;
-	case Z_BUF_ERROR:  /* no progress: the input is spent */
-	case Z_STREAM_END: /* cannot be, ISA-L saw the cut; what came out stands */
+	case Z_STREAM_END:
+		/* a cut member cannot end (ISA-L saw the cut; what came out
+		 * stands); one ISA-L found corrupt ends where zlib finds it whole */
+		return d->tail_corrupt ? TREX_IGZ_MEMBER_END : TREX_IGZ_SHORT;
+	case Z_BUF_ERROR: /* no progress: the input is spent */
 		return TREX_IGZ_SHORT;
 	case Z_MEM_ERROR:
 		return TREX_IGZ_NOMEM;
@@ -232,6 +242,25 @@ static const char *igz_error(int ret)
 	}
 }
 
+/* ISA-L found the member corrupt: zlib decodes this call's bytes again and
+ * goes on with the member. ISA-L decodes ahead of the output it was asked
+ * for, into a buffer of its own, and reports an error it meets there at
+ * once, so good bytes before it never came out (the fewer the smaller the
+ * output: what a damaged file loaded depended on how it was read); with
+ * room to spare it can also write a few bytes past where zlib stops.
+ * zlib stops at the bad symbol itself, so a corrupt member now yields
+ * exactly the bytes zlib would, as a cut one does (tail_open). */
+static enum trex_igz_result igz_corrupt(struct trex_igz *d, int ret, unsigned char *dst, size_t cap,
+                                        size_t *got, const char **why)
+{
+	*why = igz_error(ret);
+	d->member_out -= *got;
+	*got = 0;
+	d->tail_corrupt = true;
+	enum trex_igz_result r = tail_open(d, why);
+	return r == TREX_IGZ_OK ? tail_step(d, dst, cap, got, why) : r;
+}
+
 /* The deflate data ended: its last byte is partly padding, and whole bytes
  * ISA-L read ahead into its bit buffer belong to the trailer. */
 static enum trex_igz_result igz_trailer(struct trex_igz *d, const char **why)
@@ -278,10 +307,8 @@ enum trex_igz_result trex_igz_inflate(struct trex_igz *d, unsigned char *dst, si
 	d->member_out += *got;
 	if (d->st.total_out >= TOTAL_OUT_HIGH)
 		d->st.total_out -= TOTAL_OUT_DROP;
-	if (ret < 0) {
-		*why = igz_error(ret);
-		return TREX_IGZ_CORRUPT;
-	}
+	if (ret < 0)
+		return igz_corrupt(d, ret, dst, cap, got, why);
 	if (d->st.block_state == ISAL_BLOCK_FINISH)
 		return igz_trailer(d, why);
 	if (*got == 0 && cap > 0) {
@@ -327,6 +354,7 @@ struct trex_igz *trex_igz_restore(const unsigned char *in, size_t len,
 	d->need_header = false;
 	d->member_out = snap->member_out;
 	d->tail = NULL;
+	d->tail_corrupt = false;
 	memcpy(&d->st, snap->state, snap->state_len);
 	igz_feed(d, snap->in_pos);
 	return d;

@@ -2,12 +2,14 @@
  * decoder of src/load/source.c when configure found ISA-L (HAVE_ISAL).
  * ISA-L inflates raw deflate here and this module reads each member's
  * header and checks its trailer itself (CRC-32 and ISIZE), so multi-member
- * input, truncation and corruption behave as with zlib. The one thing ISA-L
- * cannot do, decode the last symbols before a cut (it decodes a few symbols
- * at a time and drops a group the end of input cuts), is left to zlib: it
- * re-inflates the cut member and finishes it, so a truncated file yields
- * exactly the bytes zlib would (one zlib pass over that member, broken files
- * only).
+ * input, truncation and corruption behave as with zlib. What ISA-L cannot
+ * do is left to zlib, which re-inflates the member and finishes it (one zlib
+ * pass over that member, broken files only): decode the last symbols before
+ * a cut (it decodes a few symbols at a time and drops a group the end of
+ * input cuts), and stop exactly at a corrupt symbol (it decodes ahead into a
+ * buffer of its own and reports an error met there before the good bytes
+ * that precede it, or writes a few past it). So a truncated or corrupt file
+ * yields exactly the bytes zlib would, however it is read.
  *
  * ISA-L 2.30 cannot stop at deflate block boundaries, so resume points are
  * snapshots of the whole decoder state (Huffman tables, bit buffer and the

@@ -258,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	touch_lanes(idx);
 	if (size < 65536 && (size == 0 || data[0] != 0x1f))
 		check_windows(data, size, idx);
-	if (size < 65536 && (size == 0 || data[0] != 0x1f))
+	if (size < 65536)
 		check_scanned(data, size, idx);
 	trex_index_integrity(idx);
 	trex_index_memory(idx);

@@ -1279,3 +1279,70 @@ Test(source, background_stopped_early, .timeout = 120)
 	free(gz.p);
 	free(data.p);
 }
+
+/* What zlib decodes of gz before it stops, at its end or at an error. */
+static struct bytes zlib_decoded(const struct bytes *gz, bool *error)
+{
+	struct bytes out = {0};
+	unsigned char chunk[4096];
+	z_stream zs = {0};
+	int ret;
+
+	cr_assert_eq(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = gz->p;
+	zs.avail_in = (uInt)gz->n;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		ret = inflate(&zs, Z_NO_FLUSH);
+		bytes_add(&out, chunk, sizeof(chunk) - zs.avail_out);
+	} while (ret == Z_OK);
+	*error = ret != Z_STREAM_END;
+	inflateEnd(&zs);
+	return out;
+}
+
+/* Corrupt data: ISA-L decodes ahead into a buffer of its own and reported
+ * an error it met there before the good bytes that precede it (the smaller
+ * the chunk, the more were lost), or wrote a few bytes past where zlib
+ * stops. Whatever the chunk and whoever decodes, the bytes before a break
+ * are now zlib's, and then the corruption is reported. */
+Test(source, corrupt_gzip_streams_the_bytes_zlib_decodes, .timeout = 120)
+{
+	struct bytes data = payload(300000, 41), gz = gzip_bytes(data.p, data.n, 6);
+	static const size_t chunks[] = {1, 7, 100, 2458, 4096, 65536, 1 << 20};
+	unsigned early = 0;
+	uint64_t seed = 99;
+
+	for (int c = 0; c < 60; c++) {
+		struct bytes bad = {0};
+		bool zerr;
+
+		bytes_add(&bad, gz.p, gz.n);
+		size_t at = 10 + rnd_below(&seed, c < 30 ? 200 : bad.n - 40);
+		for (int k = 0; k < 3; k++)
+			bad.p[at + (size_t)k] ^= (unsigned char)(0x5a + 17 * k + c);
+		struct bytes want = zlib_decoded(&bad, &zerr);
+		early += zerr && want.n < data.n;
+		for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+			struct trex_source *src = open_mem(&bad);
+			enum trex_stream_ahead ahead = (enum trex_stream_ahead)(i % 3);
+			struct drained d = drain(src, chunks[i], ahead, 0);
+
+			cr_assert_eq(d.out.n, want.n,
+			             "corruption %d at %zu, chunk %zu: %zu bytes, zlib %zu", c, at,
+			             chunks[i], d.out.n, want.n);
+			cr_assert_eq(memcmp(d.out.p, want.p, want.n), 0, "corruption %d, chunk %zu",
+			             c, chunks[i]);
+			cr_assert_eq(d.status != TREX_OK, zerr, "corruption %d, chunk %zu", c,
+			             chunks[i]);
+			free(d.out.p);
+			trex_source_close(src);
+		}
+		free(want.p);
+		free(bad.p);
+	}
+	cr_assert_gt(early, 10, "breaks inside the data were tried");
+	free(data.p);
+	free(gz.p);
+}
