@@ -1279,3 +1279,40 @@ Test(source, background_stopped_early, .timeout = 120)
 	free(gz.p);
 	free(data.p);
 }
+
+/* A kept window stays as it was while the stream reads on and decodes
+ * ahead into every buffer it may use; once released, its buffer is used
+ * again. Without the keep, decoding ahead overwrites it. */
+Test(source, a_kept_window_survives_reading_on)
+{
+	struct bytes data = payload(1 << 20, 21);
+	struct bytes gz = gzip_bytes(data.p, data.n, 6);
+	struct trex_source *src = open_mem(&gz);
+	struct trex_stream *st;
+	struct trex_error err;
+	const char *w1, *w2;
+	size_t len1, len2;
+	uint64_t off;
+	bool truncated;
+	cr_assert_eq(trex_stream_open(src, 4096, TREX_STREAM_ON_CALL, &st, &err), TREX_OK);
+	cr_assert_eq(trex_stream_next(st, 0, &w1, &len1, &off, &truncated, &err), TREX_OK);
+	cr_assert_eq(len1, 4096);
+	cr_assert(trex_stream_keep(st));
+	cr_assert_not(trex_stream_keep(st), "one window at a time");
+	cr_assert_eq(trex_stream_next(st, 0, &w2, &len2, &off, &truncated, &err), TREX_OK);
+	cr_assert_eq(off, 4096);
+	for (int i = 0; i < 8; i++)
+		trex_stream_prefetch(st);
+	cr_assert(memcmp(w1, data.p, len1) == 0, "the kept window is intact");
+	cr_assert(memcmp(w2, data.p + 4096, len2) == 0);
+	trex_stream_release_kept(st);
+	/* w2 is not kept: reading on frees it, and decoding ahead reuses it */
+	cr_assert_eq(trex_stream_next(st, 0, &w1, &len1, &off, &truncated, &err), TREX_OK);
+	for (int i = 0; i < 8; i++)
+		trex_stream_prefetch(st);
+	cr_assert(memcmp(w2, data.p + 4096, len2) != 0, "a window not kept is reused");
+	trex_stream_close(st);
+	trex_source_close(src);
+	free(gz.p);
+	free(data.p);
+}
