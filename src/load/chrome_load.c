@@ -837,6 +837,7 @@ struct cj_pipe {
 	pthread_cond_t cv; /* parts put on the pool or done, or over */
 	struct cj_flight fl[2];
 	struct cj_flight *on_pool[2]; /* older first */
+	bool decode_due;              /* the window after them: decoded first, before it is read */
 	bool over;
 	struct cj_bytes tail;   /* what the last window left unparsed */
 	struct cj_bytes seam;   /* the seam part's bytes */
@@ -872,10 +873,18 @@ static bool cj_keep_tail(struct cj_pipe *p, const struct cj_window *w, size_t ca
 	return cj_bytes_set(&p->tail, &none, w->data + w->len - carry, carry);
 }
 
-/* Under the lock: parses the next part on the pool (older window first)
- * with the lock released meanwhile; false when none is left to take. */
+/* Under the lock: decodes the next window if due, else parses the next
+ * part on the pool (older window first), with the lock released
+ * meanwhile; false when there was nothing to do. */
 static bool cj_pipe_work(struct cj_pipe *p)
 {
+	if (p->decode_due) {
+		p->decode_due = false;
+		pthread_mutex_unlock(&p->mu);
+		trex_stream_prefetch(p->st);
+		pthread_mutex_lock(&p->mu);
+		return true;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct cj_flight *f = p->on_pool[k];
 		if (!f || f->taken == f->n)
@@ -922,6 +931,7 @@ static void cj_pipe_publish(struct cj_pipe *p, struct cj_flight *f)
 	pthread_mutex_lock(&p->mu);
 	f->taken = f->done = 0;
 	p->on_pool[p->on_pool[0] ? 1 : 0] = f;
+	p->decode_due = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
