@@ -2,7 +2,6 @@
 
 #include "formats.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "chrome_parse.h"
 #include "json_scan.h"
 #include "trex/load/json_args.h"
-#include "trex/core/grow.h"
 #include "trex/core/task.h"
 
 #define CJ_STREAM_CHUNK (4u << 20)
@@ -190,15 +188,13 @@ static size_t cj_split_guided(const char *start, const char *end, size_t share, 
 	return cj_split_at(start, end, cuts, n, parts);
 }
 
-/* A part is valid when the part before it stopped exactly at its start
- * (the first one: when it starts at from, where the chain begins);
+/* A part is valid when the part before it stopped exactly at its start;
  * otherwise the guess was inside an event or string: its work is thrown
  * away and the gap is parsed again from where the last valid part ended. */
 static enum trex_status cj_chain(struct trex_load_job *job, const char *map, const char *end,
-                                 const char *from, struct cj_part *parts, size_t n,
-                                 struct cj_part *fix, size_t *nfix)
+                                 struct cj_part *parts, size_t n, struct cj_part *fix, size_t *nfix)
 {
-	const char *pos = from;
+	const char *pos = parts[0].start;
 	*nfix = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (parts[i].start == pos && pos != NULL) {
@@ -413,7 +409,7 @@ static enum trex_status cj_load_mapped(struct trex_load_job *job, const char *ma
 	}
 	size_t nfix = 0;
 	if (s == TREX_OK)
-		s = cj_chain(job, map, end, parts[0].start, parts, n, parts + n, &nfix);
+		s = cj_chain(job, map, end, parts, n, parts + n, &nfix);
 	size_t k = cj_order(parts, n, nfix, order);
 	if (s == TREX_OK) {
 		s = cj_finish(job, order, k, &pre.st, pre.b, err);
@@ -478,12 +474,12 @@ static enum trex_status cj_next_window(struct trex_load_job *job, struct trex_st
 	return TREX_OK;
 }
 
-/* Decoded bytes consumed up to the carry, and disk: the compressed ones
- * consumed once the window was decoded; true when cancelled. */
-static bool cj_window_progress(struct trex_load_job *job, uint64_t disk, const struct cj_window *w,
-                               size_t carry, uint64_t *reported, uint64_t *disk_reported)
+/* Decoded and compressed bytes consumed up to the carry; true when cancelled. */
+static bool cj_window_progress(struct trex_load_job *job, struct trex_stream *st,
+                               const struct cj_window *w, size_t carry, uint64_t *reported,
+                               uint64_t *disk_reported)
 {
-	uint64_t pos = w->offset + w->len - carry;
+	uint64_t pos = w->offset + w->len - carry, disk = trex_stream_disk_position(st);
 	bool cancel = trex_load_job_progress(job, pos - *reported, disk - *disk_reported, 0);
 	*reported = pos;
 	*disk_reported = disk;
@@ -531,32 +527,6 @@ struct cj_gzip_end {
 	char what[TREX_ERROR_MSG_MAX];
 };
 
-/* After a window was parsed: a corrupt or cut gzip stream ends the input
- * there and becomes ps's problem (unless the JSON already was). */
-static void cj_window_end(struct trex_load_job *job, const struct cj_window *w,
-                          struct cj_parser *ps, bool *truncated, struct cj_gzip_end *gz_end)
-{
-	const char *end = w->data + w->len;
-	if (w->corrupt)
-		snprintf(gz_end->what, sizeof gz_end->what, "%s", w->serr.message);
-	else if (w->gzip_cut)
-		snprintf(gz_end->what, sizeof gz_end->what,
-		         "the gzip data is cut at compressed byte %llu",
-		         (unsigned long long)w->gzip_cut);
-	if (w->corrupt) {
-		*truncated = true;
-		cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, w->serr.message);
-	} else if (w->gzip_cut && !*truncated && !job->file->truncated) {
-		/* the JSON looked complete: the cut is in the gzip framing */
-		char msg[128];
-		snprintf(msg, sizeof msg,
-		         "truncated gzip %s: the input ends at compressed byte %llu",
-		         w->header_cut ? "header" : "data", (unsigned long long)w->gzip_cut);
-		*truncated = true;
-		cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, msg);
-	}
-}
-
 static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_stream *st,
                                        cj_window_fn *parse, void *state, struct cj_parser *ps,
                                        bool *truncated, struct cj_gzip_end *gz_end,
@@ -570,9 +540,26 @@ static enum trex_status cj_window_loop(struct trex_load_job *job, struct trex_st
 		if (status != TREX_OK)
 			return status;
 		bool more = parse(state, &w, &carry, err);
-		cj_window_end(job, &w, ps, truncated, gz_end);
-		if (cj_window_progress(job, trex_stream_disk_position(st), &w, carry, &reported,
-		                       &disk_reported))
+		const char *end = w.data + w.len;
+		if (w.corrupt)
+			snprintf(gz_end->what, sizeof gz_end->what, "%s", w.serr.message);
+		else if (w.gzip_cut)
+			snprintf(gz_end->what, sizeof gz_end->what,
+			         "the gzip data is cut at compressed byte %llu",
+			         (unsigned long long)w.gzip_cut);
+		if (w.corrupt) {
+			*truncated = true;
+			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, w.serr.message);
+		} else if (w.gzip_cut && !*truncated && !job->file->truncated) {
+			/* the JSON looked complete: the cut is in the gzip framing */
+			char msg[128];
+			snprintf(msg, sizeof msg,
+			         "truncated gzip %s: the input ends at compressed byte %llu",
+			         w.header_cut ? "header" : "data", (unsigned long long)w.gzip_cut);
+			*truncated = true;
+			cj_note_span(ps, TREX_INTEG_bytes_ignored, end, end, end, msg);
+		}
+		if (cj_window_progress(job, st, &w, carry, &reported, &disk_reported))
 			ps->cancelled = true;
 		if (!more || ps->cancelled)
 			return TREX_OK;
@@ -713,12 +700,11 @@ static void cj_top_resume(struct cj_parser *top, const struct cj_part *t)
 		top->st.base_time_ns = t->st.base_time_ns;
 }
 
-/* Parts for the window's events from pos (2 * s->want entries: the
- * guesses, then room for the chain's fix-ups); false without memory. */
 static bool cj_window_split(struct cj_pstream *s, const struct cj_window *w, const char *pos,
-                            struct cj_part *parts, size_t *n)
+                            size_t *n)
 {
 	const char *end = w->data + w->len;
+	struct cj_part *parts = s->parts;
 	memset(parts, 0, 2 * s->want * sizeof *parts);
 	*n = (size_t)(end - pos) >= s->min_split
 	         ? cj_split_guided(pos, end, s->job->threads, s->min_part, s->want, parts)
@@ -745,12 +731,11 @@ static struct cj_part *cj_window_parts(struct cj_pstream *s, const struct cj_win
 {
 	const char *end = w->data + w->len;
 	size_t n = 0, nfix = 0;
-	bool ok = cj_window_split(s, w, pos, s->parts, &n);
+	bool ok = cj_window_split(s, w, pos, &n);
 	if (ok) {
 		struct cj_pool pool = {s->job, w->data, end, s->parts, n, s->stream};
 		cj_run_pool(&pool, s->job->threads);
-		ok = cj_chain(s->job, w->data, end, s->parts[0].start, s->parts, n, s->parts + n,
-		              &nfix) == TREX_OK;
+		ok = cj_chain(s->job, w->data, end, s->parts, n, s->parts + n, &nfix) == TREX_OK;
 	}
 	if (!ok) {
 		for (size_t i = 0; i < 2 * s->want; i++)
@@ -796,405 +781,11 @@ static bool cj_pwindow(struct cj_pstream *s, const struct cj_window *w, size_t *
 	return !w->final;
 }
 
-/* ---- several threads, no barrier between windows ------------------------------------------ */
-
-/* The next window's parts go on the pool while this one's last parts
- * finish, so that no thread waits at a window's end. Window k+1 is read
- * whole (no carry) while the stream keeps window k (trex_stream_keep);
- * its parts start at boundaries guessed in its own bytes, and the seam
- * (window k's unfinished event, then window k+1's bytes up to its first
- * guess) is a part of its own, parsed once window k's chain says where k
- * ended. A window that is not plainly inside the events array (the
- * first, the last, one without a guess, or one whose seam does not join
- * its parts) is parsed the barrier way (cj_pwindow) on the bytes the
- * single-window path would have had: the tail of the last, then its own. */
-
-#define CJ_SEAM_SLACK (64u << 10) /* bytes the seam takes past the first guess */
-
-/* A window whose parts are on the pool. */
-struct cj_flight {
-	struct cj_window w;
-	struct cj_part *parts; /* 2 * want: the guesses, then the chain's fix-ups */
-	struct cj_part **order;
-	struct cj_part seam;    /* the part before them, across the seam */
-	const char *chain_from; /* where the seam stopped, in w */
-	size_t n;               /* parts on the pool; 0: none */
-	size_t taken, done;     /* under the pipe's lock */
-	uint64_t disk_pos;      /* compressed bytes consumed once it was decoded */
-};
-
-/* Bytes, copied out of a window that will not be kept. */
-struct cj_bytes {
-	char *data;
-	size_t len, cap;
-	uint64_t offset; /* decoded offset of data[0] */
-};
-
-struct cj_pipe {
-	struct cj_pstream *s;
-	struct trex_stream *st;
-	pthread_mutex_t mu;
-	pthread_cond_t cv; /* parts put on the pool or done, or over */
-	struct cj_flight fl[2];
-	struct cj_flight *on_pool[2]; /* older first */
-	bool decode_due;              /* the window after them: decoded first, before it is read */
-	bool over;
-	struct cj_bytes tail;   /* what the last window left unparsed */
-	struct cj_bytes seam;   /* the seam part's bytes */
-	struct cj_bytes merged; /* a window parsed the barrier way, after the tail */
-	uint64_t reported, disk_reported;
-	struct cj_gzip_end *gz_end;
-	enum trex_status status; /* of reading the stream */
-	struct trex_error *err;
-};
-
-/* Sets b to len bytes: head, then more; false without memory. */
-static bool cj_bytes_set(struct cj_bytes *b, const struct cj_bytes *head, const char *more,
-                         size_t more_len)
+static bool cj_parallel_window(void *state, const struct cj_window *w, size_t *carry,
+                               struct trex_error *err)
 {
-	size_t len = head->len + more_len;
-	char *data = len ? trex_grow(b->data, &b->cap, len, 1, 4096) : b->data;
-	if (len && !data)
-		return false;
-	b->data = data;
-	if (head->len)
-		memcpy(b->data, head->data, head->len);
-	if (more_len)
-		memcpy(b->data + head->len, more, more_len);
-	b->len = len;
-	b->offset = head->offset;
-	return true;
-}
-
-/* Keeps the carry bytes at the end of w as the next window's tail. */
-static bool cj_keep_tail(struct cj_pipe *p, const struct cj_window *w, size_t carry)
-{
-	struct cj_bytes none = {.offset = w->offset + w->len - carry};
-	return cj_bytes_set(&p->tail, &none, w->data + w->len - carry, carry);
-}
-
-/* Under the lock: decodes the next window if due, else parses the next
- * part on the pool (older window first), with the lock released
- * meanwhile; false when there was nothing to do. */
-static bool cj_pipe_work(struct cj_pipe *p)
-{
-	if (p->decode_due) {
-		p->decode_due = false;
-		pthread_mutex_unlock(&p->mu);
-		trex_stream_prefetch(p->st);
-		pthread_mutex_lock(&p->mu);
-		return true;
-	}
-	for (int k = 0; k < 2; k++) {
-		struct cj_flight *f = p->on_pool[k];
-		if (!f || f->taken == f->n)
-			continue;
-		struct cj_part *part = &f->parts[f->taken++];
-		pthread_mutex_unlock(&p->mu);
-		cj_parse_part(p->s->job, f->w.data, f->w.data + f->w.len, part);
-		pthread_mutex_lock(&p->mu);
-		if (++f->done == f->n)
-			pthread_cond_broadcast(&p->cv);
-		return true;
-	}
-	return false;
-}
-
-/* Under the lock: whether a part waits to be taken. */
-static bool cj_pipe_has_work(const struct cj_pipe *p)
-{
-	for (int k = 0; k < 2; k++)
-		if (p->on_pool[k] && p->on_pool[k]->taken < p->on_pool[k]->n)
-			return true;
-	return false;
-}
-
-/* A worker besides the coordinator: parts while there are any, else
- * decodes ahead while the stream has room, else waits. */
-static void cj_pipe_helper(struct cj_pipe *p)
-{
-	pthread_mutex_lock(&p->mu);
-	while (!p->over) {
-		if (cj_pipe_work(p))
-			continue;
-		pthread_mutex_unlock(&p->mu);
-		bool decoded = trex_stream_prefetch(p->st);
-		pthread_mutex_lock(&p->mu);
-		if (!decoded && !p->over && !cj_pipe_has_work(p))
-			pthread_cond_wait(&p->cv, &p->mu);
-	}
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void cj_pipe_publish(struct cj_pipe *p, struct cj_flight *f)
-{
-	pthread_mutex_lock(&p->mu);
-	f->taken = f->done = 0;
-	p->on_pool[p->on_pool[0] ? 1 : 0] = f;
-	p->decode_due = true;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-}
-
-/* Takes part in the work until every part of f is done; f leaves the pool. */
-static void cj_pipe_wait(struct cj_pipe *p, struct cj_flight *f)
-{
-	pthread_mutex_lock(&p->mu);
-	while (f->done < f->n)
-		if (!cj_pipe_work(p))
-			pthread_cond_wait(&p->cv, &p->mu);
-	if (p->on_pool[0] == f) {
-		p->on_pool[0] = p->on_pool[1];
-		p->on_pool[1] = NULL;
-	} else if (p->on_pool[1] == f) {
-		p->on_pool[1] = NULL;
-	}
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void cj_flight_free_parts(struct cj_pipe *p, struct cj_flight *f)
-{
-	for (size_t i = 0; i < 2 * p->s->want; i++) {
-		trex_builder_free(f->parts[i].b);
-		f->parts[i].b = NULL;
-	}
-	trex_builder_free(f->seam.b);
-	f->seam.b = NULL;
-	f->n = 0;
-}
-
-/* Throws f's parts away once they are done. */
-static void cj_pipe_drop(struct cj_pipe *p, struct cj_flight *f)
-{
-	cj_pipe_wait(p, f);
-	cj_flight_free_parts(p, f);
-}
-
-/* Parts for f's events from the first boundary guessed in its bytes;
- * false (none) for the last window, one without a guess, or no memory. */
-static bool cj_flight_split(struct cj_pipe *p, struct cj_flight *f)
-{
-	const struct cj_window *w = &f->w;
-	f->n = 0;
-	if (w->final)
-		return false;
-	const char *first = cj_find_boundary(w->data, w->data + w->len);
-	if (!first || *first != '{')
-		return false;
-	if (!cj_window_split(p->s, w, first, f->parts, &f->n)) {
-		cj_flight_free_parts(p, f);
-		return false;
-	}
-	f->parts[0].after_value = false; /* a guess starts at an event */
-	return true;
-}
-
-/* Parses the seam: the tail, then f's bytes up to its first part and a
- * little more. True when it stopped between events inside f, where its
- * chain then goes on (f->chain_from); else it is thrown away. */
-static bool cj_seam(struct cj_pipe *p, struct cj_flight *f)
-{
-	struct cj_pstream *s = p->s;
-	const struct cj_window *w = &f->w;
-	size_t head = (size_t)(f->parts[0].start - w->data), more = w->len - head;
-	if (more > CJ_SEAM_SLACK)
-		more = CJ_SEAM_SLACK;
-	struct cj_part *sp = &f->seam;
-	memset(sp, 0, sizeof *sp);
-	if (!cj_bytes_set(&p->seam, &p->tail, w->data, head + more) ||
-	    !(sp->b = trex_builder_new(s->job->file_id)))
-		return false;
-	sp->start = p->seam.data;
-	sp->stop = p->seam.data + p->tail.len + head;
-	sp->inherited = s->top.st.features & ~(unsigned)CJ_BASE_TIME;
-	sp->open_end = true;
-	sp->stream = true;
-	sp->after_value = !s->top.expect_value;
-	sp->base_offset = p->seam.offset;
-	cj_parse_part(s->job, p->seam.data, p->seam.data + p->seam.len, sp);
-	if (sp->result != CJ_STOP_AT || sp->cancelled || sp->oom) {
-		trex_builder_free(sp->b);
-		sp->b = NULL;
-		return false;
-	}
-	f->chain_from = w->data + (sp->pos - (p->seam.data + p->tail.len));
-	return true;
-}
-
-/* Decoded and compressed bytes consumed up to the carry; a cancel stops. */
-static bool cj_pipe_progress(struct cj_pipe *p, const struct cj_flight *f,
-                             const struct cj_window *w, size_t carry)
-{
-	if (cj_window_progress(p->s->job, f->disk_pos, w, carry, &p->reported, &p->disk_reported))
-		p->s->top.cancelled = true;
-	return !p->s->top.cancelled;
-}
-
-/* Once f's parts are done: checks its chain from where the seam stopped,
- * hands the seam and the parts over in byte order and keeps what f left
- * unparsed as the tail. False when parsing is over. */
-static bool cj_flight_finish(struct cj_pipe *p, struct cj_flight *f)
-{
-	struct cj_pstream *s = p->s;
-	const struct cj_window *w = &f->w;
-	const char *end = w->data + w->len;
-	size_t nfix = 0;
-	if (cj_chain(s->job, w->data, end, f->chain_from, f->parts, f->n, f->parts + f->n, &nfix) !=
-	    TREX_OK) {
-		cj_pipe_drop(p, f);
-		s->sink.status = TREX_NOMEM;
-		return false;
-	}
-	size_t k = cj_order(f->parts, f->n, nfix, f->order);
-	cj_top_flush(s);
-	cj_emit(s->job, &f->seam, s->seq++, &s->sink, s->err);
-	for (size_t i = 0; i < k; i++)
-		cj_emit(s->job, f->order[i], s->seq++, &s->sink, s->err);
-	if (s->sink.status != TREX_OK)
-		return false;
-	/* the first part or a fix-up from chain_from always starts the chain */
-	const struct cj_part *t = f->order[k - 1];
-	cj_top_resume(&s->top, t);
-	size_t carry = (size_t)(end - t->pos);
-	if (!cj_keep_tail(p, w, carry)) {
-		s->sink.status = TREX_NOMEM;
-		return false;
-	}
-	return cj_pipe_progress(p, f, w, carry);
-}
-
-/* Parses f's window the barrier way, after the tail: the window the
- * single-window path would have had. False when parsing is over. */
-static bool cj_flight_barrier(struct cj_pipe *p, struct cj_flight *f)
-{
-	struct cj_pstream *s = p->s;
-	struct cj_window w = f->w;
-	if (p->tail.len) {
-		if (!cj_bytes_set(&p->merged, &p->tail, f->w.data, f->w.len)) {
-			s->sink.status = TREX_NOMEM;
-			return false;
-		}
-		w.data = p->merged.data;
-		w.len = p->merged.len;
-		w.offset = p->merged.offset;
-	}
-	size_t carry = 0;
-	bool more = cj_pwindow(s, &w, &carry);
-	cj_window_end(s->job, &w, &s->top, &s->top_truncated, p->gz_end);
-	if (!cj_keep_tail(p, &w, carry))
-		s->sink.status = TREX_NOMEM;
-	return cj_pipe_progress(p, f, &w, carry) && more && s->sink.status == TREX_OK;
-}
-
-/* Reads the window after last into f (no carry: the tail keeps it). */
-static bool cj_pipe_fetch(struct cj_pipe *p, struct cj_flight *f, const struct cj_window *last)
-{
-	f->w = *last;
-	p->status = cj_next_window(p->s->job, p->st, 0, &f->w, p->err);
-	if (p->status != TREX_OK)
-		return false;
-	if (f->w.len == 0)
-		f->w.data = ""; /* nothing read: not the end of a released window */
-	f->disk_pos = trex_stream_disk_position(p->st);
-	return true;
-}
-
-/* The windows in turn; the parts of the one after cur go on the pool
- * before cur's chain is checked. */
-static void cj_pipe_coordinate(struct cj_pipe *p)
-{
-	struct cj_pstream *s = p->s;
-	struct cj_flight *cur = NULL;
-	struct cj_window last = {.data = ""};
-	for (;;) {
-		if (cur && !trex_stream_keep(p->st)) {
-			/* cur must be done with before the next read */
-			cj_pipe_wait(p, cur);
-			if (!cj_flight_finish(p, cur))
-				return;
-			cur = NULL;
-		}
-		struct cj_flight *nx = cur == &p->fl[0] ? &p->fl[1] : &p->fl[0];
-		if (!cj_pipe_fetch(p, nx, &last)) {
-			if (cur)
-				cj_pipe_drop(p, cur);
-			trex_stream_release_kept(p->st);
-			return;
-		}
-		last = nx->w;
-		/* after cur, whose window started inside the array, it most likely goes on */
-		bool ahead = (cur || s->top.state == CJ_ARRAY) && cj_flight_split(p, nx);
-		if (ahead)
-			cj_pipe_publish(p, nx);
-		if (cur) {
-			cj_pipe_wait(p, cur);
-			bool more = cj_flight_finish(p, cur);
-			trex_stream_release_kept(p->st);
-			cur = NULL;
-			if (!more) {
-				if (ahead)
-					cj_pipe_drop(p, nx);
-				return;
-			}
-		}
-		if (ahead && s->top.state == CJ_ARRAY && cj_seam(p, nx)) {
-			cur = nx;
-			continue;
-		}
-		if (ahead)
-			cj_pipe_drop(p, nx);
-		if (!cj_flight_barrier(p, nx))
-			return;
-	}
-}
-
-static void cj_pipe_task(void *arg, size_t task, unsigned worker)
-{
-	struct cj_pipe *p = arg;
-	(void)worker;
-	if (task > 0) {
-		cj_pipe_helper(p);
-		return;
-	}
-	cj_pipe_coordinate(p);
-	pthread_mutex_lock(&p->mu);
-	p->over = true;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void cj_pipe_free(struct cj_pipe *p)
-{
-	for (int k = 0; k < 2; k++) {
-		free(p->fl[k].parts);
-		free(p->fl[k].order);
-	}
-	free(p->tail.data);
-	free(p->seam.data);
-	free(p->merged.data);
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
-}
-
-/* All windows of the stream, on the job's threads. */
-static enum trex_status cj_pipe_run(struct cj_pstream *s, struct trex_stream *st,
-                                    struct cj_gzip_end *gz_end, struct trex_error *err)
-{
-	struct cj_pipe p = {.s = s, .st = st, .gz_end = gz_end, .err = err};
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.cv, NULL);
-	bool ok = true;
-	for (int k = 0; k < 2; k++) {
-		p.fl[k].parts = calloc(2 * s->want, sizeof *p.fl[k].parts);
-		p.fl[k].order = calloc(2 * s->want, sizeof *p.fl[k].order);
-		ok = ok && p.fl[k].parts && p.fl[k].order;
-	}
-	if (ok)
-		trex_task_run(s->job->threads, s->job->threads, cj_pipe_task, &p);
-	else
-		p.status = trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
-	cj_pipe_free(&p);
-	return p.status;
+	(void)err; /* the parts report into the pstream's own error */
+	return cj_pwindow(state, w, carry);
 }
 
 static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_stream *st,
@@ -1215,7 +806,8 @@ static enum trex_status cj_load_parallel(struct trex_load_job *job, struct trex_
 	s.top.stream = true;
 	s.top.stop_on_array = true;
 	if (status == TREX_OK)
-		status = cj_pipe_run(&s, st, &gz_end, err);
+		status = cj_window_loop(job, st, cj_parallel_window, &s, &s.top, &s.top_truncated,
+		                        &gz_end, err);
 	job->file->bytes_decoded = trex_stream_position(st);
 	if (status == TREX_OK && s.fatal)
 		status = TREX_FORMAT;

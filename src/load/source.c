@@ -144,7 +144,6 @@ struct trex_stream {
 	size_t cap;
 	struct producer *bg;
 	struct slot *held; /* the slot the window lies in, background only */
-	struct slot *kept; /* an earlier window the caller still reads (trex_stream_keep) */
 };
 
 static const unsigned char empty_bytes[1];
@@ -1375,24 +1374,6 @@ enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const ch
 	*offset = st->pos - st->win_len;
 	*truncated = st->truncated;
 	return TREX_OK;
-}
-
-bool trex_stream_keep(struct trex_stream *st)
-{
-	if (st->fetch == plain_fetch)
-		return true; /* windows are views of the mapping */
-	if (!st->bg || !st->held || st->kept)
-		return false;
-	st->kept = st->held;
-	st->held = NULL;
-	return true;
-}
-
-void trex_stream_release_kept(struct trex_stream *st)
-{
-	if (st->bg && st->kept)
-		bg_release(st->bg, st->kept);
-	st->kept = NULL;
 }
 
 bool trex_stream_prefetch(struct trex_stream *st)

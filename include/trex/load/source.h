@@ -77,14 +77,6 @@ bool trex_stream_prefetch(struct trex_stream *st);
 enum trex_status trex_stream_next(struct trex_stream *st, size_t carry, const char **data,
                                   size_t *len, uint64_t *offset, bool *truncated,
                                   struct trex_error *err);
-/* Keeps the current window's bytes valid through later trex_stream_next
- * calls, until trex_stream_release_kept (or close), so that a caller may
- * still read one window while it parses the next. One window at a time.
- * Returns false where it cannot (inline decoding, a window assembled in
- * the stream's own buffer, one kept already): the window then ends at
- * the next call as usual. */
-bool trex_stream_keep(struct trex_stream *st);
-void trex_stream_release_kept(struct trex_stream *st);
 /* Decoded bytes produced so far (for progress). */
 uint64_t trex_stream_position(const struct trex_stream *st);
 /* Source bytes (compressed for gzip) consumed to produce them, so progress
