@@ -587,3 +587,132 @@ Test(loader, gzip_threads_cancel)
 	free(gz);
 	free(text);
 }
+
+/* ---- seams: where one stream window ends and the next begins ---------------------- */
+
+/* Events whose strings hold escapes (\" \\ \/ \n \u00e9), escaped quotes
+ * before text that looks like an event boundary ("},{"), raw multi-byte
+ * UTF-8, nested args, one damaged event (a missing comma, skipped and
+ * counted) and a top-level member after the events whose text looks like
+ * events too: a seam falling inside any of these must change nothing. */
+static char *seam_trace(size_t n, size_t *len)
+{
+	char *s = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&s, &size);
+	fputs("{\"traceEvents\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i ? ",\n " : "";
+		size_t ts = 1000 + i * 10;
+		switch (i % 6) {
+		case 0:
+			fprintf(f,
+			        "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm "
+			        "\\\"a\\\"},{\\\"ph\\\":"
+			        "\\\"X\\\"\",\"pid\":1,\"tid\":2,\"ts\":%zu,\"dur\":4,\"args\":"
+			        "{\"Input Dims\":[[8,4096],[4096,1],[]],\"path\":\"c:\\\\\\\\\"}}",
+			        sep, ts);
+			break;
+		case 1:
+			fprintf(
+			    f,
+			    "%s{\"ph\":\"i\",\"s\":\"t\",\"name\":\"caf\\u00e9 \\/ \\n}, {\","
+			    "\"pid\":1,\"tid\":2,\"ts\":%zu,\"args\":{\"t\":\"\\\\\\\"},{\\\"\"}}",
+			    sep, ts + 1);
+			break;
+		case 2:
+			fprintf(f,
+			        "%s{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":%zu,"
+			        "\"args\":{\"bytes\":%zu}}",
+			        sep, ts + 2, i * 4096);
+			break;
+		case 3:
+			fprintf(f,
+			        "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+			        "\"k\xc3\xa9\xe2\x86\x92\xe2"
+			        "\x98\xba%zu\",\"pid\":0,\"tid\":7,\"ts\":%zu,\"dur\":2,\"args\":"
+			        "{\"correlation\":%zu,\"grid\":[1,2,3]}}",
+			        sep, i % 5, ts + 3, i);
+			break;
+		case 4:
+			/* damaged once, in the middle: a missing comma */
+			fprintf(
+			    f,
+			    "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\""
+			    "%s\"pid\":1,\"tid\":2,\"ts\":%zu,\"dur\":1,\"args\":{\"correlation\":%"
+			    "zu}}",
+			    sep, i == n / 2 - 2 ? " " : ",", ts + 4, i - 1);
+			break;
+		default:
+			fprintf(f,
+			        "%s{\"ph\":\"B\",\"name\":\"step \\\"%zu\\\"\",\"pid\":3,\"tid\":3,"
+			        "\"ts\":%zu},{\"ph\":\"E\",\"pid\":3,\"tid\":3,\"ts\":%zu}",
+			        sep, i, ts + 5, ts + 8);
+		}
+	}
+	fputs(
+	    "],\"traceName\":\"x\\\"},{\\\"ph\\\":\\\"X\\\"\",\"distributedInfo\":{\"rank\":3}}\n",
+	    f);
+	fclose(f);
+	*len = size;
+	return s;
+}
+
+/* Drops the one thing a gzip load adds to the plain one: where in the
+ * compressed bytes a problem lies (", compressed byte N" in a message). */
+static void drop_compressed_byte(char *text)
+{
+	static const char note[] = ", compressed byte ";
+	char *at = strstr(text, note);
+	if (!at)
+		return;
+	char *digits_end = at + strlen(note);
+	while (*digits_end >= '0' && *digits_end <= '9')
+		digits_end++;
+	memmove(at, digits_end, strlen(digits_end) + 1);
+}
+
+/* The plain trace on one thread is the reference; its gzip on 1, 2 and 4
+ * threads in windows of every size from 24 to 160 bytes (so that seams
+ * fall on every byte of an event) and a few larger ones must match it. */
+Test(loader, gzip_seams_anywhere_give_the_plain_index)
+{
+	size_t len, gz_len;
+	char *text = seam_trace(48, &len);
+	unsigned char *gz = gzip_text(text, len, &gz_len);
+	char *ref = load_gz_text((const unsigned char *)text, len, 1, 0);
+	cr_assert_not_null(strstr(ref, "events=55 truncated=0 rank=3/1"), "%.300s", ref);
+	cr_assert_not_null(strstr(ref, "syntax_errors=1 "), "the damaged event: %.900s", ref);
+	cr_assert_not_null(strstr(ref, "cpu_op aten::mm \"a\"},{\"ph\":\"X\" "), "escapes: %.2000s",
+	                   ref);
+	cr_assert_not_null(strstr(ref, "\ni 1011000 caf\xc3\xa9 / \n}, { "), "instant: %.3000s",
+	                   ref);
+	cr_assert_not_null(strstr(ref, "args={\"correlation\":45,\"grid\":[1,2,3]}"),
+	                   "args read back: %.2000s", ref);
+	/* the gzip reference: the plain one, but the problem says where it
+	 * lies in the compressed bytes too */
+	char *gz_ref = load_gz_text(gz, gz_len, 1, 0);
+	cr_assert_not_null(strstr(gz_ref, ", compressed byte "), "%.300s", gz_ref);
+	char *plain_part = strdup(gz_ref);
+	drop_compressed_byte(plain_part);
+	cr_assert_str_eq(plain_part, ref);
+	free(plain_part);
+	static const size_t larger[] = {211, 509, 1031, 4099};
+	static const unsigned threads[] = {1, 2, 4};
+	size_t nlarger = sizeof larger / sizeof *larger;
+	for (size_t w = 24; w <= 160 + nlarger; w++) {
+		size_t window = w <= 160 ? w : larger[w - 161];
+		for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+			char *got = load_gz_text(gz, gz_len, threads[t], window);
+			cr_assert(strcmp(gz_ref, got) == 0,
+			          "gzip on %u threads in %zu-byte windows differs:\n"
+			          "%.600s\n--- vs ---\n%.600s",
+			          threads[t], window, gz_ref, got);
+			free(got);
+		}
+	}
+	free(gz_ref);
+	free(ref);
+	free(gz);
+	free(text);
+}
