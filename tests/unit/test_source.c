@@ -1332,8 +1332,8 @@ Test(source, corrupt_gzip_streams_the_bytes_zlib_decodes, .timeout = 120)
 			cr_assert_eq(d.out.n, want.n,
 			             "corruption %d at %zu, chunk %zu: %zu bytes, zlib %zu", c, at,
 			             chunks[i], d.out.n, want.n);
-			cr_assert_eq(memcmp(d.out.p, want.p, want.n), 0, "corruption %d, chunk %zu",
-			             c, chunks[i]);
+			cr_assert(want.n == 0 || memcmp(d.out.p, want.p, want.n) == 0,
+			          "corruption %d, chunk %zu", c, chunks[i]);
 			cr_assert_eq(d.status != TREX_OK, zerr, "corruption %d, chunk %zu", c,
 			             chunks[i]);
 			free(d.out.p);
