@@ -23,7 +23,7 @@
 /* A fingerprint of every record the file holds as raw bytes: a trex whose
  * records differ (another version, another ABI) reads such a file as
  * foreign rather than misreading it. */
-static uint64_t record_layout(void)
+uint64_t trex_index_file_layout(void)
 {
 	const uint64_t v[] = {
 	    sizeof(struct trex_slice),
@@ -83,7 +83,7 @@ bool trex_index_file_checksum_ok(uint64_t computed, uint64_t written)
 #endif
 }
 
-static uint64_t header_checksum(const struct file_header *head, const struct section *sec)
+uint64_t trex_index_file_header_checksum(const struct file_header *head, const struct section *sec)
 {
 	struct file_header h = *head;
 
@@ -94,17 +94,7 @@ static uint64_t header_checksum(const struct file_header *head, const struct sec
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-struct writer {
-	int fd;
-	uint64_t pos; /* bytes written to fd */
-	unsigned char *buf;
-	size_t used;       /* bytes of the current chunk in buf */
-	struct section *s; /* the section being written, NULL between sections */
-	uint64_t hash;
-	int errnum; /* first write error, 0 if none */
-};
-
-static void w_flush(struct writer *w)
+void trex_ixw_flush(struct writer *w)
 {
 	size_t done = 0;
 
@@ -124,7 +114,7 @@ static void w_flush(struct writer *w)
 	w->used = 0;
 }
 
-static bool w_put(void *user, const void *bytes, size_t len)
+bool trex_ixw_put(void *user, const void *bytes, size_t len)
 {
 	struct writer *w = user;
 	const unsigned char *p = bytes;
@@ -137,53 +127,53 @@ static bool w_put(void *user, const void *bytes, size_t len)
 		p += n;
 		len -= n;
 		if (w->used == CHUNK)
-			w_flush(w);
+			trex_ixw_flush(w);
 	}
 	return !w->errnum;
 }
 
-static void w_pad(struct writer *w, uint64_t align)
+void trex_ixw_pad(struct writer *w, uint64_t align)
 {
 	static const unsigned char zeros[ALIGN];
 	uint64_t at = w->pos + w->used;
 
-	w_put(w, zeros, (size_t)((align - at % align) % align));
+	trex_ixw_put(w, zeros, (size_t)((align - at % align) % align));
 }
 
-static void w_begin(struct writer *w, struct section *s)
+void trex_ixw_begin(struct writer *w, struct section *s)
 {
-	w_pad(w, ALIGN);
-	w_flush(w);
+	trex_ixw_pad(w, ALIGN);
+	trex_ixw_flush(w);
 	w->s = s;
 	w->hash = 0x2545f4914f6cdd1dull;
 	s->offset = w->pos;
 }
 
-static void w_end(struct writer *w)
+void trex_ixw_end(struct writer *w)
 {
-	w_flush(w);
+	trex_ixw_flush(w);
 	w->s->length = w->pos - w->s->offset;
 	w->s->checksum = hash_fold(w->hash, w->s->length);
 	w->s = NULL;
 }
 
-static void w_section(struct writer *w, struct section *s, const void *data, size_t len)
+void trex_ixw_section(struct writer *w, struct section *s, const void *data, size_t len)
 {
-	w_begin(w, s);
-	w_put(w, data, len);
-	w_end(w);
+	trex_ixw_begin(w, s);
+	trex_ixw_put(w, data, len);
+	trex_ixw_end(w);
 }
 
 /* A blocked vector's records, block by block. */
 static void w_vec(struct writer *w, struct section *s, const struct trex_vec *v)
 {
-	w_begin(w, s);
+	trex_ixw_begin(w, s);
 	for (size_t at = 0; at < v->count; at += TREX_VEC_BLOCK) {
 		size_t n = v->count - at < TREX_VEC_BLOCK ? v->count - at : TREX_VEC_BLOCK;
 
-		w_put(w, v->blocks[at >> TREX_VEC_SHIFT], n * v->elem);
+		trex_ixw_put(w, v->blocks[at >> TREX_VEC_SHIFT], n * v->elem);
 	}
-	w_end(w);
+	trex_ixw_end(w);
 }
 
 static void w_strings(struct writer *w, const struct trex_index *idx, struct file_header *head,
@@ -195,42 +185,44 @@ static void w_strings(struct writer *w, const struct trex_index *idx, struct fil
 	head->str_count = raw.count;
 	head->str_slots = raw.nslots;
 	head->str_arena = raw.arena_len;
-	w_section(w, &sec[SEC_STR_ARENA], raw.arena, raw.arena_len);
-	w_section(w, &sec[SEC_STR_OFFS], raw.offs, ((size_t)raw.count + 1) * sizeof(uint32_t));
-	w_section(w, &sec[SEC_STR_SLOTS], raw.slots, (size_t)raw.nslots * 8);
+	trex_ixw_section(w, &sec[SEC_STR_ARENA], raw.arena, raw.arena_len);
+	trex_ixw_section(w, &sec[SEC_STR_OFFS], raw.offs,
+	                 ((size_t)raw.count + 1) * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_STR_SLOTS], raw.slots, (size_t)raw.nslots * 8);
 }
 
 /* Files without their codec pointers (set again on open). */
 static void w_files(struct writer *w, const struct trex_index *idx, struct section *s)
 {
-	w_begin(w, s);
+	trex_ixw_begin(w, s);
 	for (uint32_t i = 0; i < idx->nfiles; i++) {
 		struct trex_file f = idx->files[i];
 
 		f.codec = NULL;
 		f.codec_ctx = NULL;
-		w_put(w, &f, sizeof(f));
+		trex_ixw_put(w, &f, sizeof(f));
 	}
-	w_end(w);
+	trex_ixw_end(w);
 }
 
 static void w_problems(struct writer *w, const struct trex_index *idx, struct file_header *head,
                        struct section *sec)
 {
-	w_begin(w, &sec[SEC_PROBLEM_HEADS]);
+	trex_ixw_begin(w, &sec[SEC_PROBLEM_HEADS]);
 	for (uint32_t i = 0; i < idx->nfiles; i++) {
 		struct trex_problem_list l = idx->problems[i];
 
 		head->nproblems += l.n;
 		l.v = NULL;
 		l.cap = 0;
-		w_put(w, &l, sizeof(l));
+		trex_ixw_put(w, &l, sizeof(l));
 	}
-	w_end(w);
-	w_begin(w, &sec[SEC_PROBLEMS]);
+	trex_ixw_end(w);
+	trex_ixw_begin(w, &sec[SEC_PROBLEMS]);
 	for (uint32_t i = 0; i < idx->nfiles; i++)
-		w_put(w, idx->problems[i].v, idx->problems[i].n * sizeof(struct trex_problem));
-	w_end(w);
+		trex_ixw_put(w, idx->problems[i].v,
+		             idx->problems[i].n * sizeof(struct trex_problem));
+	trex_ixw_end(w);
 }
 
 /* Each file's codec bytes (8-byte aligned), then the table naming them. */
@@ -240,21 +232,21 @@ static enum trex_status w_codecs(struct writer *w, const struct trex_index *idx,
 	struct codec_entry *e = calloc(idx->nfiles ? idx->nfiles : 1, sizeof(*e));
 	enum trex_status st = e ? TREX_OK : TREX_NOMEM;
 
-	w_begin(w, &sec[SEC_CODEC_DATA]);
+	trex_ixw_begin(w, &sec[SEC_CODEC_DATA]);
 	for (uint32_t i = 0; st == TREX_OK && i < idx->nfiles; i++) {
 		const struct trex_file *f = &idx->files[i];
 
 		if (!f->codec || !f->codec_ctx)
 			continue;
-		w_pad(w, 8);
+		trex_ixw_pad(w, 8);
 		snprintf(e[i].name, sizeof(e[i].name), "%s", f->codec->name);
 		e[i].offset = w->pos + w->used - sec[SEC_CODEC_DATA].offset;
-		st = f->codec->save(f->codec_ctx, w_put, w, err);
+		st = f->codec->save(f->codec_ctx, trex_ixw_put, w, err);
 		e[i].length = w->pos + w->used - sec[SEC_CODEC_DATA].offset - e[i].offset;
 	}
-	w_end(w);
+	trex_ixw_end(w);
 	if (st == TREX_OK)
-		w_section(w, &sec[SEC_CODECS], e, idx->nfiles * sizeof(*e));
+		trex_ixw_section(w, &sec[SEC_CODECS], e, idx->nfiles * sizeof(*e));
 	free(e);
 	if (st == TREX_NOMEM && err->status == TREX_OK)
 		trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
@@ -264,11 +256,11 @@ static enum trex_status w_codecs(struct writer *w, const struct trex_index *idx,
 /* A side table's bits, counts and values, one after the other. */
 static void w_side(struct writer *w, struct section *s, const struct trex_side_table *t)
 {
-	w_begin(w, s);
-	w_put(w, t->bits, t->words * sizeof(*t->bits));
-	w_put(w, t->before, t->words * sizeof(*t->before));
-	w_put(w, t->values, t->n * sizeof(*t->values));
-	w_end(w);
+	trex_ixw_begin(w, s);
+	trex_ixw_put(w, t->bits, t->words * sizeof(*t->bits));
+	trex_ixw_put(w, t->before, t->words * sizeof(*t->before));
+	trex_ixw_put(w, t->values, t->n * sizeof(*t->values));
+	trex_ixw_end(w);
 }
 
 static void w_arrays(struct writer *w, const struct trex_index *idx, struct file_header *h,
@@ -279,62 +271,63 @@ static void w_arrays(struct writer *w, const struct trex_index *idx, struct file
 		h->nlaunch += idx->links[i].launch_count;
 		h->nop += idx->links[i].op_count;
 	}
-	w_section(w, &sec[SEC_LINKS], idx->links, idx->nfiles * sizeof(*idx->links));
-	w_section(w, &sec[SEC_PROCS], idx->procs, idx->nprocs * sizeof(*idx->procs));
-	w_section(w, &sec[SEC_TRACKS], idx->tracks, idx->ntracks * sizeof(*idx->tracks));
-	w_section(w, &sec[SEC_LANES], idx->lanes, idx->nlanes * sizeof(*idx->lanes));
+	trex_ixw_section(w, &sec[SEC_LINKS], idx->links, idx->nfiles * sizeof(*idx->links));
+	trex_ixw_section(w, &sec[SEC_PROCS], idx->procs, idx->nprocs * sizeof(*idx->procs));
+	trex_ixw_section(w, &sec[SEC_TRACKS], idx->tracks, idx->ntracks * sizeof(*idx->tracks));
+	trex_ixw_section(w, &sec[SEC_LANES], idx->lanes, idx->nlanes * sizeof(*idx->lanes));
 	w_vec(w, &sec[SEC_SLICES], &idx->slices);
 	w_vec(w, &sec[SEC_INSTANTS], &idx->instants);
 	w_vec(w, &sec[SEC_FLOWS], &idx->flows);
-	w_section(w, &sec[SEC_SAMPLES], idx->samples, idx->nsamples * sizeof(*idx->samples));
-	w_section(w, &sec[SEC_LAUNCH_IDS], idx->launch_ids, h->nlaunch * sizeof(uint32_t));
-	w_section(w, &sec[SEC_OP_IDS], idx->op_ids, h->nop * sizeof(uint32_t));
-	w_section(w, &sec[SEC_FLOWS_OUT], idx->flows_out, idx->flows.count * sizeof(uint32_t));
-	w_section(w, &sec[SEC_FLOWS_IN], idx->flows_in, idx->flows.count * sizeof(uint32_t));
-	w_section(w, &sec[SEC_EDGES], idx->edges, idx->nedges * sizeof(*idx->edges));
-	w_section(w, &sec[SEC_EDGES_IN], idx->edges_in, idx->nedges * sizeof(uint32_t));
-	w_section(w, &sec[SEC_LAUNCH_KEYS], idx->launch_keys, h->nlaunch * sizeof(uint64_t));
-	w_section(w, &sec[SEC_FLOW_ID_VAL], idx->flow_id_val,
-	          idx->flow_id_how ? idx->flows.count * sizeof(uint64_t) : 0);
-	w_section(w, &sec[SEC_FLOW_ID_HOW], idx->flow_id_how,
-	          idx->flow_id_how ? idx->flows.count : 0);
+	trex_ixw_section(w, &sec[SEC_SAMPLES], idx->samples, idx->nsamples * sizeof(*idx->samples));
+	trex_ixw_section(w, &sec[SEC_LAUNCH_IDS], idx->launch_ids, h->nlaunch * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_OP_IDS], idx->op_ids, h->nop * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_FLOWS_OUT], idx->flows_out,
+	                 idx->flows.count * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_FLOWS_IN], idx->flows_in, idx->flows.count * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_EDGES], idx->edges, idx->nedges * sizeof(*idx->edges));
+	trex_ixw_section(w, &sec[SEC_EDGES_IN], idx->edges_in, idx->nedges * sizeof(uint32_t));
+	trex_ixw_section(w, &sec[SEC_LAUNCH_KEYS], idx->launch_keys, h->nlaunch * sizeof(uint64_t));
+	trex_ixw_section(w, &sec[SEC_FLOW_ID_VAL], idx->flow_id_val,
+	                 idx->flow_id_how ? idx->flows.count * sizeof(uint64_t) : 0);
+	trex_ixw_section(w, &sec[SEC_FLOW_ID_HOW], idx->flow_id_how,
+	                 idx->flow_id_how ? idx->flows.count : 0);
 	for (int f = 0; f < TREX_SIDE_COUNT; f++)
 		w_side(w, &sec[SEC_SIDE_FIRST + f], &idx->side[f]);
 }
 
 /* Each file's top-level members (members.h): counts, records, text. */
-static void w_members(struct writer *w, const struct trex_index *idx, struct section *s)
+void trex_ixw_members_of(struct writer *w, const struct trex_index *idx)
 {
 	static const char zero[8];
 
-	w_begin(w, s);
 	for (uint32_t i = 0; i < idx->nfiles; i++) {
 		const struct trex_member_list *l = idx->members ? &idx->members[i] : NULL;
 		uint64_t n = l ? l->n : 0, len = l ? l->len : 0;
 
-		w_put(w, &n, sizeof(n));
-		w_put(w, &len, sizeof(len));
+		trex_ixw_put(w, &n, sizeof(n));
+		trex_ixw_put(w, &len, sizeof(len));
 		for (uint64_t k = 0; k < n; k++) {
 			const struct trex_member_rec *r = &l->v[k];
 			uint64_t rec[5] = {r->key_at, r->key_len, r->value_at, r->value_len,
 			                   r->after_events};
 
-			w_put(w, rec, sizeof(rec));
+			trex_ixw_put(w, rec, sizeof(rec));
 		}
 		if (len)
-			w_put(w, l->text, len);
-		w_put(w, zero, (8 - len % 8) % 8);
+			trex_ixw_put(w, l->text, len);
+		trex_ixw_put(w, zero, (8 - len % 8) % 8);
 	}
-	w_end(w);
+}
+
+void trex_ixw_members(struct writer *w, const struct trex_index *idx, struct section *s)
+{
+	trex_ixw_begin(w, s);
+	trex_ixw_members_of(w, idx);
+	trex_ixw_end(w);
 }
 
 static void head_counts(const struct trex_index *idx, struct file_header *h)
 {
-	memcpy(h->magic, FILE_MAGIC, sizeof(h->magic));
-	h->version = TREX_INDEX_FILE_VERSION;
-	h->byte_order = BYTE_ORDER_MARK;
-	h->layout = record_layout();
-	h->section_count = SEC_COUNT;
 	h->nfiles = idx->nfiles;
 	h->nprocs = idx->nprocs;
 	h->ntracks = idx->ntracks;
@@ -350,40 +343,58 @@ static void head_counts(const struct trex_index *idx, struct file_header *h)
 
 /* Everything after the header and table, then those two at offset 0. */
 struct w_blobs {
+	const struct trex_index *idx;
 	const void *identity, *summary;
 	size_t identity_len, summary_len;
 };
 
-static enum trex_status w_index(struct writer *w, const struct trex_index *idx,
-                                const struct w_blobs *b, struct trex_error *err)
+void trex_ixw_start(struct writer *w, struct file_header *head, struct section *sec)
 {
+	memset(sec, 0, SEC_COUNT * sizeof(*sec));
+	memcpy(head->magic, FILE_MAGIC, sizeof(head->magic));
+	head->version = TREX_INDEX_FILE_VERSION;
+	head->byte_order = BYTE_ORDER_MARK;
+	head->layout = trex_index_file_layout();
+	head->section_count = SEC_COUNT;
+	w->pos = sizeof(*head) + SEC_COUNT * sizeof(*sec);
+	if (lseek(w->fd, (off_t)w->pos, SEEK_SET) < 0)
+		w->errnum = errno;
+}
+
+void trex_ixw_finish(struct writer *w, struct file_header *head, struct section *sec)
+{
+	trex_ixw_pad(w, ALIGN);
+	trex_ixw_flush(w);
+	head->file_size = w->pos;
+	head->checksum = trex_index_file_header_checksum(head, sec);
+	if (!w->errnum && (pwrite(w->fd, head, sizeof(*head), 0) != (ssize_t)sizeof(*head) ||
+	                   pwrite(w->fd, sec, SEC_COUNT * sizeof(*sec), sizeof(*head)) !=
+	                       (ssize_t)(SEC_COUNT * sizeof(*sec))))
+		w->errnum = errno ? errno : EIO;
+}
+
+static enum trex_status w_index(struct writer *w, void *user, struct trex_error *err)
+{
+	const struct w_blobs *b = user;
+	const struct trex_index *idx = b->idx;
 	struct file_header head;
 	struct section sec[SEC_COUNT];
 	enum trex_status st;
 
 	memset(&head, 0, sizeof(head));
-	memset(sec, 0, sizeof(sec));
+	trex_ixw_start(w, &head, sec);
 	head_counts(idx, &head);
-	w->pos = sizeof(head) + sizeof(sec);
-	if (lseek(w->fd, (off_t)w->pos, SEEK_SET) < 0)
-		w->errnum = errno;
-	w_section(w, &sec[SEC_IDENTITY], b->identity, b->identity_len);
+	trex_ixw_section(w, &sec[SEC_IDENTITY], b->identity, b->identity_len);
 	w_strings(w, idx, &head, sec);
 	w_files(w, idx, &sec[SEC_FILES]);
 	w_arrays(w, idx, &head, sec);
 	w_problems(w, idx, &head, sec);
-	w_members(w, idx, &sec[SEC_MEMBERS]);
+	trex_ixw_members(w, idx, &sec[SEC_MEMBERS]);
 	st = w_codecs(w, idx, sec, err);
 	if (st != TREX_OK)
 		return st;
-	w_section(w, &sec[SEC_KERNEL_SUMMARY], b->summary, b->summary_len);
-	w_pad(w, ALIGN);
-	w_flush(w);
-	head.file_size = w->pos;
-	head.checksum = header_checksum(&head, sec);
-	if (!w->errnum && (pwrite(w->fd, &head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
-	                   pwrite(w->fd, sec, sizeof(sec), sizeof(head)) != (ssize_t)sizeof(sec)))
-		w->errnum = errno ? errno : EIO;
+	trex_ixw_section(w, &sec[SEC_KERNEL_SUMMARY], b->summary, b->summary_len);
+	trex_ixw_finish(w, &head, sec);
 	return TREX_OK;
 }
 
@@ -428,14 +439,21 @@ enum trex_status trex_index_file_write_summary(const struct trex_index *idx, con
                                                const void *summary, size_t summary_len,
                                                struct trex_error *err)
 {
-	struct w_blobs blobs = {identity, summary, identity_len, summary_len};
-	char tmp[TREX_ERROR_PATH_MAX + 64];
-	struct writer w = {.fd = -1};
+	struct w_blobs blobs = {idx, identity, summary, identity_len, summary_len};
 	const char *why;
-	enum trex_status st;
 
 	if (!trex_index_file_supported(idx, &why))
 		return trex_error_set(err, TREX_USAGE, path, -1, "not written: %s", why);
+	return trex_ixw_atomic(path, w_index, &blobs, err);
+}
+
+enum trex_status trex_ixw_atomic(const char *path, trex_ixw_body_fn *body, void *user,
+                                 struct trex_error *err)
+{
+	char tmp[TREX_ERROR_PATH_MAX + 64];
+	struct writer w = {.fd = -1};
+	enum trex_status st;
+
 	if (!(w.buf = malloc(CHUNK)))
 		return trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");
 	w.fd = open_temp(path, tmp, sizeof(tmp));
@@ -443,7 +461,7 @@ enum trex_status trex_index_file_write_summary(const struct trex_index *idx, con
 		free(w.buf);
 		return trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(errno));
 	}
-	st = w_index(&w, idx, &blobs, err);
+	st = body(&w, user, err);
 	if (close(w.fd) != 0 && !w.errnum)
 		w.errnum = errno;
 	free(w.buf);
@@ -479,14 +497,14 @@ static enum trex_status check_header(struct trex_index_file *f, struct trex_erro
 		return trex_error_set(err, TREX_FORMAT, f->name, -1,
 		                      "index file version %u, this trex reads %u", h->version,
 		                      TREX_INDEX_FILE_VERSION);
-	if (h->byte_order != BYTE_ORDER_MARK || h->layout != record_layout())
+	if (h->byte_order != BYTE_ORDER_MARK || h->layout != trex_index_file_layout())
 		return bad(f, err, "index file from another kind of machine or trex build");
 	if (h->file_size != f->len)
 		return bad(f, err,
 		           h->file_size > f->len ? "truncated index file"
 		                                 : "index file longer than written");
 	if (h->section_count != SEC_COUNT ||
-	    !trex_index_file_checksum_ok(header_checksum(h, f->sec), h->checksum))
+	    !trex_index_file_checksum_ok(trex_index_file_header_checksum(h, f->sec), h->checksum))
 		return bad(f, err, "damaged index file header");
 	for (int i = 0; i < SEC_COUNT; i++) {
 		const struct section *s = &f->sec[i];
@@ -623,7 +641,7 @@ void trex_index_file_reseal(unsigned char *data, size_t len)
 		if (sec[i].offset <= len && sec[i].length <= len - sec[i].offset)
 			sec[i].checksum =
 			    trex_index_file_checksum(data + sec[i].offset, sec[i].length);
-	h.checksum = header_checksum(&h, sec);
+	h.checksum = trex_index_file_header_checksum(&h, sec);
 	memcpy(data, &h, sizeof(h));
 	memcpy(data + sizeof(h), sec, sizeof(sec));
 }

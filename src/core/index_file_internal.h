@@ -89,6 +89,53 @@ struct trex_index_file {
 	struct section sec[SEC_COUNT];
 };
 
+/* ---- writing (index_file.c) ----
+ * A writer streams sections to a file descriptor in chunks of CHUNK bytes,
+ * hashing each section's bytes as they pass, so that nothing is held
+ * whole in memory. Sections are written between trex_ixw_begin and
+ * trex_ixw_end (trex_ixw_section: one buffer as a section); the first
+ * write error is kept in errnum and every later write does nothing. */
+struct writer {
+	int fd;
+	uint64_t pos; /* bytes written to fd */
+	unsigned char *buf;
+	size_t used;       /* bytes of the current chunk in buf */
+	struct section *s; /* the section being written, NULL between sections */
+	uint64_t hash;
+	int errnum; /* first write error, 0 if none */
+};
+
+/* trex_args_save_fn-compatible: appends len bytes; false after an error. */
+bool trex_ixw_put(void *user, const void *bytes, size_t len);
+void trex_ixw_flush(struct writer *w);
+void trex_ixw_pad(struct writer *w, uint64_t align);
+void trex_ixw_begin(struct writer *w, struct section *s);
+void trex_ixw_end(struct writer *w);
+void trex_ixw_section(struct writer *w, struct section *s, const void *data, size_t len);
+/* idx's files' top-level members, in the layout the opener reads: as
+ * their own section, or (_of) appended to the section being written. */
+void trex_ixw_members_of(struct writer *w, const struct trex_index *idx);
+void trex_ixw_members(struct writer *w, const struct trex_index *idx, struct section *s);
+
+/* Before the first section: head's fixed fields (magic, version, layout)
+ * set, sec zeroed, the writer placed after the header and table. The
+ * caller fills head's counts. */
+void trex_ixw_start(struct writer *w, struct file_header *head, struct section *sec);
+/* After the last section: the header and table written at offset 0. */
+void trex_ixw_finish(struct writer *w, struct file_header *head, struct section *sec);
+
+/* Writes an index file to path atomically: body writes it (start,
+ * sections, finish) into a temporary file beside path, renamed over path
+ * when body and every write succeeded, removed otherwise. */
+typedef enum trex_status trex_ixw_body_fn(struct writer *w, void *user, struct trex_error *err);
+enum trex_status trex_ixw_atomic(const char *path, trex_ixw_body_fn *body, void *user,
+                                 struct trex_error *err);
+
+/* A fingerprint of every record layout the file holds raw. */
+uint64_t trex_index_file_layout(void);
+/* The checksum of a header (its checksum field taken as 0) and table. */
+uint64_t trex_index_file_header_checksum(const struct file_header *head, const struct section *sec);
+
 /* The checksum of len bytes at p, chunk by chunk. */
 uint64_t trex_index_file_checksum(const unsigned char *p, uint64_t len);
 /* Whether a checksum computed matches the one written (always, in the
