@@ -131,3 +131,19 @@ struct trex_index *fixture_load_texts(const struct fixture_text *texts, const si
 	free(src);
 	return idx;
 }
+
+void fixture_cache_dir_make(char dir[64], const char *tmpl)
+{
+	cr_assert(strlen(tmpl) < 64);
+	strcpy(dir, tmpl);
+	cr_assert(mkdtemp(dir));
+	setenv("TREX_INDEX_DIR", dir, 1);
+}
+
+void fixture_cache_dir_remove(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect(system(cmd) == 0);
+}

@@ -43,6 +43,12 @@ struct fixture_text {
 struct trex_index *fixture_load_texts(const struct fixture_text *texts, const size_t *which,
                                       size_t n);
 
+/* A fresh scratch directory made from tmpl ("/tmp/name.XXXXXX", at most
+ * 63 bytes) into dir[64], set as TREX_INDEX_DIR so that index files the
+ * test writes land there; fixture_cache_dir_remove deletes it. */
+void fixture_cache_dir_make(char dir[64], const char *tmpl);
+void fixture_cache_dir_remove(const char *dir);
+
 struct trex_table;
 /* a and b have the same columns (key, type) and cells: texts equal,
  * numbers bit for bit (NaN where the other is NaN). */

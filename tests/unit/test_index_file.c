@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "index_fixture.h"
 #include "trex/core/index.h"
 #include "trex/core/index_file.h"
 #include "trex/load/index_cache.h"
@@ -57,21 +58,16 @@ static const char trace_json[] =
     "\"dur\":3,\"args\":{\"correlation\":100}}\n"
     "],\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\"}]}\n";
 
-static char tmpdir[] = "/tmp/trex-idxfile.XXXXXX";
+static char tmpdir[64];
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/trex-idxfile.XXXXXX");
-	cr_assert(mkdtemp(tmpdir));
-	setenv("TREX_INDEX_DIR", tmpdir, 1);
+	fixture_cache_dir_make(tmpdir, "/tmp/trex-idxfile.XXXXXX");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect(system(cmd) == 0);
+	fixture_cache_dir_remove(tmpdir);
 }
 
 TestSuite(index_file, .init = setup, .fini = teardown);

@@ -27,21 +27,16 @@
 
 #define NRANKS 3
 
-static char tmpdir[] = "/tmp/trex-ksum.XXXXXX";
+static char tmpdir[64];
 
 static void setup(void)
 {
-	strcpy(tmpdir, "/tmp/trex-ksum.XXXXXX");
-	cr_assert(mkdtemp(tmpdir));
-	setenv("TREX_INDEX_DIR", tmpdir, 1);
+	fixture_cache_dir_make(tmpdir, "/tmp/trex-ksum.XXXXXX");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	cr_expect(system(cmd) == 0);
+	fixture_cache_dir_remove(tmpdir);
 }
 
 TestSuite(kernel_summary, .init = setup, .fini = teardown);
