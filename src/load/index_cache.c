@@ -491,8 +491,10 @@ static bool any_racy(const struct cache_load *c)
 	return false;
 }
 
-/* The index in the index file at path when it is fresh and checks. */
-static bool open_fresh(struct cache_load *c, const char *path, struct trex_index **out)
+/* The index in the index file at path when it is fresh and checks; its
+ * files' args codecs reopened unless !codecs (then its args cannot be
+ * read, but nothing but the index file stays open). */
+static bool open_fresh(struct cache_load *c, const char *path, bool codecs, struct trex_index **out)
 {
 	const char **recorded = calloc(c->n, sizeof(*recorded));
 	struct trex_index_file *f = NULL;
@@ -520,7 +522,8 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 		for (size_t i = 0; now && i < c->n; i++)
 			now[i] = c->in[i].given;
 		if (!now ||
-		    trex_index_file_load(f, trex_cache_reopen_codec, &r, out, &e) != TREX_OK ||
+		    trex_index_file_load(f, codecs ? trex_cache_reopen_codec : NULL, &r, out, &e) !=
+		        TREX_OK ||
 		    rename_files(*out, recorded, c->in, c->n, &e) != TREX_OK) {
 			note_refused(c->rep, path, now ? e.message : "out of memory");
 			trex_index_free(*out);
@@ -530,7 +533,7 @@ static bool open_fresh(struct cache_load *c, const char *path, struct trex_index
 		} else if (strict_refuses(*out, c->opts)) {
 			trex_index_free(*out);
 			*out = NULL;
-		} else if (was_racy && !any_racy(c)) {
+		} else if (was_racy && !any_racy(c) && codecs) {
 			write_to(c, path, *out);
 		}
 		free(now);
@@ -562,6 +565,141 @@ static bool cacheable(struct cache_load *c, struct trex_source **sources)
 	return true;
 }
 
+/* ---- a set from its traces' own index files -------------------------------------------------- */
+
+/* Input i's own fresh index file, loaded without its codecs (a set of
+ * thousands of traces would otherwise hold every trace open). */
+static struct trex_index *rank_fresh(struct cache_load *set, size_t i)
+{
+	struct trex_cache_report quiet;
+	struct cache_load one = {
+	    .in = &set->in[i], .n = 1, .key = set->key, .opts = set->opts, .rep = &quiet};
+	struct places *pl = malloc(sizeof(*pl));
+	struct trex_index *idx = NULL;
+
+	memset(&quiet, 0, sizeof(quiet));
+	if (pl && places_of(one.in, 1, one.key, pl))
+		for (int k = 0; !idx && k < pl->nlook; k++)
+			if (access(pl->look[k], F_OK) != 0 ||
+			    !open_fresh(&one, pl->look[k], false, &idx))
+				idx = NULL;
+	free(pl);
+	if (idx && trex_index_file_count(idx) != 1) {
+		trex_index_free(idx);
+		idx = NULL;
+	}
+	return idx;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+struct rank_slot {
+	struct trex_index *idx;
+	int64_t rank;
+	size_t at; /* command-line position */
+};
+
+/* The order of a load of the set (loader.c): rank, then base name, path
+ * and position. */
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct rank_slot *x = a, *y = b;
+	const char *px = trex_index_str(x->idx, trex_index_file(x->idx, 0)->path);
+	const char *py = trex_index_str(y->idx, trex_index_file(y->idx, 0)->path);
+	int d;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	d = strcmp(base_name(px), base_name(py));
+	if (!d)
+		d = strcmp(px, py);
+	return d ? d : (x->at > y->at) - (x->at < y->at);
+}
+
+/* Ranks as the set's load assigns them, the parts in its file order. */
+static bool order_slots(struct rank_slot *s, size_t n)
+{
+	int64_t *ranks = malloc(n * sizeof(*ranks));
+	bool *claimed = malloc(n * sizeof(*claimed));
+	bool ok = ranks && claimed;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct trex_file *f = trex_index_file(s[i].idx, 0);
+
+		ranks[i] = f->rank;
+		claimed[i] = f->has_rank;
+	}
+	ok = ok && trex_load_assign_ranks(ranks, claimed, n);
+	for (size_t i = 0; ok && i < n; i++)
+		s[i].rank = ranks[i];
+	if (ok)
+		qsort(s, n, sizeof(*s), cmp_slot);
+	free(ranks);
+	free(claimed);
+	return ok;
+}
+
+static bool compose_write(struct cache_load *c, struct places *pl, struct rank_slot *s)
+{
+	const struct trex_index **parts = malloc(c->n * sizeof(*parts));
+	int64_t *ranks = malloc(c->n * sizeof(*ranks));
+	struct trex_error e;
+	size_t len;
+	void *id = identity_make(c->in, c->n, c->key, &len);
+	bool ok = parts && ranks && id && pl->write[0];
+
+	for (size_t i = 0; ok && i < c->n; i++) {
+		parts[i] = s[i].idx;
+		ranks[i] = s[i].rank;
+	}
+	trex_error_clear(&e);
+	if (ok && pl->write_in_cache)
+		make_dirs(pl->dir);
+	if (ok && trex_index_file_compose(parts, c->n, ranks, pl->write, id, len, &e) != TREX_OK) {
+		snprintf(c->rep->note, sizeof(c->rep->note), "cannot write index file %s: %s",
+		         pl->write, e.message);
+		ok = false;
+	}
+	free(parts);
+	free(ranks);
+	free(id);
+	return ok;
+}
+
+/* When every trace of the set has a fresh index file of its own (`trex
+ * index` run over them, on this node or spread by the job's launcher),
+ * the set's index file is composed from theirs, which parses nothing,
+ * and opened. false (nothing written) when one has none: the set is then
+ * parsed. */
+static bool compose_ranks(struct cache_load *c, struct places *pl, struct trex_index **out)
+{
+	struct rank_slot *s = calloc(c->n, sizeof(*s));
+	bool ok = s != NULL;
+
+	for (size_t i = 0; ok && i < c->n; i++) {
+		s[i].at = i;
+		ok = (s[i].idx = rank_fresh(c, i)) != NULL;
+	}
+	ok = ok && order_slots(s, c->n) && compose_write(c, pl, s);
+	for (size_t i = 0; s && i < c->n; i++)
+		if (s[i].idx)
+			trex_index_free(s[i].idx);
+	free(s);
+	if (!ok)
+		return false;
+	c->rep->note[0] = '\0'; /* the set's own file, refused, is replaced */
+	if (!open_fresh(c, pl->write, true, out))
+		return false;
+	c->rep->written = c->rep->composed = true;
+	snprintf(c->rep->path, sizeof(c->rep->path), "%s", pl->write);
+	return true;
+}
+
 enum trex_status trex_cache_load(struct trex_source **sources, size_t count,
                                  const struct trex_load_opts *opts, enum trex_cache_mode mode,
                                  struct trex_cache_report *report, struct trex_index **out,
@@ -582,11 +720,18 @@ enum trex_status trex_cache_load(struct trex_source **sources, size_t count,
 		return trex_load_sources(sources, count, opts, out, err);
 	}
 	for (int i = 0; mode == TREX_CACHE_USE && i < pl->nlook; i++) {
-		if (access(pl->look[i], F_OK) != 0 || !open_fresh(&c, pl->look[i], out))
+		if (access(pl->look[i], F_OK) != 0 || !open_fresh(&c, pl->look[i], true, out))
 			continue;
 		c.rep->hit = true;
 		c.rep->note[0] = '\0'; /* a place further down was fresh */
 		snprintf(c.rep->path, sizeof(c.rep->path), "%s", pl->look[i]);
+		for (size_t k = 0; k < count; k++)
+			trex_source_close(sources[k]);
+		inputs_free(c.in, c.n);
+		free(pl);
+		return TREX_OK;
+	}
+	if (mode == TREX_CACHE_USE && count > 1 && compose_ranks(&c, pl, out)) {
 		for (size_t k = 0; k < count; k++)
 			trex_source_close(sources[k]);
 		inputs_free(c.in, c.n);

@@ -52,6 +52,23 @@ enum trex_status trex_index_file_write_summary(const struct trex_index *idx, con
                                                const void *summary, size_t summary_len,
                                                struct trex_error *err);
 
+/* Writes to path atomically the index file of the indexes parts[0..n)
+ * loaded together, each part's files following the previous part's: what
+ * a load of their traces as one set writes, made without parsing. The
+ * caller orders the parts as such a load orders its files (by rank,
+ * trex_load_assign_ranks) and gives each composed file its rank in that
+ * load (ranks[file], NULL: as the parts hold them); a process without a
+ * rank of its own takes its file's. Strings are pooled and every id moved
+ * past the parts before it; records are streamed, so memory holds only
+ * the pooled strings and per-part maps. No kernel summary is written (a
+ * set's is read from each trace's own file). USAGE when a part cannot be
+ * written (trex_index_file_supported) or the set has 2^32 - 1 records of
+ * one kind or more; IO as trex_index_file_write. */
+enum trex_status trex_index_file_compose(const struct trex_index *const *parts, size_t n,
+                                         const int64_t *ranks, const char *path,
+                                         const void *identity, size_t identity_len,
+                                         struct trex_error *err);
+
 /* A mapped index file whose header and section table checked. */
 struct trex_index_file;
 

@@ -19,7 +19,10 @@
  * ASTRA-sim options) are the same; a load with other options than the
  * defaults keeps its own index file in the cache directory (the options
  * hashed into HASH). A stale, damaged or foreign index file
- * is replaced by a parse, with a one-line note. Not cached: memory and
+ * is replaced by a parse, with a one-line note. A set without a fresh
+ * index file of its own whose every trace has one (trex index) gets one
+ * composed from theirs (trex_index_file_compose), parsing nothing: a job's
+ * ranks indexed by its own launcher then open in seconds. Not cached: memory and
  * pipe inputs, execution graphs (Chakra ET, PyTorch host ET, ASTRA-sim
  * workloads; their schedule depends on options), loads with a category
  * file that decides communication (--schema: a callback the cache
@@ -49,6 +52,9 @@ enum trex_cache_mode {
 struct trex_cache_report {
 	bool hit;     /* the index came from path */
 	bool written; /* the index was parsed and written to path */
+	/* the index of a set was written to path from the index files of its
+	 * traces (trex_index_file_compose), not parsed (written is set too) */
+	bool composed;
 	char path[PATH_MAX];
 	/* One line when something is worth saying, else "": an index file
 	 * refused ("PATH: stale (the trace changed): rebuilt"), or one that
