@@ -13,6 +13,11 @@
 # set parsed as one index) is timed once too and its CSV compared with the
 # lazy one.
 #
+# The timeline of the set (`trex DIR`, its first screen dumped, no
+# terminal): RUNS times its first open, which composes the set's index file
+# from the ranks' own (the set file deleted before each), and RUNS times
+# its reopen, which maps that file: wall seconds and peak RssAnon, medians.
+#
 # Environment: TREX_RANKS (64), TREX_RANKS_EVENTS (250000), TREX_RANKS_RUNS
 # (7), TREX_RANKS_MERGED (0), TMPDIR.
 set -eu
@@ -74,11 +79,28 @@ lazy_s=$(cut -d' ' -f1 "$work/lazy" | median)
 lazy_anon=$(cut -d' ' -f2 "$work/lazy" | median)
 lazy_rss=$(cut -d' ' -f3 "$work/lazy" | median)
 
+# the timeline: composed from the ranks' index files, then reopened
+: >"$work/compose"
+: >"$work/reopen"
+for _ in $(seq "$runs"); do
+	rm -f "$work/index"/set-*.trex
+	"$python" "$here/peak_anon.py" "$trex" --script '' --dump-screen=/dev/null "$work/set" \
+		>>"$work/compose"
+	"$python" "$here/peak_anon.py" "$trex" --script '' --dump-screen=/dev/null "$work/set" \
+		>>"$work/reopen"
+done
+set_bytes=$(du -cb "$work/index"/set-*.trex | tail -n 1 | cut -f1)
+
 echo "| measurement | median | |"
 echo "|---|---|---|"
 echo "| trex index -j2 (1 run, exit $index_rc) | $index_s s | $(echo "$bytes $index_s" | awk '{ printf "%.0f MB/s", $1 / $2 / 1e6 }'), peak RSS $index_kb KiB |"
 echo "| index files | $index_bytes bytes | $(echo "$index_bytes $ranks $events" | awk '{ printf "%.1f bytes/event", $1 / $2 / $3 }') |"
 echo "| trex kernels DIR ($runs runs) | $lazy_s s | peak RssAnon $lazy_anon KiB, VmRSS $lazy_rss KiB |"
+for m in compose reopen; do
+	what="first open: the set's index file composed ($set_bytes bytes)"
+	[ "$m" = reopen ] && what="reopen: the set's index file mapped"
+	echo "| trex DIR, $what ($runs runs) | $(cut -d' ' -f1 "$work/$m" | median) s | peak RssAnon $(cut -d' ' -f2 "$work/$m" | median) KiB, VmRSS $(cut -d' ' -f3 "$work/$m" | median) KiB |"
+done
 if [ "${TREX_RANKS_MERGED:-0}" = 1 ]; then
 	"$python" "$here/peak_anon.py" "$trex" kernels --no-cache -j2 "$work/set" >"$work/merged"
 	"$trex" kernels --no-cache -j2 --format csv "$work/set" >"$work/merged.csv"
