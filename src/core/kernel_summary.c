@@ -10,6 +10,8 @@
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
+#include "builder_internal.h"
+
 #define KSUM_MAGIC 0x314d55534b584552ull /* "REXKSUM1" */
 
 struct enc_head {
@@ -46,38 +48,171 @@ struct kentry {
 	int64_t dur;
 };
 
-static int cmp_kentry(const void *a, const void *b)
+/* A (file, name) pair's kernels: how many, and where they go. */
+struct kgroup {
+	uint32_t file, name;
+	size_t count, at;
+};
+
+static int cmp_kgroup(const void *a, const void *b)
 {
-	const struct kentry *x = a, *y = b;
+	const struct kgroup *x = a, *y = b;
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
-	if (x->name != y->name)
-		return x->name < y->name ? -1 : 1;
-	return (x->dur > y->dur) - (x->dur < y->dur);
+	return (x->name > y->name) - (x->name < y->name);
 }
 
+/* The groups of (file, name) pairs, numbered through a key map. */
+struct kgroups {
+	struct kgroup *g;
+	size_t n, cap;
+	struct trex_kmap map;
+};
+
+/* The number of (file, name)'s group, made when new; UINT32_MAX: no memory. */
+static uint32_t kgroup_of(struct kgroups *t, uint32_t file, uint32_t name)
+{
+	uint32_t *slot = trex_kmap_insert(&t->map, file, name, 0);
+
+	if (!slot)
+		return UINT32_MAX;
+	if (*slot != TREX_NONE)
+		return *slot;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct kgroup *g = realloc(t->g, cap * sizeof(*g));
+
+		if (!g)
+			return UINT32_MAX;
+		t->g = g;
+		t->cap = cap;
+	}
+	t->g[t->n] = (struct kgroup){file, name, 0, 0};
+	*slot = (uint32_t)t->n;
+	return (uint32_t)t->n++;
+}
+
+/* v[0, n) by duration, ascending: LSD radix sort of the durations' bytes
+ * (sign bit flipped), skipping the bytes every duration shares; tmp holds
+ * n entries. */
+static void sort_by_dur(struct kentry *v, size_t n, struct kentry *tmp)
+{
+	static const uint64_t flip = (uint64_t)1 << 63;
+	size_t hist[8][256] = {{0}};
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)v[i].dur ^ flip;
+
+		for (unsigned b = 0; b < 8; b++)
+			hist[b][(k >> (8 * b)) & 0xff]++;
+	}
+	for (unsigned b = 0; b < 8; b++) {
+		size_t at = 0;
+		uint64_t k0 = ((uint64_t)v[0].dur ^ flip) >> (8 * b) & 0xff;
+
+		if (hist[b][k0] == n)
+			continue; /* one value of this byte: the pass would move nothing */
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = hist[b][d];
+
+			hist[b][d] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[hist[b][(((uint64_t)v[i].dur ^ flip) >> (8 * b)) & 0xff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+/* Small groups: insertion sort by duration. */
+static void sort_small(struct kentry *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct kentry x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1].dur > x.dur; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* v[0, k) (the kernels, each with its group number in group[]) moved into
+ * out in group order, each group sorted by duration. */
+static bool place_groups(struct kgroups *t, const struct kentry *v, const uint32_t *group, size_t k,
+                         struct kentry *out)
+{
+	uint32_t *rank = malloc((t->n ? t->n : 1) * sizeof(*rank));
+	struct kentry *tmp = NULL;
+	size_t at = 0, most = 1;
+
+	if (!rank)
+		return false;
+	for (size_t i = 0; i < t->n; i++)
+		t->g[i].at = i; /* the group's number, kept through the sort */
+	qsort(t->g, t->n, sizeof(*t->g), cmp_kgroup);
+	for (size_t i = 0; i < t->n; i++) {
+		rank[t->g[i].at] = (uint32_t)i;
+		t->g[i].at = at;
+		at += t->g[i].count;
+		most = t->g[i].count > most ? t->g[i].count : most;
+	}
+	for (size_t i = 0; i < k; i++)
+		out[t->g[rank[group[i]]].at++] = v[i];
+	free(rank);
+	if (!(tmp = malloc(most * sizeof(*tmp))))
+		return false;
+	for (size_t i = 0, from = 0; i < t->n; from += t->g[i++].count) {
+		if (t->g[i].count <= 32)
+			sort_small(out + from, t->g[i].count);
+		else
+			sort_by_dur(out + from, t->g[i].count, tmp);
+	}
+	free(tmp);
+	return true;
+}
+
+/* The index's kernels sorted by file, name id and duration (the rows'
+ * order): grouped by (file, name) through a key map, then each group
+ * sorted by duration, where one comparison sort of them all cost as much
+ * as writing the rest of the index file. NULL: no memory. */
 static struct kentry *kernels_sorted(const struct trex_index *idx, size_t *count)
 {
 	uint32_t n = trex_index_slice_count(idx);
-	struct kentry *v = NULL;
+	struct kgroups t = {0};
+	struct kentry *v = NULL, *out = NULL;
+	uint32_t *group = NULL;
 	size_t k = 0;
+	bool ok;
 
 	for (uint32_t i = 0; i < n; i++)
 		k += trex_index_slice(idx, i)->kind == TREX_KIND_KERNEL;
-	if (!(v = malloc((k ? k : 1) * sizeof(*v))))
-		return NULL;
+	ok = (v = malloc((k ? k : 1) * sizeof(*v))) && (out = malloc((k ? k : 1) * sizeof(*out))) &&
+	     (group = malloc((k ? k : 1) * sizeof(*group)));
 	k = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; ok && i < n; i++) {
 		const struct trex_slice *s = trex_index_slice(idx, i);
 
-		if (s->kind == TREX_KIND_KERNEL)
-			v[k++] =
-			    (struct kentry){trex_index_track_file(idx, s->track), s->name, s->dur};
+		if (s->kind != TREX_KIND_KERNEL)
+			continue;
+		v[k] = (struct kentry){trex_index_track_file(idx, s->track), s->name, s->dur};
+		group[k] = kgroup_of(&t, v[k].file, v[k].name);
+		ok = group[k] != UINT32_MAX;
+		if (ok)
+			t.g[group[k++]].count++;
 	}
-	qsort(v, k, sizeof(*v), cmp_kentry);
+	ok = ok && place_groups(&t, v, group, k, out);
+	free(v);
+	free(group);
+	free(t.g);
+	trex_kmap_free(&t.map);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
 	*count = k;
-	return v;
+	return out;
 }
 
 /* The end of the run of entries sharing v[at]'s file and name. */

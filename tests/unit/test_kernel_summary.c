@@ -255,6 +255,60 @@ Test(kernel_summary, round_trip_keeps_every_aggregate)
 	free(t[0].s);
 }
 
+/* Each row's durations ascending and complete, for durations that differ
+ * in every byte up to 2^45 ns, with ties, in groups just under, at and
+ * over the size where the summary's sort changes method. */
+Test(kernel_summary, durations_sorted_in_every_byte)
+{
+	static const size_t counts[] = {1, 32, 33, 500};
+	unsigned long long seed = 99;
+	struct text t[1];
+	struct trex_index *idx;
+	struct trex_ksum s;
+	struct trex_error err;
+	__int128 want[4] = {0};
+	long long ts = 10;
+
+	text_open(&t[0]);
+	fprintf(t[0].f, "{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"s\","
+	                "\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":1}");
+	for (size_t g = 0; g < 4; g++) {
+		for (size_t i = 0; i < counts[g]; i++) {
+			long long d = (long long)((lcg(&seed) << 22 ^ lcg(&seed)) % (1ull << 45));
+			char name[16];
+
+			d = i % 7 == 3 ? 123456789 : d; /* ties */
+			snprintf(name, sizeof(name), "k%zu", g);
+			kernel(t[0].f, name, ts, d);
+			ts += 1 + d / 1000;
+			want[g] += d;
+		}
+	}
+	fprintf(t[0].f, "\n]}\n");
+	text_close(&t[0]);
+	idx = load_texts(t, 1);
+	cr_assert(trex_ksum_of_index(idx, &s, &err) == TREX_OK, "%s", err.message);
+	cr_assert_eq(s.nrows, 4);
+	for (size_t g = 0; g < 4; g++) {
+		char name[16];
+		const struct trex_ksum_row *r;
+		__int128 sum = 0;
+
+		snprintf(name, sizeof(name), "k%zu", g);
+		r = row_named(&s, name);
+		cr_assert_eq(r->n, counts[g]);
+		for (uint64_t i = 0; i < r->n; i++) {
+			cr_assert(i == 0 || trex_ksum_dur(r, i) >= trex_ksum_dur(r, i - 1),
+			          "%s: instance %llu out of order", name, (unsigned long long)i);
+			sum += trex_ksum_dur(r, i);
+		}
+		cr_assert(sum == want[g] && sum == r->sum, "%s: durations lost", name);
+	}
+	trex_ksum_free(&s);
+	trex_index_free(idx);
+	free(t[0].s);
+}
+
 /* Every single flipped byte and every truncation: refused or read, never
  * read out of bounds (the sanitizer build checks); a swap of two durations
  * and a wrong sum are refused. */
