@@ -94,26 +94,35 @@ uint64_t trex_index_file_header_checksum(const struct file_header *head, const s
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-void trex_ixw_flush(struct writer *w)
+/* Hashes (inside a section) and writes p[0, n): one chunk of the section,
+ * whether it came through the buffer or straight from the caller. */
+static void write_chunk(struct writer *w, const unsigned char *p, size_t n)
 {
 	size_t done = 0;
 
-	if (w->s && w->used)
-		w->hash = hash_fold(w->hash, trex_hash_bytes(w->buf, w->used));
-	while (done < w->used && !w->errnum) {
-		ssize_t n = write(w->fd, w->buf + done, w->used - done);
+	if (w->s && n)
+		w->hash = hash_fold(w->hash, trex_hash_bytes(p, n));
+	while (done < n && !w->errnum) {
+		ssize_t k = write(w->fd, p + done, n - done);
 
-		if (n < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			w->errnum = n < 0 ? errno : EIO;
+		if (k <= 0)
+			w->errnum = k < 0 ? errno : EIO;
 		else
-			done += (size_t)n;
+			done += (size_t)k;
 	}
-	w->pos += w->used;
+	w->pos += n;
+}
+
+void trex_ixw_flush(struct writer *w)
+{
+	write_chunk(w, w->buf, w->used);
 	w->used = 0;
 }
 
+/* Whole chunks go from the caller's memory to the file, not through the
+ * buffer: the same chunks, so the same checksums, without the copy. */
 bool trex_ixw_put(void *user, const void *bytes, size_t len)
 {
 	struct writer *w = user;
@@ -122,12 +131,16 @@ bool trex_ixw_put(void *user, const void *bytes, size_t len)
 	while (len) {
 		size_t n = CHUNK - w->used < len ? CHUNK - w->used : len;
 
-		memcpy(w->buf + w->used, p, n);
-		w->used += n;
+		if (w->used == 0 && n == CHUNK) {
+			write_chunk(w, p, CHUNK);
+		} else {
+			memcpy(w->buf + w->used, p, n);
+			w->used += n;
+			if (w->used == CHUNK)
+				trex_ixw_flush(w);
+		}
 		p += n;
 		len -= n;
-		if (w->used == CHUNK)
-			trex_ixw_flush(w);
 	}
 	return !w->errnum;
 }
