@@ -869,6 +869,22 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	return st;
 }
 
+/* Whether paths (after expansion) are served rank by rank: two or more,
+ * or one trace whose kernels table by name its fresh index file's kernel
+ * summary gives (nothing else of the file read, where the index would
+ * compute it from every kernel); any other single trace, its first open
+ * and its damage included, is the whole load's. */
+static bool ranks_take(const struct cli_opts *o, const struct cli_paths *paths)
+{
+	struct trex_load_opts lo = {.strict = o->strict, .format = o->input_format};
+
+	if (paths->n != 1)
+		return paths->n > 1;
+	return o->command == CLI_CMD_KERNELS && kernels_summarised(o) &&
+	       o->align == TREX_ALIGN_NONE && cli_cache_mode(o) == TREX_CACHE_USE &&
+	       trex_cache_rank_fresh(paths->v[0], &lo);
+}
+
 enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,
                                   struct trex_error *err)
 {
@@ -884,7 +900,7 @@ enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *don
 		return TREX_OK;
 	}
 	st = cli_expand_dirs(&paths, err);
-	if (st != TREX_OK || paths.n < 2 || cli_drop_profile_inputs(&paths)) {
+	if (st != TREX_OK || cli_drop_profile_inputs(&paths) || !ranks_take(o, &paths)) {
 		cli_paths_free(&paths);
 		trex_error_clear(err);
 		return TREX_OK;

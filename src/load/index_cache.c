@@ -818,6 +818,17 @@ enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_o
 	return st;
 }
 
+bool trex_cache_rank_fresh(const char *path, const struct trex_load_opts *opts)
+{
+	struct trex_cache_rank r;
+	bool fresh;
+
+	memset(&r, 0, sizeof(r));
+	fresh = summary_fresh(path, opts, &r);
+	trex_cache_rank_close(&r);
+	return fresh;
+}
+
 void trex_cache_rank_close(struct trex_cache_rank *r)
 {
 	trex_ksum_free(&r->sum);

@@ -359,4 +359,55 @@ for opt in "--by stream" "--by op" "--memory"; do
 	check "kernels $opt without a kernel: the merged load (its note)" lazy_is_merged
 done
 
+# ---- one trace: its kernels table by name from its own summary --------------------------------
+
+# The index file's kernel summary alone serves `trex kernels TRACE` (by
+# name) once the trace is indexed; what it cannot serve (the first open, a
+# damaged trace, --align, a trace without kernels, a damaged summary) is
+# the whole load's, as before.
+O=$TEST_TMP/one
+mkdir -p "$O"
+cp "$1" "$O/"
+one=$O/${1##*/}
+touch -d '2020-01-01' "$one"
+run_trex index index "$one"
+same_as_merged "one trace" "$one" -- "$one"
+same_as_merged "one trace, csv" --format csv "$one" -- --format csv "$one"
+same_as_merged "one trace, json, --per-rank" --format json --per-rank "$one" -- \
+	--format json --per-rank "$one"
+same_as_merged "a directory of one trace" "$O" -- "$one"
+same_as_merged "one damaged trace" "$D/damaged.json" -- "$D/damaged.json"
+same_as_merged "one trace without a kernel" "$W/cpu0.json" -- "$W/cpu0.json"
+run_trex lazy kernels --align collectives "$one"
+run_trex merged kernels --no-cache --align collectives "$one"
+check "one trace, --align: the whole load's message" \
+	[ "$(rc_of lazy)" = "$(rc_of merged)" ] && cmp -s "$TEST_TMP/lazy.err" "$TEST_TMP/merged.err"
+# a flipped byte outside the summary: the table never reads it (the file
+# left as it is); the timeline's open, which checks the whole file, does
+# (the copy's own index file: the rank it came from has one of the same name)
+one_idx=$(sed -n 's/^.*: built \(.*\.trex\) (.*$/\1/p' "$TEST_TMP/index.out")
+"$PYTHON3" -c 'import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) // 2] ^= 0x10  # the events, far from the summary (the last section)
+open(p, "wb").write(b)' "$one_idx"
+same_as_merged "one trace, a flipped byte outside its summary" "$one" -- "$one"
+run_trex whole --script '' --dump-screen="$TEST_TMP/screen.txt" "$one"
+if [ "$(rc_of whole)" = 0 ] && grep -q 'damaged index file' "$TEST_TMP/whole.err"; then
+	ok "that byte is noticed by the whole open, and the file rebuilt"
+else
+	not_ok "that byte is noticed by the whole open, and the file rebuilt"
+	diag "index file $one_idx, exit $(rc_of whole)"
+	diag_file "$TEST_TMP/whole.err"
+fi
+"$PYTHON3" -c 'import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) - 100] ^= 0x10  # the kernel summary
+open(p, "wb").write(b)' "$one_idx"
+run_trex lazy kernels "$one"
+run_trex merged kernels --no-cache "$one"
+check "one trace, a flipped byte in its summary: the whole load notices, the same table" \
+	lazy_is_merged && grep -q 'damaged index file' "$TEST_TMP/lazy.err"
+
 done_testing

@@ -106,5 +106,9 @@ enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_o
                                       enum trex_cache_mode mode, struct trex_cache_rank *out,
                                       struct trex_error *err);
 void trex_cache_rank_close(struct trex_cache_rank *r);
+/* Whether trex_cache_rank_open(path, opts, TREX_CACHE_USE) would read the
+ * trace's kernel summary from a fresh index file of its own, loading
+ * nothing (the trace unchanged, its data intact). */
+bool trex_cache_rank_fresh(const char *path, const struct trex_load_opts *opts);
 
 #endif
