@@ -151,7 +151,8 @@ static bool place_groups(struct kgroups *t, const struct kentry *v, const uint32
 		return false;
 	for (size_t i = 0; i < t->n; i++)
 		t->g[i].at = i; /* the group's number, kept through the sort */
-	qsort(t->g, t->n, sizeof(*t->g), cmp_kgroup);
+	if (t->n > 1)           /* qsort of NULL, even of nothing, is undefined */
+		qsort(t->g, t->n, sizeof(*t->g), cmp_kgroup);
 	for (size_t i = 0; i < t->n; i++) {
 		rank[t->g[i].at] = (uint32_t)i;
 		t->g[i].at = at;
