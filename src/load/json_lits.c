@@ -42,7 +42,7 @@ static unsigned json_lits_find(struct json_lits *l, const char *p, size_t len, s
 		memset(n, 0, sizeof *n);
 		memcpy(n->bytes, p, len);
 		n->len = (uint8_t)len;
-		n->mask = len >= 64 ? UINT64_MAX : (UINT64_C(1) << len) - 1u;
+		n->mask = (UINT64_C(1) << len) - 1u; /* len <= JSON_LIT_MAX < 64 */
 		n->key_off = (uint8_t)key_off;
 		n->key_len = (uint8_t)key_len;
 		n->self = (uint8_t)l->n;

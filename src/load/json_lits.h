@@ -25,7 +25,8 @@
 
 #include "json_scan.h"
 
-#define JSON_LIT_MAX 48   /* longest literal kept, in bytes */
+#define JSON_LIT_MAX 48 /* longest literal kept, in bytes */
+_Static_assert(JSON_LIT_MAX < 64, "a literal's mask holds one bit per byte");
 #define JSON_LIT_NODES 96 /* literals per parser, start nodes included */
 #define JSON_LIT_SLOTS 256
 #define JSON_LIT_NONE 0xFFu
