@@ -46,9 +46,16 @@ static void index_one(struct index_pool *pool, struct index_job *job)
 		return;
 	for (uint32_t f = 0; f < trex_index_file_count(idx); f++)
 		job->events += trex_index_file(idx, f)->events;
-	/* not written without a note: the input itself is not cacheable */
-	if (!job->rep.hit && !job->rep.written && trex_index_file_supported(idx, &job->why_not))
+	/* not written without a note: the input itself is not cacheable; with
+	 * one, the write failed (a full disk, a file size limit): the job did */
+	if (!job->rep.hit && !job->rep.written && trex_index_file_supported(idx, &job->why_not)) {
 		job->why_not = job->rep.note[0] ? NULL : "only regular files are indexed";
+		if (job->rep.note[0]) {
+			job->status =
+			    trex_error_set(&job->err, TREX_IO, NULL, -1, "%s", job->rep.note);
+			job->rep.note[0] = '\0'; /* told once, as the job's error */
+		}
+	}
 	trex_index_free(idx);
 }
 

@@ -472,7 +472,7 @@ enum trex_status trex_ixw_atomic(const char *path, trex_ixw_body_fn *body, void 
 	w.fd = open_temp(path, tmp, sizeof(tmp));
 	if (w.fd < 0) {
 		free(w.buf);
-		return trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(errno));
+		return trex_error_set(err, TREX_IO, path, -1, "%s", strerror(errno));
 	}
 	st = body(&w, user, err);
 	if (close(w.fd) != 0 && !w.errnum)
@@ -480,8 +480,10 @@ enum trex_status trex_ixw_atomic(const char *path, trex_ixw_body_fn *body, void 
 	free(w.buf);
 	if (st == TREX_OK && !w.errnum && rename(tmp, path) != 0)
 		w.errnum = errno;
-	if (st == TREX_OK && w.errnum)
-		st = trex_error_set(err, TREX_IO, path, -1, "cannot write: %s", strerror(w.errnum));
+	/* A failed write is the cause whatever the body made of it: a codec's
+	 * save told that put refused its bytes takes it for memory. */
+	if (w.errnum)
+		st = trex_error_set(err, TREX_IO, path, -1, "%s", strerror(w.errnum));
 	if (st != TREX_OK)
 		unlink(tmp);
 	return st;

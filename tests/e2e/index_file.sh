@@ -197,4 +197,30 @@ check "index: a missing file fails, the others are built" \
 	sh -c 'test "$(cat "$1.rc")" -eq 2 && grep -q "1 of 2 files failed" "$1.err" &&
 	grep -q "missing.json" "$1.err" && grep -q "up to date\|built" "$1.out"' sh "$TEST_TMP/bad"
 
+# A write that fails (a file size limit here; a full disk fails the same
+# way) says why in one line and leaves no file; `trex index` then fails,
+# while a load still prints its table. A gzip trace: its access points go
+# through the codec's save, which took a refused write for lack of memory.
+G=$R/worker0_step_12.1694128201545.pt.trace.json.gz
+LIM=$TEST_TMP/limited
+mkdir -p "$LIM"
+limited() { # NAME ARGS...: run_trex with files capped under 200 KB, SIGXFSZ ignored
+	(
+		trap '' XFSZ
+		ulimit -f 200
+		TREX_INDEX_DIR=$LIM
+		export TREX_INDEX_DIR
+		run_trex "$@"
+	)
+}
+limited lim_index index "$G"
+check "index: a write cut short fails (exit 2), says why, leaves no file" \
+	sh -c 'test "$(cat "$1.rc")" -eq 2 && grep -q "cannot write index file .*: File too large" "$1.err" &&
+	! grep -q "out of memory" "$1.err" && test -z "$(ls -A "$2")"' sh "$TEST_TMP/lim_index" "$LIM"
+limited lim_kernels kernels "$G"
+run_trex lim_plain kernels --no-cache "$G"
+check "a load whose index file cannot be written: its table, one line saying why" \
+	sh -c 'test "$(cat "$1.rc")" -eq 0 && cmp -s "$1.out" "$2.out" && test "$(wc -l <"$1.err")" -eq 1 &&
+	grep -q "File too large" "$1.err"' sh "$TEST_TMP/lim_kernels" "$TEST_TMP/lim_plain"
+
 done_testing

@@ -44,8 +44,9 @@ typedef enum trex_status trex_args_each_fn(void *user, size_t i, const struct tr
 typedef enum trex_status trex_args_json_fn(void *user, size_t i, const char *text, size_t len,
                                            struct trex_error *err);
 
-/* Takes len bytes for an index file (core/index_file.h); false when out
- * of memory. */
+/* Takes len bytes for an index file (core/index_file.h); false when it
+ * cannot (out of memory, or the file's write failed: the writer then
+ * reports that failure, whatever status save returns). */
 typedef bool trex_args_put_fn(void *user, const void *bytes, size_t len);
 
 /* How the index reads a file back, supplied by the file's loader; ctx is
