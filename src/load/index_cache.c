@@ -591,56 +591,41 @@ static struct trex_index *rank_fresh(struct cache_load *set, size_t i)
 	return idx;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 struct rank_slot {
 	struct trex_index *idx;
 	int64_t rank;
-	size_t at; /* command-line position */
 };
 
-/* The order of a load of the set (loader.c): rank, then base name, path
- * and position. */
-static int cmp_slot(const void *a, const void *b)
-{
-	const struct rank_slot *x = a, *y = b;
-	const char *px = trex_index_str(x->idx, trex_index_file(x->idx, 0)->path);
-	const char *py = trex_index_str(y->idx, trex_index_file(y->idx, 0)->path);
-	int d;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	d = strcmp(base_name(px), base_name(py));
-	if (!d)
-		d = strcmp(px, py);
-	return d ? d : (x->at > y->at) - (x->at < y->at);
-}
-
-/* Ranks as the set's load assigns them, the parts in its file order. */
+/* The parts in the order, and with the ranks, a load of the set gives
+ * its files (trex_load_assign_ranks, trex_load_order_files). */
 static bool order_slots(struct rank_slot *s, size_t n)
 {
 	int64_t *ranks = malloc(n * sizeof(*ranks));
 	bool *claimed = malloc(n * sizeof(*claimed));
-	bool ok = ranks && claimed;
+	const char **paths = malloc(n * sizeof(*paths));
+	size_t *order = malloc(n * sizeof(*order));
+	struct rank_slot *was = malloc(n * sizeof(*was));
+	bool ok = ranks && claimed && paths && order && was;
 
 	for (size_t i = 0; ok && i < n; i++) {
 		const struct trex_file *f = trex_index_file(s[i].idx, 0);
 
 		ranks[i] = f->rank;
 		claimed[i] = f->has_rank;
+		paths[i] = trex_index_str(s[i].idx, f->path);
 	}
 	ok = ok && trex_load_assign_ranks(ranks, claimed, n);
-	for (size_t i = 0; ok && i < n; i++)
-		s[i].rank = ranks[i];
-	if (ok)
-		qsort(s, n, sizeof(*s), cmp_slot);
+	if (ok) {
+		trex_load_order_files(ranks, paths, n, order);
+		memcpy(was, s, n * sizeof(*s));
+		for (size_t k = 0; k < n; k++)
+			s[k] = (struct rank_slot){was[order[k]].idx, ranks[order[k]]};
+	}
 	free(ranks);
 	free(claimed);
+	free(paths);
+	free(order);
+	free(was);
 	return ok;
 }
 
@@ -682,7 +667,6 @@ static bool compose_ranks(struct cache_load *c, struct places *pl, struct trex_i
 	bool ok = s != NULL;
 
 	for (size_t i = 0; ok && i < c->n; i++) {
-		s[i].at = i;
 		ok = (s[i].idx = rank_fresh(c, i)) != NULL;
 	}
 	ok = ok && order_slots(s, c->n) && compose_write(c, pl, s);

@@ -467,21 +467,36 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+struct file_keys {
+	const int64_t *ranks;
+	const char *const *paths;
+};
+
 /* Rank, then (files claiming the same rank) base name, path and position:
  * the order of the command line decides nothing it does not have to. */
-static int cmp_file_order(const void *a, const void *b, void *files_arg)
+static int cmp_file_order(const void *a, const void *b, void *keys_arg)
 {
-	const struct trex_build_file *files = files_arg;
+	const struct file_keys *k = keys_arg;
 	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-	const struct trex_build_file *x = &files[ia], *y = &files[ib];
 	int c;
 
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	c = strcmp(base_name(x->path), base_name(y->path));
+	if (k->ranks[ia] != k->ranks[ib])
+		return k->ranks[ia] < k->ranks[ib] ? -1 : 1;
+	c = strcmp(base_name(k->paths[ia]), base_name(k->paths[ib]));
 	if (!c)
-		c = strcmp(x->path, y->path);
+		c = strcmp(k->paths[ia], k->paths[ib]);
 	return c ? c : (ia > ib) - (ia < ib);
+}
+
+void trex_load_order_files(const int64_t *ranks, const char *const *paths, size_t count,
+                           size_t *order)
+{
+	struct file_keys keys = {ranks, paths};
+
+	for (size_t i = 0; i < count; i++)
+		order[i] = i;
+	if (count > 1)
+		qsort_r(order, count, sizeof(*order), cmp_file_order, &keys);
 }
 
 /* Renumbers the files (and their parts) in rank order: file ids are the
@@ -492,16 +507,24 @@ static enum trex_status order_by_rank(struct trex_load_shared *sh, struct trex_b
 	size_t *order = malloc((count ? count : 1) * sizeof(*order));
 	struct trex_build_file *f = malloc((count ? count : 1) * sizeof(*f));
 	struct file_parts *p = malloc((count ? count : 1) * sizeof(*p));
+	int64_t *ranks = malloc((count ? count : 1) * sizeof(*ranks));
+	const char **paths = malloc((count ? count : 1) * sizeof(*paths));
 
-	if (!order || !f || !p) {
+	if (!order || !f || !p || !ranks || !paths) {
 		free(order);
 		free(f);
 		free(p);
+		free(ranks);
+		free(paths);
 		return TREX_NOMEM;
 	}
-	for (size_t i = 0; i < count; i++)
-		order[i] = i;
-	qsort_r(order, count, sizeof(*order), cmp_file_order, files);
+	for (size_t i = 0; i < count; i++) {
+		ranks[i] = files[i].rank;
+		paths[i] = files[i].path;
+	}
+	trex_load_order_files(ranks, paths, count, order);
+	free(ranks);
+	free(paths);
 	for (size_t i = 0; i < count; i++) {
 		f[i] = files[order[i]];
 		p[i] = sh->files[order[i]];

@@ -118,6 +118,11 @@ enum trex_status trex_load_paths(const char *const *paths, size_t count,
  * rank >= 0 that no file claims and no earlier such file took (ranks[i]
  * set); false when out of memory. */
 bool trex_load_assign_ranks(int64_t *ranks, const bool *claimed, size_t count);
+/* The order in which trex_load_sources numbers count files of the given
+ * (assigned) ranks and paths: order[k] is the input position of file k;
+ * by rank, then base name, path and position. */
+void trex_load_order_files(const int64_t *ranks, const char *const *paths, size_t count,
+                           size_t *order);
 
 /* Same over already-open sources (memory buffers in tests, the demo); the
  * sources move into the index (closed on failure too). */
