@@ -141,9 +141,10 @@ struct rank_pool {
 	struct trex_load_opts lo;
 	enum trex_cache_mode mode;
 	const struct cli_opts *o;
-	bool tables;   /* each rank's table of the command, else its kernel summary */
-	bool progress; /* a line on stderr */
-	bool shown;    /* it was drawn */
+	bool tables;       /* each rank's table of the command, else its kernel summary */
+	bool summary_only; /* a summary from a fresh index file, or the job fails */
+	bool progress;     /* a line on stderr */
+	bool shown;        /* it was drawn */
 	double shown_at;
 	struct timespec start;
 };
@@ -249,8 +250,14 @@ static void rank_one(struct rank_pool *pool, struct rank_job *job)
 	if (pool->tables) {
 		job->st = rank_table(pool, job);
 	} else {
-		job->st =
-		    trex_cache_rank_open(job->path, &pool->lo, pool->mode, &job->r, &job->err);
+		if (!pool->summary_only)
+			job->st = trex_cache_rank_open(job->path, &pool->lo, pool->mode, &job->r,
+			                               &job->err);
+		else if (trex_cache_rank_summary(job->path, &pool->lo, &job->r))
+			job->st = TREX_OK;
+		else
+			job->st = trex_error_set(&job->err, TREX_USAGE, job->path, -1,
+			                         "no fresh index file: loaded whole");
 		if (job->st == TREX_OK) {
 			job->own_rank = job->r.sum.files[0].rank;
 			job->claimed = job->r.sum.files[0].has_rank;
@@ -825,7 +832,8 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 	struct rank_pool pool = {.n = paths->n,
 	                         .mode = cli_cache_mode(o),
 	                         .o = o,
-	                         .tables = o->command != CLI_CMD_KERNELS || !kernels_summarised(o)};
+	                         .tables = o->command != CLI_CMD_KERNELS || !kernels_summarised(o),
+	                         .summary_only = paths->n == 1};
 	enum trex_status st = TREX_OK;
 	bool failed = false;
 
@@ -870,19 +878,16 @@ static enum trex_status run_set(const struct cli_opts *o, const struct cli_paths
 }
 
 /* Whether paths (after expansion) are served rank by rank: two or more,
- * or one trace whose kernels table by name its fresh index file's kernel
- * summary gives (nothing else of the file read, where the index would
- * compute it from every kernel); any other single trace, its first open
- * and its damage included, is the whole load's. */
+ * or one trace's kernels table by name, which its fresh index file's
+ * kernel summary gives (nothing else of the file read, where the index
+ * would compute it from every kernel). run_set then reads that summary
+ * alone; without one (a first open, damage) the whole load serves it. */
 static bool ranks_take(const struct cli_opts *o, const struct cli_paths *paths)
 {
-	struct trex_load_opts lo = {.strict = o->strict, .format = o->input_format};
-
 	if (paths->n != 1)
 		return paths->n > 1;
 	return o->command == CLI_CMD_KERNELS && kernels_summarised(o) &&
-	       o->align == TREX_ALIGN_NONE && cli_cache_mode(o) == TREX_CACHE_USE &&
-	       trex_cache_rank_fresh(paths->v[0], &lo);
+	       o->align == TREX_ALIGN_NONE && cli_cache_mode(o) == TREX_CACHE_USE;
 }
 
 enum trex_status cli_ranks_report(const struct cli_opts *o, FILE *out, bool *done,

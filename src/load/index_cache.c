@@ -781,6 +781,16 @@ static bool summary_fresh(const char *path, const struct trex_load_opts *opts,
 	return ok;
 }
 
+bool trex_cache_rank_summary(const char *path, const struct trex_load_opts *opts,
+                             struct trex_cache_rank *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (summary_fresh(path, opts, out))
+		return true;
+	trex_cache_rank_close(out);
+	return false;
+}
+
 enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_opts *opts,
                                       enum trex_cache_mode mode, struct trex_cache_rank *out,
                                       struct trex_error *err)
@@ -788,10 +798,9 @@ enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_o
 	struct trex_source *src = NULL;
 	enum trex_status st;
 
-	memset(out, 0, sizeof(*out));
-	if (mode == TREX_CACHE_USE && summary_fresh(path, opts, out))
+	if (mode == TREX_CACHE_USE && trex_cache_rank_summary(path, opts, out))
 		return TREX_OK;
-	memset(&out->rep, 0, sizeof(out->rep));
+	memset(out, 0, sizeof(*out));
 	st = trex_source_open(path, &src, err);
 	if (st == TREX_OK)
 		st = trex_cache_load(&src, 1, opts, mode, &out->rep, &out->idx, err);
@@ -800,17 +809,6 @@ enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_o
 	if (st != TREX_OK)
 		trex_cache_rank_close(out);
 	return st;
-}
-
-bool trex_cache_rank_fresh(const char *path, const struct trex_load_opts *opts)
-{
-	struct trex_cache_rank r;
-	bool fresh;
-
-	memset(&r, 0, sizeof(r));
-	fresh = summary_fresh(path, opts, &r);
-	trex_cache_rank_close(&r);
-	return fresh;
 }
 
 void trex_cache_rank_close(struct trex_cache_rank *r)

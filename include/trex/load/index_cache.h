@@ -106,9 +106,11 @@ enum trex_status trex_cache_rank_open(const char *path, const struct trex_load_o
                                       enum trex_cache_mode mode, struct trex_cache_rank *out,
                                       struct trex_error *err);
 void trex_cache_rank_close(struct trex_cache_rank *r);
-/* Whether trex_cache_rank_open(path, opts, TREX_CACHE_USE) would read the
- * trace's kernel summary from a fresh index file of its own, loading
- * nothing (the trace unchanged, its data intact). */
-bool trex_cache_rank_fresh(const char *path, const struct trex_load_opts *opts);
+/* What trex_cache_rank_open(path, opts, TREX_CACHE_USE, out) gives when
+ * the trace has a fresh index file of its own (unchanged, its data
+ * intact): its kernel summary, read without loading anything. false
+ * (out empty) otherwise. */
+bool trex_cache_rank_summary(const char *path, const struct trex_load_opts *opts,
+                             struct trex_cache_rank *out);
 
 #endif
