@@ -138,17 +138,12 @@ static void sort_small(struct kentry *v, size_t n)
 	}
 }
 
-/* v[0, k) (the kernels, each with its group number in group[]) moved into
- * out in group order, each group sorted by duration. */
-static bool place_groups(struct kgroups *t, const struct kentry *v, const uint32_t *group, size_t k,
-                         struct kentry *out)
+/* Orders the groups by (file, name) and sets each one's at to where its
+ * kernels start; rank[g]: the place of group number g in that order. */
+static void order_groups(struct kgroups *t, uint32_t *rank)
 {
-	uint32_t *rank = malloc((t->n ? t->n : 1) * sizeof(*rank));
-	struct kentry *tmp = NULL;
-	size_t at = 0, most = 1;
+	size_t at = 0;
 
-	if (!rank)
-		return false;
 	for (size_t i = 0; i < t->n; i++)
 		t->g[i].at = i; /* the group's number, kept through the sort */
 	if (t->n > 1)           /* qsort of NULL, even of nothing, is undefined */
@@ -157,39 +152,46 @@ static bool place_groups(struct kgroups *t, const struct kentry *v, const uint32
 		rank[t->g[i].at] = (uint32_t)i;
 		t->g[i].at = at;
 		at += t->g[i].count;
-		most = t->g[i].count > most ? t->g[i].count : most;
 	}
-	for (size_t i = 0; i < k; i++)
-		out[t->g[rank[group[i]]].at++] = v[i];
-	free(rank);
+}
+
+/* Each group's run of v (in group order) sorted by duration. */
+static bool sort_groups(const struct kgroups *t, struct kentry *v)
+{
+	size_t most = 1;
+	struct kentry *tmp;
+
+	for (size_t i = 0; i < t->n; i++)
+		most = t->g[i].count > most ? t->g[i].count : most;
 	if (!(tmp = malloc(most * sizeof(*tmp))))
 		return false;
 	for (size_t i = 0, from = 0; i < t->n; from += t->g[i++].count) {
 		if (t->g[i].count <= 32)
-			sort_small(out + from, t->g[i].count);
+			sort_small(v + from, t->g[i].count);
 		else
-			sort_by_dur(out + from, t->g[i].count, tmp);
+			sort_by_dur(v + from, t->g[i].count, tmp);
 	}
 	free(tmp);
 	return true;
 }
 
 /* The index's kernels sorted by file, name id and duration (the rows'
- * order): grouped by (file, name) through a key map, then each group
- * sorted by duration, where one comparison sort of them all cost as much
- * as writing the rest of the index file. NULL: no memory. */
+ * order): grouped by (file, name) through a key map, placed group by
+ * group, then each group sorted by duration, where one comparison sort of
+ * them all cost as much as writing the rest of the index file. NULL: no
+ * memory. */
 static struct kentry *kernels_sorted(const struct trex_index *idx, size_t *count)
 {
 	uint32_t n = trex_index_slice_count(idx);
 	struct kgroups t = {0};
-	struct kentry *v = NULL, *out = NULL;
-	uint32_t *group = NULL;
+	struct kentry *v = NULL;
+	uint32_t *group = NULL, *rank = NULL;
 	size_t k = 0;
 	bool ok;
 
 	for (uint32_t i = 0; i < n; i++)
 		k += trex_index_slice(idx, i)->kind == TREX_KIND_KERNEL;
-	ok = (v = malloc((k ? k : 1) * sizeof(*v))) && (out = malloc((k ? k : 1) * sizeof(*out))) &&
+	ok = (v = malloc((k ? k : 1) * sizeof(*v))) &&
 	     (group = malloc((k ? k : 1) * sizeof(*group)));
 	k = 0;
 	for (uint32_t i = 0; ok && i < n; i++) {
@@ -197,23 +199,36 @@ static struct kentry *kernels_sorted(const struct trex_index *idx, size_t *count
 
 		if (s->kind != TREX_KIND_KERNEL)
 			continue;
-		v[k] = (struct kentry){trex_index_track_file(idx, s->track), s->name, s->dur};
-		group[k] = kgroup_of(&t, v[k].file, v[k].name);
+		group[k] = kgroup_of(&t, trex_index_track_file(idx, s->track), s->name);
 		ok = group[k] != UINT32_MAX;
 		if (ok)
 			t.g[group[k++]].count++;
 	}
-	ok = ok && place_groups(&t, v, group, k, out);
-	free(v);
+	ok = ok && (rank = malloc((t.n ? t.n : 1) * sizeof(*rank)));
+	if (ok) {
+		order_groups(&t, rank);
+		k = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct trex_slice *s = trex_index_slice(idx, i);
+			struct kgroup *g;
+
+			if (s->kind != TREX_KIND_KERNEL)
+				continue;
+			g = &t.g[rank[group[k++]]];
+			v[g->at++] = (struct kentry){g->file, g->name, s->dur};
+		}
+		ok = sort_groups(&t, v);
+	}
 	free(group);
+	free(rank);
 	free(t.g);
 	trex_kmap_free(&t.map);
 	if (!ok) {
-		free(out);
+		free(v);
 		return NULL;
 	}
 	*count = k;
-	return out;
+	return v;
 }
 
 /* The end of the run of entries sharing v[at]'s file and name. */
