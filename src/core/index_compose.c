@@ -8,7 +8,7 @@
  * section, with every id a record holds moved by the counts of the parts
  * before it and every string id mapped into one table of all the parts'
  * strings. Only that table and the maps are held in memory: records are
- * streamed through the writer a batch at a time, so a set of any size is
+ * streamed through the writer record by record, so a set of any size is
  * composed in a few megabytes besides its page cache. */
 #include "config.h"
 
@@ -21,8 +21,6 @@
 #include "index_file_internal.h"
 #include "index_internal.h"
 #include "members.h"
-
-#define BATCH 1024
 
 /* Where a part's records start in the composed arrays. */
 struct bases {
@@ -161,7 +159,7 @@ static void w_files(struct compose *c, struct section *s)
 				f.event_types[k].label = str_of(c, p, f.event_types[k].label);
 				f.event_types[k].name = str_of(c, p, f.event_types[k].name);
 			}
-			trex_ixw_put(c->w, &f, sizeof(f));
+			trex_ixw_put_record(c->w, &f, sizeof(f));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -180,7 +178,7 @@ static void w_links(struct compose *c, struct section *s)
 			l.first_track = first_moved(l.first_track, l.track_count, b->track);
 			l.launch_first += b->launch;
 			l.op_first += b->op;
-			trex_ixw_put(c->w, &l, sizeof(l));
+			trex_ixw_put_record(c->w, &l, sizeof(l));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -204,7 +202,7 @@ static void w_procs(struct compose *c, struct section *s)
 			r.first_track = first_moved(r.first_track, r.track_count, b->track);
 			if (!r.has_rank)
 				r.rank = rank_of(c, r.file, r.rank);
-			trex_ixw_put(c->w, &r, sizeof(r));
+			trex_ixw_put_record(c->w, &r, sizeof(r));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -227,7 +225,7 @@ static void w_tracks(struct compose *c, struct section *s)
 			t.first_instant = first_moved(t.first_instant, t.instant_count, b->instant);
 			t.first_sample = first_moved(t.first_sample, t.sample_count, b->sample);
 			t.parent = moved(t.parent, b->track);
-			trex_ixw_put(c->w, &t, sizeof(t));
+			trex_ixw_put_record(c->w, &t, sizeof(t));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -242,34 +240,27 @@ static void w_lanes(struct compose *c, struct section *s)
 
 			l.track += c->base[p].track;
 			l.first += c->base[p].slice;
-			trex_ixw_put(c->w, &l, sizeof(l));
+			trex_ixw_put_record(c->w, &l, sizeof(l));
 		}
 	}
 	trex_ixw_end(c->w);
 }
 
-/* ---- events, a batch at a time -------------------------------------------------------------- */
+/* ---- events --------------------------------------------------------------------------------- */
 
 static void w_slices(struct compose *c, struct section *s)
 {
-	struct trex_slice batch[BATCH];
-
 	trex_ixw_begin(c->w, s);
 	for (size_t p = 0; p < c->n; p++) {
 		const struct trex_index *idx = c->parts[p];
-		size_t k = 0;
 
 		for (uint32_t i = 0; i < idx->slices.count; i++) {
-			struct trex_slice *o = &batch[k++];
+			struct trex_slice o = *trex_idx_slice(idx, i);
 
-			*o = *trex_idx_slice(idx, i);
-			o->name = str_of(c, p, o->name);
-			o->cat = str_of(c, p, o->cat);
-			o->track += c->base[p].track;
-			if (k == BATCH || i + 1 == idx->slices.count) {
-				trex_ixw_put(c->w, batch, k * sizeof(*batch));
-				k = 0;
-			}
+			o.name = str_of(c, p, o.name);
+			o.cat = str_of(c, p, o.cat);
+			o.track += c->base[p].track;
+			trex_ixw_put_record(c->w, &o, sizeof(o));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -277,24 +268,18 @@ static void w_slices(struct compose *c, struct section *s)
 
 static void w_instants(struct compose *c, struct section *s)
 {
-	struct trex_instant batch[BATCH];
-
 	trex_ixw_begin(c->w, s);
 	for (size_t p = 0; p < c->n; p++) {
 		const struct trex_index *idx = c->parts[p];
-		size_t k = 0;
 
 		for (uint32_t i = 0; i < idx->instants.count; i++) {
-			struct trex_instant *o = &batch[k++];
+			struct trex_instant o =
+			    *TREX_VEC_AT(&idx->instants, const struct trex_instant, i);
 
-			*o = *TREX_VEC_AT(&idx->instants, const struct trex_instant, i);
-			o->name = str_of(c, p, o->name);
-			o->cat = str_of(c, p, o->cat);
-			o->track += c->base[p].track;
-			if (k == BATCH || i + 1 == idx->instants.count) {
-				trex_ixw_put(c->w, batch, k * sizeof(*batch));
-				k = 0;
-			}
+			o.name = str_of(c, p, o.name);
+			o.cat = str_of(c, p, o.cat);
+			o.track += c->base[p].track;
+			trex_ixw_put_record(c->w, &o, sizeof(o));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -315,7 +300,7 @@ static void w_flows(struct compose *c, struct section *s)
 			f.to_track = moved(f.to_track, b->track);
 			f.cat = str_of(c, p, f.cat);
 			f.name = str_of(c, p, f.name);
-			trex_ixw_put(c->w, &f, sizeof(f));
+			trex_ixw_put_record(c->w, &f, sizeof(f));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -349,20 +334,16 @@ static const uint32_t *ids_of(const struct compose *c, size_t p, enum id_array w
 
 static void w_ids(struct compose *c, struct section *s, enum id_array which)
 {
-	uint32_t batch[BATCH];
-
 	trex_ixw_begin(c->w, s);
 	for (size_t p = 0; p < c->n; p++) {
-		size_t count, k = 0;
+		size_t count;
 		uint32_t add;
 		const uint32_t *ids = ids_of(c, p, which, &count, &add);
 
 		for (size_t i = 0; i < count; i++) {
-			batch[k++] = ids[i] + add;
-			if (k == BATCH || i + 1 == count) {
-				trex_ixw_put(c->w, batch, k * sizeof(*batch));
-				k = 0;
-			}
+			uint32_t id = ids[i] + add;
+
+			trex_ixw_put_record(c->w, &id, sizeof(id));
 		}
 	}
 	trex_ixw_end(c->w);
@@ -385,7 +366,7 @@ static void w_flow_order(struct compose *c, struct section *s, bool entering)
 				uint32_t id = ids[i] + c->base[p].flow;
 
 				if ((at == TREX_NONE) == (unbound != 0))
-					trex_ixw_put(c->w, &id, sizeof(id));
+					trex_ixw_put_record(c->w, &id, sizeof(id));
 			}
 		}
 	trex_ixw_end(c->w);
@@ -400,7 +381,7 @@ static void w_edges(struct compose *c, struct section *s)
 
 			e.from += c->base[p].slice;
 			e.to += c->base[p].slice;
-			trex_ixw_put(c->w, &e, sizeof(e));
+			trex_ixw_put_record(c->w, &e, sizeof(e));
 		}
 	trex_ixw_end(c->w);
 }
@@ -431,7 +412,7 @@ static void w_flow_ids(struct compose *c, struct section *val, struct section *h
 			if (idx->flow_id_how &&
 			    (idx->flow_id_how[i] & FLOW_ID_KIND_MASK) == TREX_FLOW_ID_STR)
 				v = str_of(c, p, (uint32_t)v);
-			trex_ixw_put(c->w, &v, sizeof(v));
+			trex_ixw_put_record(c->w, &v, sizeof(v));
 		}
 	trex_ixw_end(c->w);
 	trex_ixw_begin(c->w, how);
@@ -439,7 +420,7 @@ static void w_flow_ids(struct compose *c, struct section *val, struct section *h
 		for (uint32_t i = 0; i < c->parts[p]->flows.count; i++) {
 			uint8_t h = c->parts[p]->flow_id_how ? c->parts[p]->flow_id_how[i] : 0;
 
-			trex_ixw_put(c->w, &h, 1);
+			trex_ixw_put_record(c->w, &h, 1);
 		}
 	trex_ixw_end(c->w);
 }
@@ -459,9 +440,9 @@ struct bit_out {
 static void bit_word_done(struct bit_out *o)
 {
 	if (o->counts)
-		trex_ixw_put(o->c->w, &o->count, sizeof(o->count));
+		trex_ixw_put_record(o->c->w, &o->count, sizeof(o->count));
 	else
-		trex_ixw_put(o->c->w, &o->word, sizeof(o->word));
+		trex_ixw_put_record(o->c->w, &o->word, sizeof(o->word));
 	o->count += trex_popcount64(o->word);
 	o->word = 0;
 	o->fill = 0;
@@ -518,7 +499,7 @@ static void w_side(struct compose *c, struct section *s, enum trex_side_field fi
 				uint32_t v = field == TREX_SIDE_SHAPE ? str_of(c, p, t->values[i])
 				                                      : t->values[i];
 
-				trex_ixw_put(c->w, &v, sizeof(v));
+				trex_ixw_put_record(c->w, &v, sizeof(v));
 			}
 		}
 	}
@@ -549,7 +530,7 @@ static void w_problems(struct compose *c, struct section *sec)
 			l.cap = 0;
 			if (l.has_largest)
 				l.largest = problem_moved(c, p, &l.largest);
-			trex_ixw_put(c->w, &l, sizeof(l));
+			trex_ixw_put_record(c->w, &l, sizeof(l));
 		}
 	trex_ixw_end(c->w);
 	trex_ixw_begin(c->w, &sec[SEC_PROBLEMS]);
@@ -559,7 +540,7 @@ static void w_problems(struct compose *c, struct section *sec)
 				struct trex_problem q =
 				    problem_moved(c, p, &c->parts[p]->problems[i].v[k]);
 
-				trex_ixw_put(c->w, &q, sizeof(q));
+				trex_ixw_put_record(c->w, &q, sizeof(q));
 			}
 	trex_ixw_end(c->w);
 }

@@ -4,6 +4,8 @@
 #ifndef TREX_CORE_INDEX_FILE_INTERNAL_H
 #define TREX_CORE_INDEX_FILE_INTERNAL_H
 
+#include <string.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +109,17 @@ struct writer {
 
 /* trex_args_save_fn-compatible: appends len bytes; false after an error. */
 bool trex_ixw_put(void *user, const void *bytes, size_t len);
+/* trex_ixw_put of one small record, inline while it fits the chunk: the
+ * same bytes in the same chunks, for loops that put record by record. */
+static inline bool trex_ixw_put_record(struct writer *w, const void *bytes, size_t len)
+{
+	if (len < CHUNK - w->used) {
+		memcpy(w->buf + w->used, bytes, len);
+		w->used += len;
+		return !w->errnum;
+	}
+	return trex_ixw_put(w, bytes, len);
+}
 void trex_ixw_flush(struct writer *w);
 void trex_ixw_pad(struct writer *w, uint64_t align);
 void trex_ixw_begin(struct writer *w, struct section *s);
