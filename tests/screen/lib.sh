@@ -73,6 +73,17 @@ screen_wait() {
 	return 1
 }
 
+# screen_wait_file FILE: waits until the pane shows exactly FILE (10 s).
+screen_wait_file() {
+	waits=0
+	while [ "$waits" -lt 100 ]; do
+		[ "$(screen_text)" = "$(cat "$1")" ] && return 0
+		sleep 0.1
+		waits=$((waits + 1))
+	done
+	return 1
+}
+
 # screen_page_to TEXT: presses Space (page down) until TEXT shows (6 pages).
 screen_page_to() {
 	pages=0
@@ -85,12 +96,33 @@ screen_page_to() {
 	screen_text | grep -E -q -- "$1"
 }
 
-# Waits until the pane stops changing (0.15 s without a change, 5 s at most).
+# screen_busy: true while a process under the pane's shell is running or
+# runnable, i.e. has not yet gone back to waiting for input.
+screen_busy() {
+	pids=$(tm display-message -p -t t '#{pane_pid}' 2>/dev/null) || return 1
+	depth=0
+	while [ -n "$pids" ] && [ "$depth" -lt 4 ]; do
+		kids=
+		for pid in $pids; do
+			kids="$kids $(cat /proc/"$pid"/task/*/children 2>/dev/null)"
+		done
+		for kid in $kids; do
+			# the state follows the parenthesised command name
+			state=$(sed 's/.*) //' /proc/"$kid"/stat 2>/dev/null | cut -c1)
+			[ "$state" = R ] && return 0
+		done
+		pids=$kids depth=$((depth + 1))
+	done
+	return 1
+}
+
+# screen_settle: until the pane shows the same text twice 0.15 s apart
+# while trex is idle (5 s at most).
 screen_settle() {
 	prev= tries=0
 	while [ "$tries" -lt 33 ]; do
 		cur=$(screen_text)
-		[ "$cur" = "$prev" ] && return 0
+		[ "$cur" = "$prev" ] && ! screen_busy && return 0
 		prev=$cur
 		sleep 0.15
 		tries=$((tries + 1))

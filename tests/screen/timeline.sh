@@ -51,13 +51,15 @@ timeline_checks 40 12 --demo
 # Resize: the screen equals a fresh start at the new size.
 for size in "100 30" "60 20" "160 48"; do
 	set -- $size
+	screen_dump "$1" "$2" "$TEST_TMP/fresh.txt" --demo
 	screen_start 80 24 -- --demo
 	screen_wait ' .. ' >/dev/null
 	screen_settle
 	tm resize-window -t t -x "$1" -y "$2"
-	screen_settle
+	# A loaded machine may take longer than one settle interval to deliver
+	# SIGWINCH and redraw, so wait for the fresh screen (10 s at most).
+	screen_wait_file "$TEST_TMP/fresh.txt"
 	screen_text >"$TEST_TMP/resized.txt"
-	screen_dump "$1" "$2" "$TEST_TMP/fresh.txt" --demo
 	if diff "$TEST_TMP/fresh.txt" "$TEST_TMP/resized.txt" >"$TEST_TMP/diff.txt"; then
 		ok "resize 80x24 -> $1x$2 redraws exactly like a fresh start"
 	else
