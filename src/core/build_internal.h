@@ -18,7 +18,8 @@
  *     radix placement puts the store in (track, depth, ts) order;
  *     instants and samples sorted;
  *     then (build_narrow.c) the placed slices are narrowed in place into
- *     struct trex_slice, their sparse fields into the side tables;
+ *     struct trex_slice, block by block on the threads, their sparse fields
+ *     into the side tables;
  *  4. links (build_links.c): flows bound to slices, the link tables,
  *     dependency edges;
  *  5. classify: the loader's classifier refines kinds and decides

@@ -3,10 +3,12 @@
  * (build_internal.h). */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "build_internal.h"
+#include "trex/core/task.h"
 
 /* Room for n values, written before they are read (so not zeroed). */
 static bool side_room(struct bld_side *s, size_t n)
@@ -71,15 +73,41 @@ bool bld_side_finish(struct bld_side *s)
 	return true;
 }
 
+#define SIDE_KINDS (TREX_SIDE_SHAPE + 1) /* the tables the narrowing fills */
+
+/* One block's side values, in slice order: a task's output, joined in
+ * block order afterwards so the tables do not depend on the threads. */
+struct narrow_out {
+	uint32_t *values[SIDE_KINDS];
+	uint32_t n[SIDE_KINDS];
+};
+
+struct narrow_job {
+	struct trex_vec *v;
+	struct trex_side_table *side; /* idx->side: bits set by the tasks */
+	struct narrow_out *out;       /* per block */
+	uint32_t *scratch;            /* per worker: SIDE_KINDS x TREX_VEC_BLOCK */
+	atomic_bool failed;
+};
+
+/* Slice id's value of side table f: its bit, and the value after the block's. */
+static inline void narrow_put(struct trex_side_table *side, uint32_t *const vals[SIDE_KINDS],
+                              uint32_t n[SIDE_KINDS], int f, uint32_t id, uint32_t value)
+{
+	side[f].bits[id / 64] |= UINT64_C(1) << (id % 64);
+	vals[f][n[f]++] = value;
+}
+
 static void narrow_one(const struct trex_bslice *w, uint32_t id, struct trex_slice *out,
-                       struct bld_side *fill)
+                       struct trex_side_table *side, uint32_t *const vals[SIDE_KINDS],
+                       uint32_t n[SIDE_KINDS])
 {
 	if (w->flags & TREX_SLICE_HAS_LAUNCH_LINK)
-		bld_side_push(&fill[TREX_SIDE_LAUNCH_LINK], id, w->launch_link);
+		narrow_put(side, vals, n, TREX_SIDE_LAUNCH_LINK, id, w->launch_link);
 	if (w->flags & TREX_SLICE_HAS_OP_LINK)
-		bld_side_push(&fill[TREX_SIDE_OP_LINK], id, w->op_link);
+		narrow_put(side, vals, n, TREX_SIDE_OP_LINK, id, w->op_link);
 	if (w->shape)
-		bld_side_push(&fill[TREX_SIDE_SHAPE], id, w->shape);
+		narrow_put(side, vals, n, TREX_SIDE_SHAPE, id, w->shape);
 	*out = (struct trex_slice){
 	    .ts = w->ts,
 	    .dur = w->dur,
@@ -93,45 +121,97 @@ static void narrow_one(const struct trex_bslice *w, uint32_t id, struct trex_sli
 	};
 }
 
-/* The block's records rewritten in place, front to back: record i's new
+/* Task: block k's records rewritten in place, front to back (record i's new
  * place ends before record i + 1's old one begins, and record i itself is
- * read whole before its place is written. */
-static void narrow_block(unsigned char *block, size_t n, uint32_t first, struct bld_side *fill)
+ * read whole before its place is written); its side values set in the
+ * shared bits (a block is whole words of them) and copied out. */
+static void narrow_task(void *arg, size_t k, unsigned worker)
 {
+	struct narrow_job *j = arg;
+	unsigned char *block = j->v->blocks[k];
+	size_t first = k << TREX_VEC_SHIFT;
+	size_t n = j->v->count - first < TREX_VEC_BLOCK ? j->v->count - first : TREX_VEC_BLOCK;
+	uint32_t *vals[SIDE_KINDS];
+	struct narrow_out *o = &j->out[k];
+
+	for (int f = 0; f < SIDE_KINDS; f++)
+		vals[f] = j->scratch + ((size_t)worker * SIDE_KINDS + (size_t)f) * TREX_VEC_BLOCK;
 	for (size_t i = 0; i < n; i++) {
 		struct trex_bslice w;
 
 		memcpy(&w, block + i * sizeof(w), sizeof(w));
-		narrow_one(&w, first + (uint32_t)i, (struct trex_slice *)(void *)block + i, fill);
+		narrow_one(&w, (uint32_t)(first + i), (struct trex_slice *)(void *)block + i,
+		           j->side, vals, o->n);
 	}
+	for (int f = 0; f < SIDE_KINDS; f++) {
+		if (!o->n[f])
+			continue;
+		o->values[f] = malloc(o->n[f] * sizeof(uint32_t));
+		if (!o->values[f]) {
+			atomic_store(&j->failed, true);
+			return;
+		}
+		memcpy(o->values[f], vals[f], o->n[f] * sizeof(uint32_t));
+	}
+}
+
+/* The blocks' values of table f joined in block order; a table without
+ * any loses its bits (as one that never had a value). */
+static bool narrow_join(struct narrow_job *j, size_t nblocks, int f, size_t nslices)
+{
+	struct trex_side_table *t = &j->side[f];
+	struct bld_side s = {t, nslices, 0, false};
+	size_t total = 0;
+
+	for (size_t k = 0; k < nblocks; k++)
+		total += j->out[k].n[f];
+	if (!total) {
+		free(t->bits);
+		t->bits = NULL;
+		return true;
+	}
+	if (!(t->values = malloc(total * sizeof(*t->values))))
+		return false;
+	for (size_t k = 0; k < nblocks; k++) {
+		memcpy(t->values + t->n, j->out[k].values[f], j->out[k].n[f] * sizeof(*t->values));
+		t->n += j->out[k].n[f];
+	}
+	s.cap = total;
+	return bld_side_finish(&s);
 }
 
 enum trex_status bld_narrow(struct bld *c)
 {
 	struct trex_index *idx = c->idx;
 	struct trex_vec *v = &idx->slices;
-	struct bld_side fill[TREX_SIDE_SHAPE + 1];
-	size_t launch = 0, op = 0;
+	size_t nblocks = (v->count + TREX_VEC_BLOCK - 1) / TREX_VEC_BLOCK;
+	unsigned workers = trex_task_workers(bld_threads(c, v->count), nblocks);
+	struct narrow_job j = {.v = v, .side = idx->side};
 	bool ok = true;
 
 	_Static_assert(sizeof(struct trex_slice) <= sizeof(struct trex_bslice),
 	               "slices narrow in place");
-	/* the links the merge counted: their tables never grow by doubling */
-	for (uint32_t i = 0; i < idx->nfiles; i++) {
-		launch += idx->links[i].launch_count;
-		op += idx->links[i].op_count;
+	_Static_assert(TREX_VEC_BLOCK % 64 == 0, "a block is whole words of side bits");
+	atomic_init(&j.failed, false);
+	j.out = calloc(nblocks ? nblocks : 1, sizeof(*j.out));
+	j.scratch = malloc((size_t)workers * SIDE_KINDS * TREX_VEC_BLOCK * sizeof(*j.scratch));
+	for (int f = 0; f < SIDE_KINDS && j.out && j.scratch; f++) {
+		if (!(idx->side[f].bits =
+		          calloc(v->count ? trex_side_words(v->count) : 1, sizeof(uint64_t))))
+			ok = false;
 	}
-	bld_side_start(&fill[TREX_SIDE_LAUNCH_LINK], &idx->side[TREX_SIDE_LAUNCH_LINK], v->count,
-	               launch);
-	bld_side_start(&fill[TREX_SIDE_OP_LINK], &idx->side[TREX_SIDE_OP_LINK], v->count, op);
-	bld_side_start(&fill[TREX_SIDE_SHAPE], &idx->side[TREX_SIDE_SHAPE], v->count, 0);
-	for (size_t at = 0; at < v->count; at += TREX_VEC_BLOCK) {
-		size_t n = v->count - at < TREX_VEC_BLOCK ? v->count - at : TREX_VEC_BLOCK;
-
-		narrow_block(v->blocks[at >> TREX_VEC_SHIFT], n, (uint32_t)at, fill);
+	if (ok && j.out && j.scratch) {
+		trex_task_run(workers, nblocks, narrow_task, &j);
+		trex_vec_narrow(v, sizeof(struct trex_slice));
+		for (int f = 0; f < SIDE_KINDS && !atomic_load(&j.failed); f++)
+			ok &= narrow_join(&j, nblocks, f, v->count);
 	}
-	trex_vec_narrow(v, sizeof(struct trex_slice));
-	for (int f = 0; f <= TREX_SIDE_SHAPE; f++)
-		ok &= bld_side_finish(&fill[f]);
+	ok = ok && j.out && j.scratch && !atomic_load(&j.failed);
+	for (size_t k = 0; j.out && k < nblocks; k++) {
+		for (int f = 0; f < SIDE_KINDS; f++)
+			free(j.out[k].values[f]);
+	}
+	free(j.out);
+	free(j.scratch);
 	return ok ? TREX_OK : bld_nomem(c);
 }

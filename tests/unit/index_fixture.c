@@ -56,11 +56,17 @@ void fixture_add(struct trex_builder *b, struct trex_build_file *file,
 struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
                                  size_t nfiles)
 {
+	return fixture_build_on(files, parts, nfiles, 1);
+}
+
+struct trex_index *fixture_build_on(struct trex_build_file *files, struct trex_builder **parts,
+                                    size_t nfiles, unsigned threads)
+{
 	struct trex_build_input in = {.files = files,
 	                              .file_count = nfiles,
 	                              .parts = parts,
 	                              .part_count = nfiles,
-	                              .threads = 1,
+	                              .threads = threads,
 	                              .classifier = &trex_load_classifier};
 	struct trex_index *idx = NULL;
 	struct trex_error err;

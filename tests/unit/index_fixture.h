@@ -30,6 +30,9 @@ void fixture_add(struct trex_builder *b, struct trex_build_file *file,
 /* The index of nfiles files, parts[i] holding the events of files[i]. */
 struct trex_index *fixture_build(struct trex_build_file *files, struct trex_builder **parts,
                                  size_t nfiles);
+/* The same, built on up to threads threads. */
+struct trex_index *fixture_build_on(struct trex_build_file *files, struct trex_builder **parts,
+                                    size_t nfiles, unsigned threads);
 
 /* text[0, len) as one gzip member (malloc'd; *gz_len its size). */
 unsigned char *fixture_gzip(const char *text, size_t len, size_t *gz_len);

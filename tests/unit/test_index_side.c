@@ -22,7 +22,7 @@ static bool at_end(uint32_t i)
 /* Kernel i on one stream, one after the other, so slice id i is kernel i.
  * Every one has an op link; every third a launch link; the ends and the
  * first of the second block a shape; the ends communicate (NCCL). */
-static struct trex_index *many(void)
+static struct trex_index *many_on(unsigned threads)
 {
 	struct trex_build_file file = fixture_file("many.json");
 	struct trex_builder *b = trex_builder_new(0);
@@ -44,12 +44,16 @@ static struct trex_index *many(void)
 		snprintf(shape, sizeof(shape), "grid=[%u,1,1] block=[128,1,1] smem=0", i);
 		fixture_add(b, &file, &s);
 	}
-	return fixture_build(&file, &b, 1);
+	return fixture_build_on(&file, &b, 1, threads);
 }
 
-Test(index_side, many_all_and_the_ends_read_back_by_id)
+static struct trex_index *many(void)
 {
-	struct trex_index *idx = many();
+	return many_on(1);
+}
+
+static void check_many(struct trex_index *idx)
+{
 	char want[64];
 
 	cr_assert_eq(trex_index_slice_count(idx), MANY);
@@ -71,6 +75,18 @@ Test(index_side, many_all_and_the_ends_read_back_by_id)
 		}
 	}
 	trex_index_free(idx);
+}
+
+Test(index_side, many_all_and_the_ends_read_back_by_id)
+{
+	check_many(many());
+}
+
+/* Over BLD_PAR_MIN_RECORDS: two workers share the blocks' narrowing (as
+ * the scheduler lets them), and the side values are joined in block order. */
+Test(index_side, many_built_on_two_threads_read_back_the_same)
+{
+	check_many(many_on(2));
 }
 
 Test(index_side, ids_past_the_slices_have_nothing)
