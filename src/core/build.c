@@ -328,7 +328,7 @@ static enum trex_status classify(struct bld *c)
 		kind[i] = TREX_VEC_AT(v, struct trex_slice, i)->kind;
 	memcpy(given, kind, n);
 	memset(comm, TREX_COMM_NONE, n);
-	st = cl->classify(cl->user, c->idx, kind, comm, c->err);
+	st = cl->classify(cl->user, c->idx, bld_threads(c, n), kind, comm, c->err);
 	if (st == TREX_OK)
 		st = apply_classes(c, kind, given, comm);
 	free(kind);

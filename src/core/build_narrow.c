@@ -173,6 +173,8 @@ static bool narrow_join(struct narrow_job *j, size_t nblocks, int f, size_t nsli
 	if (!(t->values = malloc(total * sizeof(*t->values))))
 		return false;
 	for (size_t k = 0; k < nblocks; k++) {
+		if (!j->out[k].n[f])
+			continue; /* its values are NULL */
 		memcpy(t->values + t->n, j->out[k].values[f], j->out[k].n[f] * sizeof(*t->values));
 		t->n += j->out[k].n[f];
 	}

@@ -362,7 +362,13 @@ static void lane_parents(const struct trex_index *idx, const struct trex_lane *l
 
 void trex_index_parents(const struct trex_index *idx, uint32_t *parent)
 {
-	for (uint32_t t = 0; t < idx->ntracks; t++) {
+	trex_index_parents_of(idx, 0, idx->ntracks, parent);
+}
+
+void trex_index_parents_of(const struct trex_index *idx, uint32_t first_track, uint32_t end_track,
+                           uint32_t *parent)
+{
+	for (uint32_t t = first_track; t < end_track && t < idx->ntracks; t++) {
 		const struct trex_track *tr = &idx->tracks[t];
 
 		for (uint32_t d = 0; d < tr->lane_count; d++) {

@@ -222,10 +222,12 @@ int trex_builder_problem(struct trex_builder *b, const struct trex_problem *p);
  * decide alone, from the complete index (every slice placed, nested and
  * linked). kind[i] holds slice i's kind as its loader said and may be
  * refined (an unknown event on a device queue is a kernel); comm[i]
- * (TREX_COMM_NONE on entry) receives the communication rule it matched. */
+ * (TREX_COMM_NONE on entry) receives the communication rule it matched.
+ * It may use up to threads threads (task.h); its result must not depend
+ * on how many. */
 struct trex_build_classifier {
-	enum trex_status (*classify)(void *user, const struct trex_index *idx, uint8_t *kind,
-	                             uint8_t *comm, struct trex_error *err);
+	enum trex_status (*classify)(void *user, const struct trex_index *idx, unsigned threads,
+	                             uint8_t *kind, uint8_t *comm, struct trex_error *err);
 	void *user;
 };
 

@@ -435,6 +435,11 @@ uint32_t trex_index_parent(const struct trex_index *idx, uint32_t slice);
  * room for trex_index_slice_count(idx) ids. A parent's id is always lower
  * than its child's. */
 void trex_index_parents(const struct trex_index *idx, uint32_t *parent);
+/* The same for the slices of tracks [first_track, end_track) only (a
+ * track's slices are ids first_slice.. of it): disjoint ranges of tracks
+ * may be filled by several threads at once. */
+void trex_index_parents_of(const struct trex_index *idx, uint32_t first_track, uint32_t end_track,
+                           uint32_t *parent);
 
 /* What only some slices have, by slice id (trex_slice); a search in a
  * table of the slices that have it. The launch link (op link) with
