@@ -95,6 +95,7 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 	ps.expect_value = !part->after_value;
 	ps.st.features = part->inherited;
 	ps.progress_bytes_from = part->base_offset + (uint64_t)(part->start - map);
+	ps.release_from = part->stream ? NULL : part->start;
 	const char *pos = part->start;
 	part->result = cj_run(&ps, &pos, end, part->stop, !part->open_end, &part->err);
 	part->pos = pos;
@@ -104,6 +105,8 @@ static void cj_parse_part(struct trex_load_job *job, const char *map, const char
 	}
 	uint64_t rest = part->stream ? 0 : cj_offset(&ps, pos) - ps.progress_bytes_from;
 	trex_load_job_progress(job, rest, rest, ps.st.events - ps.progress_events);
+	if (ps.release_from) /* parsed: its pages need not stay mapped */
+		trex_source_map_done(job->source, ps.release_from, pos);
 	part->end_state = ps.state;
 	part->end_expect = ps.expect_value;
 	part->cancelled = ps.cancelled;

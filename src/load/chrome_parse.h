@@ -116,6 +116,9 @@ struct cj_parser {
 	char *scratch;
 	size_t scratch_cap;
 	uint64_t progress_bytes_from; /* decoded offset reported so far */
+	/* A mapped part: where its bytes not yet handed back begin
+	 * (trex_source_map_done at each progress report); NULL: streams. */
+	const char *release_from;
 	uint64_t progress_events;
 	const char *why;                    /* what was expected at a syntax error */
 	const char *limit;                  /* end of the bytes at hand (the window) */

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -205,6 +206,17 @@ static bool source_map_file(struct trex_source *src, int fd, size_t size)
 	src->bytes = map;
 	src->len = size;
 	return true;
+}
+
+void trex_source_map_done(struct trex_source *src, const char *from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), map = (uintptr_t)src->map;
+	uintptr_t lo = ((uintptr_t)from + page - 1) & ~(page - 1), hi = (uintptr_t)to & ~(page - 1);
+
+	if (!src->map || (uintptr_t)from < map || (uintptr_t)to > map + src->map_len || hi <= lo)
+		return;
+	/* advice only: where it is refused, the pages stay mapped */
+	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* Doubles *buf (at least READ_BLOCK); false and *buf freed when out of memory. */

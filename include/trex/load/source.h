@@ -36,6 +36,14 @@ uint64_t trex_source_size_on_disk(const struct trex_source *src);
 /* Plain sources only: all bytes, mapped (mmap + MADV_SEQUENTIAL for files).
  * NULL for gzip. The mapping lives as long as the source. */
 const char *trex_source_map(struct trex_source *src, size_t *len);
+/* The loader has read [from, to) of a file's mapping (trex_source_map)
+ * and needs it no more for now: its whole pages are unmapped
+ * (MADV_DONTNEED). They stay in the page cache, and a later read (lazy
+ * args, the chain check, an error's line:col) maps them in again, as the
+ * mapping is private and never written. So a parsed trace is not
+ * resident twice, and closing the source has little left to unmap. Bytes
+ * that are not a file's mapping (memory sources) are left alone. */
+void trex_source_map_done(struct trex_source *src, const char *from, const char *to);
 
 /* Up to 64 first decoded bytes, for sniffing; returns how many. A gzip
  * stream that breaks after some bytes gives those (the break is for the
