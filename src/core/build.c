@@ -294,7 +294,7 @@ static enum trex_status apply_classes(struct bld *c, const uint8_t *kind, const 
 	struct bld_side side;
 	size_t n = v->count;
 
-	bld_side_start(&side, &c->idx->side[TREX_SIDE_COMM], n, 0);
+	bld_side_start(&side, &c->idx->side[TREX_SIDE_COMM], n);
 	for (size_t i = 0; i < n; i++) {
 		if (kind[i] != given[i])
 			TREX_VEC_AT(v, struct trex_slice, i)->kind = kind[i];

@@ -279,14 +279,14 @@ enum trex_status bld_sort_points(struct bld *c);
  * and the side tables (index_internal.h). */
 enum trex_status bld_narrow(struct bld *c);
 
-/* A side table being filled, slice ids ascending; room for expect values
- * first. Out of memory sets failed (and every later push is dropped). */
+/* A side table being filled, slice ids ascending. Out of memory sets
+ * failed (and every later push is dropped). */
 struct bld_side {
 	struct trex_side_table *t;
 	size_t nslices, cap;
 	bool failed;
 };
-void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices, size_t expect);
+void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices);
 /* bld_side_push when there is no room (or no bits yet). */
 void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value);
 

@@ -8,25 +8,12 @@
 #include <string.h>
 
 #include "build_internal.h"
+#include "trex/core/grow.h"
 #include "trex/core/task.h"
 
-/* Room for n values, written before they are read (so not zeroed). */
-static bool side_room(struct bld_side *s, size_t n)
-{
-	uint32_t *v = realloc(s->t->values, n * sizeof(*v));
-
-	if (!v)
-		return false;
-	s->t->values = v;
-	s->cap = n;
-	return true;
-}
-
-void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices, size_t expect)
+void bld_side_start(struct bld_side *s, struct trex_side_table *t, size_t nslices)
 {
 	*s = (struct bld_side){t, nslices, 0, false};
-	if (expect && !side_room(s, expect))
-		s->failed = true;
 }
 
 void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value)
@@ -40,10 +27,13 @@ void bld_side_push_slow(struct bld_side *s, uint32_t slice, uint32_t value)
 		s->failed = true;
 		return;
 	}
-	if (t->n == s->cap && !side_room(s, s->cap ? 2 * s->cap : 1024)) {
+	uint32_t *v = trex_grow(t->values, &s->cap, t->n + 1, sizeof(*v), 1024);
+
+	if (!v) {
 		s->failed = true;
 		return;
 	}
+	t->values = v;
 	bld_side_push(s, slice, value);
 }
 

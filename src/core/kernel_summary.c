@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trex/core/grow.h"
 #include "trex/core/kind.h"
 #include "trex/core/strtab.h"
 
@@ -79,15 +80,11 @@ static uint32_t kgroup_of(struct kgroups *t, uint32_t file, uint32_t name)
 		return UINT32_MAX;
 	if (*slot != TREX_NONE)
 		return *slot;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct kgroup *g = realloc(t->g, cap * sizeof(*g));
+	struct kgroup *g = trex_grow(t->g, &t->cap, t->n + 1, sizeof(*g), 256);
 
-		if (!g)
-			return UINT32_MAX;
-		t->g = g;
-		t->cap = cap;
-	}
+	if (!g)
+		return UINT32_MAX;
+	t->g = g;
 	t->g[t->n] = (struct kgroup){file, name, 0, 0};
 	*slot = (uint32_t)t->n;
 	return (uint32_t)t->n++;
