@@ -638,6 +638,15 @@ enum trex_status trex_index_file_kernel_summary(const struct trex_index_file *f,
 	return TREX_OK;
 }
 
+void trex_index_file_hand_back(struct trex_index_file *f)
+{
+	/* The mapping is private and never written, so its pages only leave
+	 * this process's page tables: they stay in the page cache, and a later
+	 * read maps the same bytes in again. */
+	if (f && f->map)
+		(void)madvise(f->map, f->map_len, MADV_DONTNEED);
+}
+
 uint64_t trex_index_file_bytes(const struct trex_index *idx)
 {
 	return idx->mapped ? idx->mapped->len : 0;

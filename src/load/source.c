@@ -1569,6 +1569,11 @@ enum trex_status trex_source_reopen(const char *path, const void *saved, size_t 
 		trex_source_close(*out);
 		*out = NULL;
 	}
+	/* A reopened source serves lazy reads only: the head that opening it
+	 * sniffed (a whole large folio of the page cache) need not stay mapped. */
+	if (st == TREX_OK)
+		trex_source_map_done(*out, (const char *)(*out)->map,
+		                     (const char *)(*out)->map + (*out)->map_len);
 	return st;
 }
 

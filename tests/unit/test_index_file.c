@@ -431,6 +431,64 @@ Test(index_file, gzip_access_points_survive_the_round_trip)
 	trex_index_free(idx);
 }
 
+/* The resident kB of this process's mapping that holds p (smaps). */
+static long mapping_rss_kb(const void *p)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	bool in = false;
+	long kb = -1;
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/* Opening checks every section, which makes the whole file resident; the
+ * pages go back once checked, so what stays is what queries read after
+ * (a timeline of a large set maps only what it draws), and the trace a
+ * codec reopened for lazy args keeps none of the head it sniffed. */
+Test(index_file, checked_pages_are_handed_back_and_read_again_alike)
+{
+	char *trace = in_tmp("big.json"), *file = in_tmp("big.trex");
+	size_t len;
+	char *json = big_trace(&len);
+	struct trex_index *idx, *back;
+	struct stat st;
+
+	write_file(trace, json, len);
+	free(json);
+	idx = load_path(trace, TREX_CACHE_OFF, NULL);
+	back = round_trip(idx, file);
+	cr_assert(stat(file, &st) == 0);
+	cr_assert_gt(st.st_size, 2 << 20, "an index of %lld bytes", (long long)st.st_size);
+	const void *slices = trex_index_slice(back, 0);
+	cr_assert_leq(mapping_rss_kb(slices), 8, "checked, then handed back (%ld kB)",
+	              mapping_rss_kb(slices));
+	{
+		const struct trex_file *tf = trex_index_file(back, 0);
+		size_t n;
+		const char *map = trex_source_map(tf->codec_ctx, &n);
+
+		cr_assert_not_null(map);
+		cr_assert_leq(mapping_rss_kb(map), 8, "the reopened trace (%ld kB)",
+		              mapping_rss_kb(map));
+	}
+	same_index(idx, back);
+	cr_assert_geq(mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
+	              "read again: resident (%ld kB)", mapping_rss_kb(slices));
+	trex_index_free(back);
+	trex_index_free(idx);
+}
+
 /* ---- damaged and foreign files ----------------------------------------------------------------
  */
 
