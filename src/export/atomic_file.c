@@ -14,10 +14,11 @@
 #define TMP_SUFFIX ".tmp"
 
 struct trex_atomic_file {
-	char *path;
-	char *tmp;
+	char *path; /* where the file goes: a symlink's target, resolved */
+	char *tmp;  /* NULL: written in place (a device or FIFO, direct) */
 	FILE *stream;
 	bool force;
+	bool direct;
 };
 
 static void atomic_free(struct trex_atomic_file *af)
@@ -37,6 +38,14 @@ static mode_t new_file_mode(void)
 	return 0666 & ~mask;
 }
 
+/* A device, FIFO or socket (/dev/null, /dev/stdout on a pipe, a named
+ * pipe) is written in place: renaming a file over it would replace the
+ * node itself (as root, /dev/null), and writing replaces nothing. */
+static bool written_in_place(const struct stat *st)
+{
+	return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode);
+}
+
 static enum trex_status check_target(const char *path, bool force, struct trex_error *err)
 {
 	struct stat st;
@@ -45,6 +54,8 @@ static enum trex_status check_target(const char *path, bool force, struct trex_e
 		return TREX_OK;
 	if (S_ISDIR(st.st_mode))
 		return trex_error_set(err, TREX_IO, path, -1, "is a directory");
+	if (written_in_place(&st))
+		return TREX_OK;
 	if (!force)
 		return trex_error_set(err, TREX_EXISTS, path, -1, "output exists (use --force)");
 	return TREX_OK;
@@ -80,6 +91,32 @@ static enum trex_status make_temp(struct trex_atomic_file *af, struct trex_error
 	return TREX_OK;
 }
 
+/* Where af's bytes go: a device or FIFO is opened as it is (af->direct);
+ * a symlink to a file is followed, so the file is replaced and the link
+ * kept (a link left dangling is replaced itself, with force). */
+static enum trex_status pick_target(struct trex_atomic_file *af, struct trex_error *err)
+{
+	struct stat st, lst;
+	char *real;
+
+	if (stat(af->path, &st) != 0)
+		return TREX_OK;
+	if (written_in_place(&st)) {
+		af->direct = true;
+		if (!(af->stream = fopen(af->path, "w")))
+			return trex_error_set(err, TREX_IO, af->path, -1, "cannot write: %s",
+			                      strerror(errno));
+		return TREX_OK;
+	}
+	if (lstat(af->path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+		return TREX_OK;
+	if (!(real = realpath(af->path, NULL)))
+		return trex_error_set(err, TREX_IO, af->path, -1, "%s", strerror(errno));
+	free(af->path);
+	af->path = real;
+	return TREX_OK;
+}
+
 enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atomic_file **out,
                                   FILE **stream, struct trex_error *err)
 {
@@ -97,7 +134,9 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
 	}
 	af->force = force;
-	st = make_temp(af, err);
+	st = pick_target(af, err);
+	if (st == TREX_OK && !af->direct)
+		st = make_temp(af, err);
 	if (st != TREX_OK) {
 		atomic_free(af);
 		return st;
@@ -110,8 +149,8 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 /* Flushes the data to disk and closes the stream (always). */
 static enum trex_status finish_stream(struct trex_atomic_file *af, struct trex_error *err)
 {
-	int failed =
-	    fflush(af->stream) != 0 || ferror(af->stream) || fsync(fileno(af->stream)) != 0;
+	int failed = fflush(af->stream) != 0 || ferror(af->stream) ||
+	             (!af->direct && fsync(fileno(af->stream)) != 0);
 	int e = errno;
 
 	if (fclose(af->stream) != 0 && !failed) {
@@ -165,6 +204,10 @@ enum trex_status trex_atomic_commit(struct trex_atomic_file *af, struct trex_err
 {
 	enum trex_status st = finish_stream(af, err);
 
+	if (af->direct) {
+		atomic_free(af);
+		return st;
+	}
 	if (st == TREX_OK && rename_into_place(af) != 0) {
 		if (errno == EEXIST)
 			st = trex_error_set(err, TREX_EXISTS, af->path, -1,
@@ -187,6 +230,7 @@ void trex_atomic_abort(struct trex_atomic_file *af)
 		return;
 	if (af->stream)
 		fclose(af->stream);
-	unlink(af->tmp);
+	if (af->tmp)
+		unlink(af->tmp);
 	atomic_free(af);
 }

@@ -1,9 +1,11 @@
 /* Atomic output files: no clobbering without force, replacement with force,
- * abort leaves nothing, and the final name never shows a partial file. */
+ * abort leaves nothing, and the final name never shows a partial file;
+ * symlinks are followed and devices and FIFOs written in place. */
 #include "config.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +200,78 @@ Test(atomic_file, directories_and_missing_parents_are_errors)
 	cr_assert_eq(trex_atomic_open(path, false, &af, &f, &err), TREX_IO);
 	cr_assert_str_eq(err.path, path);
 	cr_assert_eq(entries(), 0);
+}
+
+static void *drain_fifo(void *path)
+{
+	static char got[64];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(got, 1, sizeof(got) - 1, f) : 0;
+
+	got[n] = '\0';
+	if (f)
+		fclose(f);
+	return got;
+}
+
+/* Renaming over a FIFO (or, as root, /dev/null) replaced the node itself
+ * with a regular file: such targets are written in place, force or not. */
+Test(atomic_file, fifos_and_devices_are_written_in_place)
+{
+	char fifo[512];
+	struct trex_atomic_file *af;
+	struct trex_error err;
+	struct stat st;
+	pthread_t reader;
+	void *got;
+	FILE *f;
+
+	snprintf(fifo, sizeof(fifo), "%s", in_dir("pipe"));
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	for (int force = 0; force < 2; force++) {
+		cr_assert_eq(pthread_create(&reader, NULL, drain_fifo, fifo), 0);
+		cr_assert_eq(trex_atomic_check(fifo, force, &err), TREX_OK, "%s", err.message);
+		cr_assert_eq(trex_atomic_open(fifo, force, &af, &f, &err), TREX_OK, "%s",
+		             err.message);
+		fputs("through the pipe\n", f);
+		cr_assert_eq(trex_atomic_commit(af, &err), TREX_OK, "%s", err.message);
+		cr_assert_eq(pthread_join(reader, &got), 0);
+		cr_assert_str_eq(got, "through the pipe\n");
+		cr_assert_eq(lstat(fifo, &st), 0);
+		cr_assert(S_ISFIFO(st.st_mode), "still a FIFO (force %d)", force);
+		cr_assert_eq(entries(), 1, "no temp file left");
+	}
+	/* a device without force (with it, a failure would replace /dev/null) */
+	cr_assert_eq(trex_atomic_open("/dev/null", false, &af, &f, &err), TREX_OK, "%s",
+	             err.message);
+	fputs("nothing", f);
+	cr_assert_eq(trex_atomic_commit(af, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(trex_atomic_open("/dev/null", false, &af, &f, &err), TREX_OK);
+	trex_atomic_abort(af);
+	cr_assert_eq(stat("/dev/null", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode));
+}
+
+/* A symlink to a file: the file is replaced (with force), the link kept. */
+Test(atomic_file, symlinks_are_followed_to_the_file)
+{
+	char target[512], link_path[512], *text;
+	struct trex_atomic_file *af;
+	struct trex_error err;
+	struct stat st;
+	FILE *f;
+
+	snprintf(target, sizeof(target), "%s", in_dir("real.csv"));
+	snprintf(link_path, sizeof(link_path), "%s", in_dir("link.csv"));
+	write_file(target, "old\n");
+	cr_assert_eq(symlink("real.csv", link_path), 0);
+	cr_assert_eq(trex_atomic_open(link_path, false, &af, &f, &err), TREX_EXISTS);
+	cr_assert_eq(trex_atomic_open(link_path, true, &af, &f, &err), TREX_OK, "%s", err.message);
+	fputs("new\n", f);
+	cr_assert_eq(trex_atomic_commit(af, &err), TREX_OK, "%s", err.message);
+	cr_assert_eq(lstat(link_path, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link is kept");
+	text = read_file(target);
+	cr_assert_str_eq(text, "new\n");
+	cr_assert_eq(entries(), 2, "no temp file left");
 }
