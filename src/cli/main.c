@@ -108,7 +108,8 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 	                          .step_pattern = o->step,
 	                          .diff_rules = o->normalize,
 	                          .diff_min_ns = o->min_ns,
-	                          .diff_min_pct = o->min_pct};
+	                          .diff_min_pct = o->min_pct,
+	                          .force = o->force};
 	enum trex_status st = TREX_OK;
 
 	if ((o->normalize || min_given(o)) && !cli_compare_is_run(o))
@@ -116,6 +117,10 @@ static enum trex_status run_ui(const struct cli_opts *o, struct trex_error *err)
 		                    "%s in the interface is for the diff view (V) of two runs: "
 		                    "give the second with --compare B",
 		                    o->normalize ? "--normalize" : "--min");
+	/* an existing screen dump (or a trace named by mistake) is kept
+	 * without --force, and that is said before a long load */
+	if (st == TREX_OK && o->dump_screen)
+		st = trex_atomic_check(o->dump_screen, o->force, err);
 	if (st == TREX_OK)
 		st = cmd_categories_schema(o, &set, err);
 	if (st == TREX_OK)

@@ -17,6 +17,7 @@
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
 #include "trex/core/schedule.h"
+#include "trex/export/atomic_file.h"
 #include "trex/ui/term.h"
 #include "trex/ui/text.h"
 #include "trex/ui/view.h"
@@ -517,14 +518,18 @@ static bool draw(struct app *a)
 	return lay.too_small;
 }
 
-static enum trex_status dump_screen(const char *path, struct trex_error *err)
+/* The screen as text, written as exports are (a temp file renamed over
+ * path; an existing path replaced only with --force). */
+static enum trex_status dump_screen(const char *path, bool force, struct trex_error *err)
 {
 	int rows, cols;
-	FILE *f = fopen(path, "w");
+	struct trex_atomic_file *af;
+	FILE *f;
 	wchar_t *line;
+	enum trex_status st = trex_atomic_open(path, force, &af, &f, err);
 
-	if (!f)
-		return trex_error_set(err, TREX_IO, path, -1, "cannot write the screen dump");
+	if (st != TREX_OK)
+		return st;
 	getmaxyx(stdscr, rows, cols);
 	line = calloc((size_t)cols + 1, sizeof(*line));
 	for (int y = 0; line && y < rows; y++) {
@@ -542,10 +547,12 @@ static enum trex_status dump_screen(const char *path, struct trex_error *err)
 		}
 		fputc('\n', f);
 	}
+	if (!line) {
+		trex_atomic_abort(af);
+		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
+	}
 	free(line);
-	if (fclose(f) != 0)
-		return trex_error_set(err, TREX_IO, path, -1, "cannot write the screen dump");
-	return TREX_OK;
+	return trex_atomic_commit(af, err);
 }
 
 /* ---- while an export runs (export_dialog.h) ---------------------------------------------- */
@@ -602,7 +609,7 @@ static enum trex_status loop(struct app *a, const struct trex_ui_opts *o, struct
 		trex_key key;
 
 		if (o->dump_screen && a->script_pos >= a->script_n)
-			return dump_screen(o->dump_screen, err);
+			return dump_screen(o->dump_screen, o->force, err);
 		key = read_key(a);
 		if (key == 0)
 			continue;

@@ -67,7 +67,7 @@ same_screen() {
 		opt=""
 		[ "$how" = merged ] && opt=--no-cache
 		TERM=xterm-256color COLUMNS=120 LINES=40 "$TREX" $opt --script "$2" \
-			--dump-screen "$TEST_TMP/$how.screen" "$R" </dev/null >/dev/null \
+			--force --dump-screen "$TEST_TMP/$how.screen" "$R" </dev/null >/dev/null \
 			2>"$TEST_TMP/$how.screen.err"
 	done
 	if [ -s "$TEST_TMP/composed.screen" ] &&

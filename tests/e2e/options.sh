@@ -113,13 +113,42 @@ expect_message "--theme is for the interface" \
 
 # The no-command form (the interface, or info and kernels without a terminal)
 # takes the interface's options and refuses the commands' own.
-expect_message "no command: --min is for the diff view of two runs" "--min in the interface is for the diff view (V) of two runs" --demo --min 5us --script 1 --dump-screen "$TEST_TMP/min.txt"
-run_trex nocmd --demo --theme light --step 'ProfilerStep' --script 8 --dump-screen "$TEST_TMP/s.txt"
+expect_message "no command: --min is for the diff view of two runs" "--min in the interface is for the diff view (V) of two runs" --demo --min 5us --script 1 --force --dump-screen "$TEST_TMP/min.txt"
+run_trex nocmd --demo --theme light --step 'ProfilerStep' --script 8 --force --dump-screen "$TEST_TMP/s.txt"
 if [ "$(rc_of nocmd)" -eq 0 ] && grep -q 'ProfilerStep' "$TEST_TMP/s.txt"; then
 	ok "no command: --theme and --step are taken by the interface"
 else
 	not_ok "no command: --theme and --step are taken by the interface"
 	diag_file "$TEST_TMP/nocmd.err"
+fi
+
+# --dump-screen FILE is an output like the others: an existing FILE (here
+# a trace named after it by mistake, which trex then replaced with the
+# demo's screen) is kept without --force, before anything is loaded.
+printf '[{"ph":"X","name":"mine","pid":1,"tid":1,"ts":0,"dur":5}]\n' >"$TEST_TMP/mine.json"
+cp "$TEST_TMP/mine.json" "$TEST_TMP/mine.kept"
+run_trex dumpkeep --script= --dump-screen "$TEST_TMP/mine.json"
+if [ "$(rc_of dumpkeep)" -eq 2 ] && cmp -s "$TEST_TMP/mine.json" "$TEST_TMP/mine.kept" &&
+	grep -q "mine.json: output exists (use --force)" "$TEST_TMP/dumpkeep.err"; then
+	ok "--dump-screen keeps an existing file without --force, and says so"
+else
+	not_ok "--dump-screen keeps an existing file without --force, and says so"
+	diag_file "$TEST_TMP/dumpkeep.err"
+fi
+run_trex dumpforce --demo --script= --force --dump-screen "$TEST_TMP/mine.json"
+if [ "$(rc_of dumpforce)" -eq 0 ] && grep -q "trex: demo trace" "$TEST_TMP/mine.json" &&
+	[ "$(ls "$TEST_TMP" | grep -c '^mine.json\.')" -eq 0 ]; then
+	ok "--dump-screen --force replaces it, no temp file left"
+else
+	not_ok "--dump-screen --force replaces it, no temp file left"
+	diag_file "$TEST_TMP/dumpforce.err"
+fi
+run_trex dumpnull --demo --script= --dump-screen /dev/null
+if [ "$(rc_of dumpnull)" -eq 0 ] && [ -c /dev/null ]; then
+	ok "--dump-screen /dev/null writes to the device, no --force needed"
+else
+	not_ok "--dump-screen /dev/null writes to the device, no --force needed"
+	diag_file "$TEST_TMP/dumpnull.err"
 fi
 
 # trex --help points to the commands' own lists.

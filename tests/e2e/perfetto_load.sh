@@ -60,7 +60,7 @@ else
 fi
 
 # the timeline: the process, its thread tracks and slice names
-"$TREX" -q "$tokio" --dump-screen "$TEST_TMP/screen.txt" </dev/null >/dev/null 2>"$TEST_TMP/screen.err"
+"$TREX" -q "$tokio" --force --dump-screen "$TEST_TMP/screen.txt" </dev/null >/dev/null 2>"$TEST_TMP/screen.err"
 if [ $? -eq 0 ] && grep -q '1605085' "$TEST_TMP/screen.txt" &&
 	[ "$(grep -c 'tokio-runtime-' "$TEST_TMP/screen.txt")" -ge 8 ] &&
 	grep -q '^ *main  *│' "$TEST_TMP/screen.txt" && grep -q 'park' "$TEST_TMP/screen.txt"; then

@@ -392,7 +392,7 @@ b = bytearray(open(p, "rb").read())
 b[len(b) // 2] ^= 0x10  # the events, far from the summary (the last section)
 open(p, "wb").write(b)' "$one_idx"
 same_as_merged "one trace, a flipped byte outside its summary" "$one" -- "$one"
-run_trex whole --script '' --dump-screen="$TEST_TMP/screen.txt" "$one"
+run_trex whole --script '' --force --dump-screen="$TEST_TMP/screen.txt" "$one"
 if [ "$(rc_of whole)" = 0 ] && grep -q 'damaged index file' "$TEST_TMP/whole.err"; then
 	ok "that byte is noticed by the whole open, and the file rebuilt"
 else

@@ -34,7 +34,7 @@ cdump() {
 	rm -f "$SCREEN"
 	# shellcheck disable=SC2046
 	$(screen_env LINES=40 COLUMNS=120 TERM="$term" LANG="$lang" LC_ALL="$lang") "$TREX" -q \
-		--dump-screen "$SCREEN" --script="$keys" "$@" </dev/null >/dev/null 2>"$TEST_TMP/err"
+		--force --dump-screen "$SCREEN" --script="$keys" "$@" </dev/null >/dev/null 2>"$TEST_TMP/err"
 	[ -f "$SCREEN" ] || echo "(no screen: trex $* failed)" >"$SCREEN"
 }
 
@@ -249,12 +249,12 @@ fi
 
 # ---- a bad B -------------------------------------------------------------------------------
 
-run_trex missing --dump-screen "$TEST_TMP/x.txt" --script= "$A" --compare "$TEST_TMP/nothing.json"
+run_trex missing --force --dump-screen "$TEST_TMP/x.txt" --script= "$A" --compare "$TEST_TMP/nothing.json"
 check "a missing B: exit 2, one line naming it" \
 	sh -c "[ \$(cat '$TEST_TMP/missing.rc') -eq 2 ] && [ \$(wc -l <'$TEST_TMP/missing.err') -eq 1 ] &&
 		grep -q 'nothing.json: cannot open' '$TEST_TMP/missing.err'"
 echo garbage >"$TEST_TMP/garbage.json"
-run_trex garbage --no-cache --dump-screen "$TEST_TMP/x.txt" --script= "$A" --compare "$TEST_TMP/garbage.json"
+run_trex garbage --no-cache --force --dump-screen "$TEST_TMP/x.txt" --script= "$A" --compare "$TEST_TMP/garbage.json"
 check "a B that is no trace: exit 2, one line" \
 	sh -c "[ \$(cat '$TEST_TMP/garbage.rc') -eq 2 ] && [ \$(wc -l <'$TEST_TMP/garbage.err') -eq 1 ]"
 head -c 400 "$B" >"$TEST_TMP/cut.json"

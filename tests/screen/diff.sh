@@ -54,7 +54,7 @@ check "Enter on k_new (only in B): says it is not in this timeline" \
 screen_script 160 30 "$SCREEN" "V" "$A"
 check "V without --compare: says how to give a run" shows 'no run to compare with: open with --compare B'
 
-run_trex nobar "$A" --compare "$TEST_TMP/no-such.json" --dump-screen "$SCREEN" --script V
+run_trex nobar "$A" --compare "$TEST_TMP/no-such.json" --force --dump-screen "$SCREEN" --script V
 check "--compare of a missing run: exit 2 naming it" \
 	sh -c "[ \"\$(cat '$TEST_TMP/nobar.rc')\" -eq 2 ] && grep -q no-such.json '$TEST_TMP/nobar.err'"
 
@@ -67,7 +67,7 @@ vdump() {
 	rm -f "$SCREEN"
 	# shellcheck disable=SC2046
 	$(screen_env LINES="$h" COLUMNS="$w" TERM="$term" LANG="$lang" LC_ALL="$lang") "$TREX" -q \
-		--dump-screen "$SCREEN" --script="$keys" "$@" </dev/null >/dev/null 2>"$TEST_TMP/err"
+		--force --dump-screen "$SCREEN" --script="$keys" "$@" </dev/null >/dev/null 2>"$TEST_TMP/err"
 	[ -f "$SCREEN" ] || echo "(no screen: trex $* failed)" >"$SCREEN"
 }
 
@@ -148,10 +148,10 @@ screen_script 160 30 "$SCREEN" "V B B B B j <Enter> <Enter>" "$A" --compare "$B"
 check "sequence: Enter on a removed run: A's kernel" shows '^ name: k_gone'
 
 # ---- the options in the interface -----------------------------------------------------------------
-run_trex nocmp "$A" --normalize hex --dump-screen "$TEST_TMP/x.txt" --script=V
+run_trex nocmp "$A" --normalize hex --force --dump-screen "$TEST_TMP/x.txt" --script=V
 check "--normalize without --compare: exit 1 (usage), saying it needs a second run" \
 	sh -c "[ \"\$(cat '$TEST_TMP/nocmp.rc')\" -eq 1 ] && grep -q 'is for the diff view (V) of two runs' '$TEST_TMP/nocmp.err'"
-run_trex badrule "$A" --compare "$B" --normalize nonsense --dump-screen "$TEST_TMP/x.txt" --script=V
+run_trex badrule "$A" --compare "$B" --normalize nonsense --force --dump-screen "$TEST_TMP/x.txt" --script=V
 check "--normalize nonsense: exit 1 (usage)" test "$(cat "$TEST_TMP/badrule.rc")" -eq 1
 
 # ---- one computation, two consumers: the view's rows are trex diff's -------------------------------

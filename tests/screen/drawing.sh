@@ -77,7 +77,7 @@ for theme in dark light mono high-contrast; do
 	screen_script 80 24 "$TEST_TMP/theme.txt" "" --demo --theme "$theme"
 	check "--theme $theme works from the build tree" screen_has "$TEST_TMP/theme.txt" "trex: demo trace"
 done
-"$TREX" -q --demo --theme solarized --dump-screen "$TEST_TMP/theme.txt" </dev/null >/dev/null 2>"$TEST_TMP/theme.err"
+"$TREX" -q --demo --theme solarized --force --dump-screen "$TEST_TMP/theme.txt" </dev/null >/dev/null 2>"$TEST_TMP/theme.err"
 check "--theme with an unknown name names the shipped themes" screen_has "$TEST_TMP/theme.err" \
 	"no theme file or theme called 'solarized' \(themes: dark, light, mono, high-contrast\)"
 

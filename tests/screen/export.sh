@@ -24,7 +24,7 @@ xdump() {
 	rm -f "$S"
 	# shellcheck disable=SC2046
 	(cd "$W" && $(screen_env LINES="$xh" COLUMNS="$xw" TERM="$term") "$TREX" -q \
-		--dump-screen "$S" --script "$keys" "$@" </dev/null >/dev/null 2>>"$TEST_TMP/xdump.err")
+		--force --dump-screen "$S" --script "$keys" "$@" </dev/null >/dev/null 2>>"$TEST_TMP/xdump.err")
 	[ -f "$S" ] || echo "(no screen: exit $?)" >"$S"
 }
 # ascii_dump W H KEYS ARGS...: the same on a vt100 in the C locale.
@@ -33,7 +33,7 @@ ascii_dump() {
 	shift 3
 	# shellcheck disable=SC2046
 	(cd "$W" && $(screen_env LINES="$ah" COLUMNS="$aw" TERM=vt100 LANG=C LC_ALL=C) "$TREX" -q \
-		--dump-screen "$S" --script "$akeys" "$@" </dev/null >/dev/null 2>>"$TEST_TMP/xdump.err")
+		--force --dump-screen "$S" --script "$akeys" "$@" </dev/null >/dev/null 2>>"$TEST_TMP/xdump.err")
 }
 shows() {
 	grep -F -q -- "$1" "$S"

@@ -133,7 +133,7 @@ screen_dump() {
 	w=$1 h=$2 out=$3
 	shift 3
 	# shellcheck disable=SC2046
-	$(screen_env LINES="$h" COLUMNS="$w") "$TREX" -q --dump-screen "$out" "$@" </dev/null >/dev/null 2>&1
+	$(screen_env LINES="$h" COLUMNS="$w") "$TREX" -q --force --dump-screen "$out" "$@" </dev/null >/dev/null 2>&1
 }
 
 # data_takes_keys W H DESCRIPTION KEYS: every hand-written trace of
@@ -143,7 +143,7 @@ data_takes_keys() {
 	for f in "$TREX_SRCDIR"/tests/data/*.json; do
 		# shellcheck disable=SC2046
 		$(screen_env LINES="$2" COLUMNS="$1") timeout 30 "$TREX" -q "$f" \
-			--dump-screen "$TEST_TMP/data.txt" --script "$4" </dev/null >/dev/null 2>"$TEST_TMP/data.err"
+			--force --dump-screen "$TEST_TMP/data.txt" --script "$4" </dev/null >/dev/null 2>"$TEST_TMP/data.err"
 		rc=$?
 		if [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && ! grep -q -i sanitizer "$TEST_TMP/data.err"; }; then
 			ok "${f##*/}: $3 (exit $rc)"

@@ -71,7 +71,7 @@ check "dump: 24 rows" test "$(wc -l <"$TEST_TMP/utf8.txt")" -eq 24
 check "dump: title, tracks and blocks" sh -c "grep -q 'trex: demo trace' '$TEST_TMP/utf8.txt' && grep -q thread '$TEST_TMP/utf8.txt' && grep -E -q '$BLOCKS' '$TEST_TMP/utf8.txt'"
 screen_dump 80 24 "$TEST_TMP/again.txt" --demo
 check "dump: deterministic" cmp "$TEST_TMP/utf8.txt" "$TEST_TMP/again.txt"
-$(screen_env LINES=24 COLUMNS=80 LANG=C LC_ALL=C) "$TREX" -q --demo --dump-screen "$TEST_TMP/c.txt" </dev/null >/dev/null 2>&1
+$(screen_env LINES=24 COLUMNS=80 LANG=C LC_ALL=C) "$TREX" -q --demo --force --dump-screen "$TEST_TMP/c.txt" </dev/null >/dev/null 2>&1
 check "LANG=C: ASCII only" sh -c "! LC_ALL=C grep -q '[^ -~]' '$TEST_TMP/c.txt' && grep -q 'trex: demo' '$TEST_TMP/c.txt'"
 # the demo spans 56214497 ns: two zooms in show 14053624 ns, rounded
 # (j x 8: past the GPU streams, onto the main thread's top lane)
@@ -101,11 +101,11 @@ check "~/.config/trex/keys is read" grep -q '(28.107 ms)' "$TEST_TMP/keys2.txt"
 rm -f "$SCREEN_HOME/.config/trex/keys"
 
 # Errors.
-run_trex badkey --demo --script 'w <Nope>' --dump-screen "$TEST_TMP/x.txt"
+run_trex badkey --demo --script 'w <Nope>' --force --dump-screen "$TEST_TMP/x.txt"
 check "--script: unknown key is a usage error" sh -c "[ $(rc_of badkey) -eq 1 ] && grep -q 'Nope' '$TEST_TMP/badkey.err'"
-run_trex badtheme --demo --theme no-such-theme --dump-screen "$TEST_TMP/x.txt"
+run_trex badtheme --demo --theme no-such-theme --force --dump-screen "$TEST_TMP/x.txt"
 check "--theme: unknown name is a usage error" test "$(rc_of badtheme)" -eq 1
-run_trex theme --demo --theme "$TREX_SRCDIR/themes/mono.theme" --dump-screen "$TEST_TMP/x.txt"
+run_trex theme --demo --theme "$TREX_SRCDIR/themes/mono.theme" --force --dump-screen "$TEST_TMP/x.txt"
 check "--theme FILE works" test "$(rc_of theme)" -eq 0
 run_trex badcolor --demo --color=sometimes
 check "--color: bad value is a usage error" test "$(rc_of badcolor)" -eq 1
@@ -113,11 +113,11 @@ run_trex withcmd info --demo --ascii
 check "UI options need no command" test "$(rc_of withcmd)" -eq 1
 run_trex reports --demo
 check "no terminal: the reports as before" grep -q '^Time span:' "$TEST_TMP/reports.out"
-run_trex mousewords --demo --script 'w click:5,30 S-wheel-up:5,30 C-wheel-down:6,40 rclick:0,0' --dump-screen "$TEST_TMP/x.txt"
+run_trex mousewords --demo --script 'w click:5,30 S-wheel-up:5,30 C-wheel-down:6,40 rclick:0,0' --force --dump-screen "$TEST_TMP/x.txt"
 check "--script: mouse words are accepted" test "$(rc_of mousewords)" -eq 0
-run_trex badmouse --demo --script 'click:5' --dump-screen "$TEST_TMP/x.txt"
+run_trex badmouse --demo --script 'click:5' --force --dump-screen "$TEST_TMP/x.txt"
 check "--script: a mouse word without Y,X is a usage error" sh -c "[ $(rc_of badmouse) -eq 1 ] && grep -q \"'click:5'\" '$TEST_TMP/badmouse.err'"
-run_trex nomouse --demo --no-mouse --dump-screen "$TEST_TMP/x.txt"
+run_trex nomouse --demo --no-mouse --force --dump-screen "$TEST_TMP/x.txt"
 check "--no-mouse is accepted" test "$(rc_of nomouse)" -eq 0
 run_trex nomousecmd kernels --demo --no-mouse
 check "--no-mouse needs no command" test "$(rc_of nomousecmd)" -eq 1

@@ -41,7 +41,7 @@ def main(trex, work, seed, runs, traces):
         w, h = rng.choice(SIZES)
         env = dict(os.environ, LINES=str(h), COLUMNS=str(w), TERM="xterm-256color",
                    LC_ALL="C.UTF-8", HOME=work)
-        args = [trex, "-q", "--script", " ".join(seq), "--dump-screen", "screen.txt"]
+        args = [trex, "-q", "--script", " ".join(seq), "--force", "--dump-screen", "screen.txt"]
         args += ["--demo"] if trace == "--demo" else [trace]
         what = "%s %dx%d, %d keys" % (os.path.basename(trace), w, h, len(seq))
         try:

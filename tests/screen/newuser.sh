@@ -109,7 +109,7 @@ for trace in "$TREX_CORPUS"/kineto/*/*; do
 		sh -c "tail -n 1 '$TEST_TMP/s.txt' | grep -i -q -- '$pat'"
 	# and quit: the script ends in the quit key, so no screen is written
 	rm -f "$TEST_TMP/q.txt"
-	$(screen_env LINES="$H" COLUMNS="$W") "$TREX" -q --dump-screen "$TEST_TMP/q.txt" \
+	$(screen_env LINES="$H" COLUMNS="$W") "$TREX" -q --force --dump-screen "$TEST_TMP/q.txt" \
 		--script="$keys $k_quit" "$trace" </dev/null >/dev/null 2>&1
 	rc=$?
 	check "$name: $k_quit quits with status 0" sh -c "[ $rc -eq 0 ] && [ ! -e '$TEST_TMP/q.txt' ]"

@@ -61,7 +61,7 @@ for order in "$base $test" "$test $base"; do
 		lines some -F -e '6 instances of rank 1 (base.json.gz)'
 done
 
-run_trex clash --dump-screen "$TEST_TMP/x.txt" --script= "$test" "$base"
+run_trex clash --force --dump-screen "$TEST_TMP/x.txt" --script= "$test" "$base"
 check "rank 1 twice: one warning on stderr once the interface is gone" \
 	sh -c "[ \"\$(grep -c 'claim rank' '$TEST_TMP/clash.err')\" -eq 1 ] &&
 		grep -q -F 'trex: warning: $warning' '$TEST_TMP/clash.err'"

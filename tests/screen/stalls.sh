@@ -57,7 +57,7 @@ EOS
 chmod +x "$TEST_TMP/editor"
 # shellcheck disable=SC2046,SC2086 # screen_env and INTEL are word lists
 $(screen_env LINES=30 COLUMNS=110 "EDITOR=$TEST_TMP/editor") "$TREX" -q \
-	--dump-screen "$TEST_TMP/screen.txt" --script "5 Enter e" $INTEL </dev/null >/dev/null 2>&1
+	--force --dump-screen "$TEST_TMP/screen.txt" --script "5 Enter e" $INTEL </dev/null >/dev/null 2>&1
 check "e runs \$EDITOR +27 on the file found through --source-map" \
 	grep -q "^+27 $D/src/vadd.cpp\$" "$TEST_TMP/editor.args"
 

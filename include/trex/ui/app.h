@@ -25,6 +25,7 @@ struct trex_ui_opts {
 	const char *dump_screen; /* --dump-screen FILE: write the screen after the script, quit */
 	const char *title;       /* the file(s) shown in the title bar */
 	bool no_mouse;           /* --no-mouse: leave the mouse to the terminal */
+	bool force;              /* --force: --dump-screen may replace an existing FILE */
 	const struct trex_catset *catset; /* --schema rules for the categories view, or NULL */
 	const struct trex_ideal_log
 	    *ideal;               /* --compiler-log: acelyzer's categories view, or NULL */
