@@ -278,7 +278,7 @@ static bool on_export_progress(void *user, const struct trex_export_progress *p)
 enum trex_status cmd_export(const struct cli_opts *o, const struct cli_model *m, FILE *out,
                             struct trex_error *err)
 {
-	const struct trex_trace_exporter *ex;
+	const struct trex_trace_exporter *ex = NULL; /* set when pick_exporter succeeds */
 	struct scope_regexes re = {NULL, NULL};
 	struct trex_export_opts eo = {.force = o->force};
 	struct export_progress pr = {.show = !o->quiet && isatty(STDERR_FILENO)};

@@ -306,9 +306,9 @@ int trex_chakra_process_groups(const char *values, trex_chakra_group_fn *fn, voi
 	if (!p || !strchr(values, '['))
 		return -1;
 	while (p && *p == '{') {
-		const char *name;
-		size_t name_len;
-		bool has_ranks;
+		const char *name = NULL;
+		size_t name_len = 0;
+		bool has_ranks = false;
 		p = ck_group_object(&sc, p, &name, &name_len, &has_ranks);
 		if (!p)
 			break;

@@ -72,6 +72,8 @@ struct trex_builder *cj_builder(struct cj_parser *ps)
  * builder weighs for the largest even past the examples it keeps) and
  * makes damage the part's first problem. */
 static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char *at, bool always,
+                        const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static void cj_examplev(struct cj_parser *ps, struct trex_problem *p, const char *at, bool always,
                         const char *fmt, va_list ap)
 {
 	enum trex_integrity_counter k = (enum trex_integrity_counter)p->counter;

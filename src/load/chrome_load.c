@@ -164,7 +164,7 @@ static size_t cj_split_at(const char *start, const char *end, const size_t *cuts
 /* want parts of equal size. */
 static size_t cj_split(const char *start, const char *end, size_t want, struct cj_part *parts)
 {
-	size_t cuts[CJ_MAX_PARTS];
+	size_t cuts[CJ_MAX_PARTS] = {0}; /* -O3 cannot see that n bounds the reads */
 	size_t step = (size_t)(end - start) / want, n = 0;
 	for (size_t k = 1; k < want && n < CJ_MAX_PARTS; k++)
 		cuts[n++] = k * step;

@@ -304,7 +304,12 @@ enum trex_status trex_source_open_cancellable(const char *path, volatile sig_ato
 	if (fd < 0)
 		return io_error(err, path, "cannot open", errno);
 	struct trex_source *src = source_new(path);
-	enum trex_status s = src ? source_load_fd(src, fd, cancel, err) : nomem(err, path);
+
+	if (!src) {
+		close(fd);
+		return nomem(err, path);
+	}
+	enum trex_status s = source_load_fd(src, fd, cancel, err);
 
 	close(fd);
 	if (s != TREX_OK) {

@@ -358,11 +358,12 @@ Test(builder, misuse_fails_and_sticks)
 	    .role = (enum trex_flow_role)7, .slice = TREX_HANDLE_NONE, .track = t};
 	cr_assert_eq(trex_builder_flow(b, &bad), -1, "unknown role");
 	cr_assert(b->failed);
-	cr_assert_eq(trex_builder_complete(b, t, &ev), -1, "a failed builder stays failed");
+	cr_assert_eq(trex_builder_complete(b, t, &ev), TREX_HANDLE_NONE,
+	             "a failed builder stays failed");
 	trex_builder_free(b);
 
 	b = trex_builder_new(0);
-	cr_assert_eq(trex_builder_complete(b, 5, &ev), -1, "no such track");
+	cr_assert_eq(trex_builder_complete(b, 5, &ev), TREX_HANDLE_NONE, "no such track");
 	trex_builder_free(b);
 
 	b = trex_builder_new(0);
@@ -373,7 +374,8 @@ Test(builder, misuse_fails_and_sticks)
 	b = trex_builder_new(0);
 	pid = S(b, "1");
 	cr_assert_eq(trex_builder_counter(b, pid, S(b, "s"), 0, 1.0), 0);
-	cr_assert_eq(trex_builder_complete(b, 0, &ev), -1, "a counter track takes no slices");
+	cr_assert_eq(trex_builder_complete(b, 0, &ev), TREX_HANDLE_NONE,
+	             "a counter track takes no slices");
 	trex_builder_free(b);
 	trex_builder_free(NULL);
 }

@@ -404,7 +404,7 @@ Test(diff, min_change_leaves_small_rows_out)
 	trex_table_free(&t);
 	o = (struct trex_diff_opts){.min_change_pct = 50};
 	diff_table(TREX_DIFF_OPS, &o, &t, &hidden);
-	cr_assert_eq(t.nrows, 1, "aten::mm +50 % is not under 50 %");
+	cr_assert_eq(t.nrows, 1, "aten::mm +50 %% is not under 50 %%");
 	cr_assert_eq(num(&t, 0, DELTA), 50);
 	trex_table_free(&t);
 }

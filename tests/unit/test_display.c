@@ -152,18 +152,8 @@ static size_t unescape(const char *s, char *out)
 Test(escape, text_form_reads_back_to_the_original_bytes)
 {
 	static const char *const cases[] = {
-	    "plain",
-	    "a\\x1bb",
-	    "a\x1b"
-	    "b",
-	    "\\\\",
-	    "\\",
-	    "x\\",
-	    "\\n\n",
-	    "C:\\Users\\new",
-	    "\x7f\\\x01",
-	    "\xc2\x9b[2J",
-	    "tail\\",
+	    "plain", "a\\x1bb",        "a\033b",     "\\\\",        "\\",     "x\\",
+	    "\\n\n", "C:\\Users\\new", "\x7f\\\x01", "\xc2\x9b[2J", "tail\\",
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

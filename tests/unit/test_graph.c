@@ -83,6 +83,16 @@ static const struct trex_graph_edge *edge(const struct trex_graph *g, uint32_t f
 	return NULL;
 }
 
+/* The edge from -> to, which must exist. */
+static const struct trex_graph_edge *the_edge(const struct trex_graph *g, uint32_t from,
+                                              uint32_t to)
+{
+	const struct trex_graph_edge *e = edge(g, from, to);
+
+	cr_assert_not_null(e, "no edge %u -> %u", from, to);
+	return e;
+}
+
 Test(graph, labels)
 {
 	cr_assert_str_eq(trex_node_type_label(TREX_NODE_COMM_COLL), "collective");
@@ -105,7 +115,7 @@ Test(graph, deps_resolve_within_their_file)
 	cr_assert_not_null(edge(g, a0, b0));
 	cr_assert_not_null(edge(g, a1, b1));
 	cr_assert_null(edge(g, a0, b1));
-	cr_assert(edge(g, a0, b0)->flags & TREX_DEP_ORDERS);
+	cr_assert(the_edge(g, a0, b0)->flags & TREX_DEP_ORDERS);
 	uint32_t n;
 	const uint32_t *out = trex_graph_edges_of(g, a1, false, &n);
 	cr_assert_eq(n, 1);
@@ -171,11 +181,11 @@ Test(graph, ctrl_deps_order_only_in_a_file_without_data_deps)
 	uint32_t y = node(g, 1, 1, 2, TREX_NODE_COMP, "y");
 	trex_graph_add_dep(g, y, 1, TREX_DEP_CTRL);
 	finish(g);
-	cr_assert_eq(edge(g, a, b)->flags, TREX_DEP_ORDERS);
-	cr_assert_eq(edge(g, a, b)->kind, TREX_DEP_DATA);
-	cr_assert_eq(edge(g, a, c)->flags, 0);
-	cr_assert_eq(edge(g, a, c)->kind, TREX_DEP_CTRL);
-	cr_assert_eq(edge(g, x, y)->flags, TREX_DEP_ORDERS);
+	cr_assert_eq(the_edge(g, a, b)->flags, TREX_DEP_ORDERS);
+	cr_assert_eq(the_edge(g, a, b)->kind, TREX_DEP_DATA);
+	cr_assert_eq(the_edge(g, a, c)->flags, 0);
+	cr_assert_eq(the_edge(g, a, c)->kind, TREX_DEP_CTRL);
+	cr_assert_eq(the_edge(g, x, y)->flags, TREX_DEP_ORDERS);
 	trex_graph_free(g);
 }
 
@@ -193,9 +203,9 @@ Test(graph, a_cycle_is_cut_at_its_smallest_node)
 	trex_graph_add_dep(g, c, 11, TREX_DEP_DATA);
 	trex_graph_add_dep(g, after, 12, TREX_DEP_DATA);
 	finish(g);
-	cr_assert(edge(g, c, a)->flags & TREX_DEP_BROKEN);
-	cr_assert_not(edge(g, pre, a)->flags & TREX_DEP_BROKEN);
-	cr_assert_not(edge(g, a, b)->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, c, a)->flags & TREX_DEP_BROKEN);
+	cr_assert_not(the_edge(g, pre, a)->flags & TREX_DEP_BROKEN);
+	cr_assert_not(the_edge(g, a, b)->flags & TREX_DEP_BROKEN);
 	cr_assert(trex_graph_node(g, a)->flags & TREX_NODE_IN_CYCLE);
 	cr_assert_not(trex_graph_node(g, b)->flags & TREX_NODE_IN_CYCLE);
 	cr_assert_eq(trex_graph_problem_count(g, 0, TREX_GRAPH_CYCLE), 1);
@@ -225,10 +235,10 @@ Test(graph, a_self_dependency_and_two_cycles_are_cut)
 	trex_graph_add_dep(g, z, 2, TREX_DEP_DATA);
 	trex_graph_add_dep(g, y, 4, TREX_DEP_DATA);
 	finish(g);
-	cr_assert(edge(g, s, s)->flags & TREX_DEP_BROKEN);
-	cr_assert(edge(g, x, y)->flags & TREX_DEP_BROKEN);
-	cr_assert(edge(g, z, y)->flags & TREX_DEP_BROKEN);
-	cr_assert_not(edge(g, y, x)->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, s, s)->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, x, y)->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, z, y)->flags & TREX_DEP_BROKEN);
+	cr_assert_not(the_edge(g, y, x)->flags & TREX_DEP_BROKEN);
 	cr_assert_eq(trex_graph_problem_count(g, 0, TREX_GRAPH_CYCLE), 3);
 	const uint32_t *topo = trex_graph_topo_order(g);
 	cr_assert_eq(topo[0], s);
@@ -249,9 +259,9 @@ Test(graph, nested_cycles_are_cut_until_none_is_left)
 	trex_graph_add_dep(g, v[1], 3, TREX_DEP_DATA);
 	trex_graph_add_dep(g, v[0], 3, TREX_DEP_DATA);
 	finish(g);
-	cr_assert(edge(g, v[3], v[0])->flags & TREX_DEP_BROKEN);
-	cr_assert(edge(g, v[3], v[1])->flags & TREX_DEP_BROKEN);
-	cr_assert_not(edge(g, v[0], v[1])->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, v[3], v[0])->flags & TREX_DEP_BROKEN);
+	cr_assert(the_edge(g, v[3], v[1])->flags & TREX_DEP_BROKEN);
+	cr_assert_not(the_edge(g, v[0], v[1])->flags & TREX_DEP_BROKEN);
 	const uint32_t *topo = trex_graph_topo_order(g);
 	for (uint32_t i = 0; i < 4; i++)
 		cr_assert_eq(topo[i], v[i]);

@@ -1937,7 +1937,7 @@ Test(index, failed_builder_fails_the_build_and_everything_is_freed)
 	f[1].codec = &trex_json_args_codec;
 	f[1].codec_ctx = src;
 	feed(p[0], &e);
-	cr_assert_eq(trex_builder_complete(p[1], 42, NULL), -1);
+	cr_assert_eq(trex_builder_complete(p[1], 42, NULL), TREX_HANDLE_NONE);
 	cr_assert_eq(trex_index_build(&in, &idx, &err), TREX_NOMEM);
 	cr_assert_eq(err.status, TREX_NOMEM);
 	cr_assert_null(idx);

@@ -29,6 +29,7 @@ struct json {
 	bool first;
 };
 
+static void put(struct json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(struct json *j, const char *fmt, ...)
 {
 	va_list ap;
