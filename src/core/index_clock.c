@@ -73,6 +73,7 @@ static enum trex_status make_writable(struct trex_index *idx, struct trex_error 
 	if (mprotect(m->map, m->map_len, PROT_READ | PROT_WRITE) != 0)
 		return trex_error_set(err, TREX_NOMEM, m->name, -1,
 		                      "cannot make the index file's pages writable");
+	m->written = true; /* trex_index_hand_back must not drop the copies */
 	return TREX_OK;
 }
 

@@ -638,12 +638,15 @@ enum trex_status trex_index_file_kernel_summary(const struct trex_index_file *f,
 	return TREX_OK;
 }
 
-void trex_index_file_hand_back(struct trex_index_file *f)
+void trex_index_hand_back(const struct trex_index *idx)
 {
-	/* The mapping is private and never written, so its pages only leave
-	 * this process's page tables: they stay in the page cache, and a later
-	 * read maps the same bytes in again. */
-	if (f && f->map)
+	const struct trex_index_file *f = idx->mapped;
+
+	/* While the mapping is private and never written, its pages only
+	 * leave this process's page tables: they stay in the page cache, and
+	 * a later read maps the same bytes in again. Written pages (clock
+	 * fixes) are private copies that MADV_DONTNEED would throw away. */
+	if (f && f->map && !f->written)
 		(void)madvise(f->map, f->map_len, MADV_DONTNEED);
 }
 

@@ -87,6 +87,7 @@ struct trex_index_file {
 	size_t len;
 	void *map; /* munmap()ed on close; NULL for borrowed memory */
 	size_t map_len;
+	bool written; /* made writable (clock fixes): its pages hold private copies */
 	struct file_header head;
 	struct section sec[SEC_COUNT];
 };

@@ -560,8 +560,6 @@ enum trex_status trex_index_file_load(struct trex_index_file *f, trex_index_file
 	st = point_index(&o);
 	if (st == TREX_OK)
 		st = reopen_codecs(&o, reopen, user);
-	if (st == TREX_OK)
-		trex_index_file_hand_back(f);
 	if (st != TREX_OK) {
 		if (st == TREX_NOMEM && err->status == TREX_OK)
 			trex_error_set(err, TREX_NOMEM, NULL, -1, "out of memory");

@@ -16,6 +16,7 @@
 #include "timeline_compare.h"
 #include "trex/analysis/integrity.h"
 #include "trex/analysis/labels.h"
+#include "trex/core/index_file.h"
 #include "trex/core/schedule.h"
 #include "trex/export/atomic_file.h"
 #include "trex/ui/term.h"
@@ -804,6 +805,12 @@ enum trex_status trex_ui_run(const struct trex_index *idx, const struct trex_ui_
 	trex_prompt_init(&a.ctx.prompt);
 	a.cur = a.prev = ROOT_TIMELINE;
 	if (switch_root(&a, ROOT_TIMELINE)) {
+		/* What opening an index file and laying out the rows read (every
+		 * section, each track's first slices) need not stay resident: the
+		 * views map in what they draw. */
+		trex_index_hand_back(idx);
+		if (o->compare)
+			trex_index_hand_back(o->compare);
 		open_notice(&a.ctx);
 		st = loop(&a, o, err);
 	} else {

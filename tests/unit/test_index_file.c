@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "index_fixture.h"
+#include "trex/core/clock.h"
 #include "trex/core/index.h"
 #include "trex/core/index_file.h"
 #include "trex/load/index_cache.h"
@@ -453,9 +454,10 @@ static long mapping_rss_kb(const void *p)
 }
 
 /* Opening checks every section, which makes the whole file resident; the
- * pages go back once checked, so what stays is what queries read after
- * (a timeline of a large set maps only what it draws), and the trace a
- * codec reopened for lazy args keeps none of the head it sniffed. */
+ * pages go back when the interface has the index, so what stays is what
+ * queries read after (a timeline of a large set maps only what it draws),
+ * and the trace a codec reopened for lazy args keeps none of the head it
+ * sniffed. */
 Test(index_file, checked_pages_are_handed_back_and_read_again_alike)
 {
 	char *trace = in_tmp("big.json"), *file = in_tmp("big.trex");
@@ -471,6 +473,10 @@ Test(index_file, checked_pages_are_handed_back_and_read_again_alike)
 	cr_assert(stat(file, &st) == 0);
 	cr_assert_gt(st.st_size, 2 << 20, "an index of %lld bytes", (long long)st.st_size);
 	const void *slices = trex_index_slice(back, 0);
+	cr_assert_geq(mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
+	              "checked: resident (%ld kB)", mapping_rss_kb(slices));
+	trex_index_hand_back(back);
+	trex_index_hand_back(idx); /* a built index: nothing */
 	cr_assert_leq(mapping_rss_kb(slices), 8, "checked, then handed back (%ld kB)",
 	              mapping_rss_kb(slices));
 	{
@@ -485,6 +491,36 @@ Test(index_file, checked_pages_are_handed_back_and_read_again_alike)
 	same_index(idx, back);
 	cr_assert_geq(mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
 	              "read again: resident (%ld kB)", mapping_rss_kb(slices));
+	trex_index_free(back);
+	trex_index_free(idx);
+}
+
+/* Clock fixes write private copies into the mapping: handing pages back
+ * then would throw the corrected times away (trex --align's timeline
+ * showed the recorded clocks), so such an index keeps them. */
+Test(index_file, clock_fixed_pages_are_kept)
+{
+	char *trace = in_tmp("t.json");
+	struct trex_index *idx, *back;
+	struct trex_clock_fix *fix;
+	struct trex_error err;
+	uint32_t np;
+
+	write_file(trace, trace_json, sizeof(trace_json) - 1);
+	idx = load_path(trace, TREX_CACHE_OFF, NULL);
+	back = round_trip(idx, in_tmp("t.trex"));
+	np = trex_index_process_count(back);
+	fix = calloc(np, sizeof(*fix));
+	cr_assert_not_null(fix);
+	for (uint32_t p = 0; p < np; p++)
+		fix[p].offset_ns = 1000000;
+	cr_assert_eq(trex_index_fix_clocks(back, fix, &err), TREX_OK, "%s", err.message);
+	trex_index_hand_back(back);
+	cr_assert_gt(trex_index_slice_count(back), 0);
+	for (uint32_t i = 0; i < trex_index_slice_count(back); i++)
+		cr_assert_eq(trex_index_slice(back, i)->ts, trex_index_slice(idx, i)->ts + 1000000,
+		             "slice %u keeps its corrected time", i);
+	free(fix);
 	trex_index_free(back);
 	trex_index_free(idx);
 }

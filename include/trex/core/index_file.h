@@ -103,18 +103,19 @@ typedef enum trex_status trex_index_file_reopen_fn(void *user, const char *path,
 /* The index in f: checks every section's checksum and every id and range
  * the arrays hold (FORMAT "damaged ..." when one does not), then points
  * the index into the mapping and reopens each file's codec through reopen
- * (NULL: files get no codec, their args cannot be read); then hands back
- * the pages all this read (trex_index_file_hand_back). Takes f over,
+ * (NULL: files get no codec, their args cannot be read). Takes f over,
  * also on failure: it is closed with the index (trex_index_free). */
 enum trex_status trex_index_file_load(struct trex_index_file *f, trex_index_file_reopen_fn *reopen,
                                       void *user, struct trex_index **out, struct trex_error *err);
 
-/* Hands back the pages of f's mapping that reading it made resident (a
- * mapped file only; a memory image is the caller's): trex_index_file_load
- * does this once its checks have read every section, so what stays
- * resident is what the views read afterwards, not the whole file. The
- * bytes read the same afterwards. */
-void trex_index_file_hand_back(struct trex_index_file *f);
+/* For an index loaded from a mapped index file: hands back the pages of
+ * the mapping that reading it made resident, as trex_index_file_load's
+ * checks read every section. The interface calls it once its timeline is
+ * laid out, so what stays resident is what the views read afterwards, not
+ * the whole file; the bytes read the same afterwards. Nothing for a built
+ * index, a memory image, or an index whose clocks were fixed
+ * (trex_index_fix_clocks writes into its mapping). */
+void trex_index_hand_back(const struct trex_index *idx);
 
 /* For an index opened from an index file whose input is named otherwise
  * now (./a.json, a path relative to another directory): file's path
