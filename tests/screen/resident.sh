@@ -8,7 +8,7 @@
 # /proc/PID/smaps of the real trex in tmux.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
 require_built
-. "$TREX_SRCDIR/tests/screen/lib.sh"
+. "${TREX_SRCDIR:-.}/tests/screen/lib.sh"
 [ -r /proc/self/smaps ] || skip_all "no /proc/PID/smaps"
 command -v "$PYTHON3" >/dev/null 2>&1 || skip_all "python3 not found"
 
