@@ -11,8 +11,11 @@
 #      (ASan + UBSan, leaks detected, any report aborts; TREX_E2E_QUICK=1:
 #      fewer damaged-input variants than the normal build's);
 #   4. build/noisal: configure --enable-werror --without-isal (gzip through
-#      zlib alone), make check of a fast subset: the source, loader and
-#      Chrome-parser unit tests and every command's golden output;
+#      zlib alone), built with clang where it is installed (the other builds
+#      use the default compiler, gcc: so both compilers' warnings, tests
+#      included, are errors at no extra build), make check of a fast subset:
+#      the source, loader and Chrome-parser unit tests and every command's
+#      golden output;
 #   5. make fuzz: the JSON target for FUZZ_SECONDS (default here 30) seconds,
 #      the other parsers' targets for 8 seconds each (FUZZ_*_SECONDS);
 #   6. scripts/check-format.sh: every tracked C file as clang-format 14 writes it.
@@ -203,7 +206,9 @@ fi
 
 # ---- 4. zlib only -------------------------------------------------------------------------
 if [ -z "${SKIP_NOISAL:-}" ]; then
-	if configure_build noisal --enable-werror --without-isal; then
+	noisal_cc=()
+	command -v clang >/dev/null 2>&1 && noisal_cc=(CC=clang)
+	if configure_build noisal --enable-werror --without-isal "${noisal_cc[@]}"; then
 		check noisal TESTS="tests/unit/test_source tests/unit/test_loader \
 tests/unit/test_chrome_json tests/e2e/golden.sh"
 	else
