@@ -3,7 +3,7 @@
 # index file checks every section, and laying out the timeline reads each
 # track's first slices, which made the whole set file resident for as long
 # as the interface stayed open. Once the timeline is laid out those pages
-# go back (they stay in the page cache), so the interface of a 32-rank set
+# go back (they stay in the page cache), so the interface of a 64-rank set
 # showing its first ranks maps a small part of the set's file. Measured in
 # /proc/PID/smaps of the real trex in tmux.
 . "${TREX_SRCDIR:-.}/tests/e2e/lib.sh"
@@ -16,11 +16,11 @@ TREX_INDEX_DIR=$TEST_TMP/index
 export TREX_INDEX_DIR
 SET=$TEST_TMP/set
 mkdir -p "$SET" "$TREX_INDEX_DIR"
-# 32 ranks of 10000 slices each (a CPU thread and a stream), about 0.4 MB
+# 64 ranks of 10000 slices each (a CPU thread and a stream), about 0.4 MB
 # of index per rank
 "$PYTHON3" - "$SET" <<'PY'
 import sys
-for rank in range(32):
+for rank in range(64):
     with open(f"{sys.argv[1]}/rank{rank}.json", "w") as f:
         f.write('{"distributedInfo": {"rank": %d}, "traceEvents": [\n' % rank)
         ev = []
@@ -33,12 +33,12 @@ for rank in range(32):
         f.write("\n]}\n")
 PY
 
-check "trex index: the 32 ranks' index files" "$TREX" index -q -j 2 "$SET"
+check "trex index: the 64 ranks' index files" "$TREX" index -q -j 2 "$SET"
 # the set's file is composed at the first open
 check "the set opens once (composing its index file)" \
 	sh -c '"$1" -q --script= --force --dump-screen "$2/first.txt" "$3" </dev/null >/dev/null' \
 	sh "$TREX" "$TEST_TMP" "$SET"
-setfile=$(ls "$TREX_INDEX_DIR"/set-32.*.trex 2>/dev/null | head -1)
+setfile=$(ls "$TREX_INDEX_DIR"/set-64.*.trex 2>/dev/null | head -1)
 check "the set's index file exists" test -n "$setfile"
 
 # rss_kb PID FILE: resident kB of PID's mappings of FILE (smaps)
