@@ -46,15 +46,16 @@ static bool written_in_place(const struct stat *st)
 	return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode);
 }
 
-static enum trex_status check_target(const char *path, bool force, struct trex_error *err)
+/* *exists and *st: what path names (symlinks followed), for pick_target. */
+static enum trex_status check_target(const char *path, bool force, struct stat *st, bool *exists,
+                                     struct trex_error *err)
 {
-	struct stat st;
-
-	if (stat(path, &st) != 0)
+	*exists = stat(path, st) == 0;
+	if (!*exists)
 		return TREX_OK;
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st->st_mode))
 		return trex_error_set(err, TREX_IO, path, -1, "is a directory");
-	if (written_in_place(&st))
+	if (written_in_place(st))
 		return TREX_OK;
 	if (!force)
 		return trex_error_set(err, TREX_EXISTS, path, -1, "output exists (use --force)");
@@ -63,7 +64,10 @@ static enum trex_status check_target(const char *path, bool force, struct trex_e
 
 enum trex_status trex_atomic_check(const char *path, bool force, struct trex_error *err)
 {
-	return check_target(path, force, err);
+	struct stat st;
+	bool exists;
+
+	return check_target(path, force, &st, &exists, err);
 }
 
 /* Creates "<path>.XXXXXX.tmp" beside the target. */
@@ -91,17 +95,17 @@ static enum trex_status make_temp(struct trex_atomic_file *af, struct trex_error
 	return TREX_OK;
 }
 
-/* Where af's bytes go: a device or FIFO is opened as it is (af->direct);
- * a symlink to a file is followed, so the file is replaced and the link
- * kept (a link left dangling is replaced itself, with force). */
-static enum trex_status pick_target(struct trex_atomic_file *af, struct trex_error *err)
+/* Where af's bytes go, when its path names something (st): a device or
+ * FIFO is opened as it is (af->direct); a symlink to a file is followed,
+ * so the file is replaced and the link kept (a link left dangling names
+ * nothing: it is replaced itself, with force). */
+static enum trex_status pick_target(struct trex_atomic_file *af, const struct stat *st,
+                                    struct trex_error *err)
 {
-	struct stat st, lst;
+	struct stat lst;
 	char *real;
 
-	if (stat(af->path, &st) != 0)
-		return TREX_OK;
-	if (written_in_place(&st)) {
+	if (written_in_place(st)) {
 		af->direct = true;
 		if (!(af->stream = fopen(af->path, "w")))
 			return trex_error_set(err, TREX_IO, af->path, -1, "cannot write: %s",
@@ -122,10 +126,12 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 {
 	struct trex_atomic_file *af;
 	enum trex_status st;
+	struct stat target;
+	bool exists;
 
 	*out = NULL;
 	*stream = NULL;
-	st = check_target(path, force, err);
+	st = check_target(path, force, &target, &exists, err);
 	if (st != TREX_OK)
 		return st;
 	af = calloc(1, sizeof(*af));
@@ -134,7 +140,7 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 		return trex_error_set(err, TREX_NOMEM, path, -1, "out of memory");
 	}
 	af->force = force;
-	st = pick_target(af, err);
+	st = exists ? pick_target(af, &target, err) : TREX_OK;
 	if (st == TREX_OK && !af->direct)
 		st = make_temp(af, err);
 	if (st != TREX_OK) {

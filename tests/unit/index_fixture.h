@@ -52,6 +52,10 @@ struct trex_index *fixture_load_texts(const struct fixture_text *texts, const si
 void fixture_cache_dir_make(char dir[64], const char *tmpl);
 void fixture_cache_dir_remove(const char *dir);
 
+/* The resident kB of this process's mapping that holds p
+ * (/proc/self/smaps), -1 when none does. */
+long fixture_mapping_rss_kb(const void *p);
+
 struct trex_table;
 /* a and b have the same columns (key, type) and cells: texts equal,
  * numbers bit for bit (NaN where the other is NaN). */

@@ -432,27 +432,6 @@ Test(index_file, gzip_access_points_survive_the_round_trip)
 	trex_index_free(idx);
 }
 
-/* The resident kB of this process's mapping that holds p (smaps). */
-static long mapping_rss_kb(const void *p)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/smaps", "r");
-	bool in = false;
-	long kb = -1;
-
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
-			break;
-	}
-	fclose(f);
-	return kb;
-}
-
 /* Opening checks every section, which makes the whole file resident; the
  * pages go back when the interface has the index, so what stays is what
  * queries read after (a timeline of a large set maps only what it draws),
@@ -473,24 +452,24 @@ Test(index_file, checked_pages_are_handed_back_and_read_again_alike)
 	cr_assert(stat(file, &st) == 0);
 	cr_assert_gt(st.st_size, 2 << 20, "an index of %lld bytes", (long long)st.st_size);
 	const void *slices = trex_index_slice(back, 0);
-	cr_assert_geq(mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
-	              "checked: resident (%ld kB)", mapping_rss_kb(slices));
+	cr_assert_geq(fixture_mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
+	              "checked: resident (%ld kB)", fixture_mapping_rss_kb(slices));
 	trex_index_hand_back(back);
 	trex_index_hand_back(idx); /* a built index: nothing */
-	cr_assert_leq(mapping_rss_kb(slices), 8, "checked, then handed back (%ld kB)",
-	              mapping_rss_kb(slices));
+	cr_assert_leq(fixture_mapping_rss_kb(slices), 8, "checked, then handed back (%ld kB)",
+	              fixture_mapping_rss_kb(slices));
 	{
 		const struct trex_file *tf = trex_index_file(back, 0);
 		size_t n;
 		const char *map = trex_source_map(tf->codec_ctx, &n);
 
 		cr_assert_not_null(map);
-		cr_assert_leq(mapping_rss_kb(map), 8, "the reopened trace (%ld kB)",
-		              mapping_rss_kb(map));
+		cr_assert_leq(fixture_mapping_rss_kb(map), 8, "the reopened trace (%ld kB)",
+		              fixture_mapping_rss_kb(map));
 	}
 	same_index(idx, back);
-	cr_assert_geq(mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
-	              "read again: resident (%ld kB)", mapping_rss_kb(slices));
+	cr_assert_geq(fixture_mapping_rss_kb(slices), (long)(st.st_size >> 10) / 2,
+	              "read again: resident (%ld kB)", fixture_mapping_rss_kb(slices));
 	trex_index_free(back);
 	trex_index_free(idx);
 }

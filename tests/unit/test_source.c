@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "index_fixture.h"
 #include "trex/load/source.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -290,26 +291,6 @@ Test(source, plain_file_round_trip)
 	free(data.p);
 }
 
-/* The resident kB of this process's mapping that starts at p (smaps). */
-static long mapping_rss_kb(const void *p)
-{
-	char line[512], want[32];
-	FILE *f = fopen("/proc/self/smaps", "r");
-	bool in = false;
-	long kb = -1;
-
-	cr_assert_not_null(f);
-	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)p);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' '))
-			in = strncmp(line, want, strlen(want)) == 0;
-		if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
-			break;
-	}
-	fclose(f);
-	return kb;
-}
-
 Test(source, map_done_unmaps_pages_that_read_back_the_same)
 {
 	struct bytes data = payload(4u << 20, 9);
@@ -323,13 +304,13 @@ Test(source, map_done_unmaps_pages_that_read_back_the_same)
 	const char *map = trex_source_map(src, &len);
 
 	cr_assert(memcmp(map, data.p, len) == 0);
-	cr_assert_geq(mapping_rss_kb(map), 4000, "all read: all resident");
+	cr_assert_geq(fixture_mapping_rss_kb(map), 4000, "all read: all resident");
 	trex_source_map_done(src, map + 100, map + len - 100);
-	cr_assert_leq(mapping_rss_kb(map), 8, "but the two partial pages at the ends");
+	cr_assert_leq(fixture_mapping_rss_kb(map), 8, "but the two partial pages at the ends");
 	cr_assert(memcmp(map, data.p, len) == 0, "read again from the page cache");
 	trex_source_map_done(src, map + len - 100, map + 100); /* empty: nothing */
 	trex_source_map_done(src, map, map + len + 1);         /* past the mapping: nothing */
-	cr_assert_geq(mapping_rss_kb(map), 4000);
+	cr_assert_geq(fixture_mapping_rss_kb(map), 4000);
 	trex_source_close(src);
 	/* a memory source's bytes are the caller's or its own heap: kept */
 	cr_assert_eq(trex_source_open_memory("c", data.p, data.n, true, &copy, &err), TREX_OK);
