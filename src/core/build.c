@@ -253,7 +253,7 @@ static void bld_free(struct bld *c)
 	free(c->deps);
 	free(c->graph_refs);
 	free(c->track_new);
-	free(c->lane_rank);
+	free(c->slice_id);
 }
 
 /* Integrity counts are final only after every stage; file records take

@@ -230,9 +230,9 @@ struct bld {
 	bool file_anchored; /* the file has flow points on slices */
 	/* stage 2 results */
 	uint32_t *track_new; /* old track id -> display order id */
-	/* stage 3: each slice's rank in its lane, by store place (moves with
-	 * the slice while it is placed) */
-	uint32_t *lane_rank;
+	/* stage 3: each slice's final id, by store place (moves with the
+	 * slice while it is placed) */
+	uint32_t *slice_id;
 };
 
 /* ---- build.c: shared helpers ---- */

@@ -46,7 +46,7 @@ struct slice_sort {
 	struct track_res *res; /* per track */
 	uint32_t *order;       /* tracks, largest first (several workers only) */
 	uint32_t *track_file;  /* per track: its file */
-	uint32_t *lane_rank;   /* per store place: the slice's rank in its lane */
+	uint32_t *slice_id;    /* per store place: the slice's final id */
 	uint32_t nfiles;
 	uint32_t ntracks;
 	struct sort_worker *workers; /* per worker of the task run */
@@ -262,15 +262,37 @@ static void sort_ids(const struct slice_sort *ss, uint32_t *ids, uint32_t *tmp, 
 		merge_sort(ss, ids, tmp, n);
 }
 
+/* A slice's final id: the track's first id, the lanes above its own,
+ * then its rank in its lane. Written here, where the ranks are made, so
+ * that placement and the stages before it read one number per slice
+ * instead of walking slice, track and lane (a chain of dependent loads
+ * per record in placement's hot loop). depth: each slice's, by sort
+ * position; counts: the slices per depth. */
+static void assign_ids(struct slice_sort *ss, const uint32_t *ids, const uint32_t *depth, size_t n,
+                       uint32_t *counts, uint32_t max_depth)
+{
+	uint32_t at = (uint32_t)(ids - ss->perm);
+
+	for (uint32_t d = 0; d < max_depth; d++) {
+		uint32_t k = counts[d];
+
+		counts[d] = at;
+		at += k;
+	}
+	for (size_t i = 0; i < n; i++)
+		ss->slice_id[ids[i]] = counts[depth[i]]++;
+}
+
 /* Depth by a stack of open slice ends: a slice sits one deeper than the
  * open slices it starts inside. One that outlives the slice it starts in
  * still nests (flagged OVERLAP); every slice of a lane was popped before
- * the next one entered it, so lanes never overlap. Each slice learns its
- * rank in its lane (lane_rank), from which placement knows where it goes. */
+ * the next one entered it, so lanes never overlap. Each slice then learns
+ * its final id (assign_ids), from which placement knows where it goes. */
 static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids, size_t n,
                                       struct track_res *r, struct trex_earliest *ex)
 {
 	size_t sp = 0;
+	uint32_t *depth = w->tmp; /* free once the ids are sorted */
 
 	r->min_ts = INT64_MAX;
 	r->max_end = INT64_MIN;
@@ -299,7 +321,8 @@ static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids
 		if (sp == r->max_depth)
 			w->counts[r->max_depth++] = 0;
 		s->depth = (uint16_t)sp;
-		w->ss->lane_rank[ids[i]] = w->counts[sp]++;
+		depth[i] = (uint32_t)sp;
+		w->counts[sp]++;
 		w->stack[sp++] = end;
 		r->min_ts = s->ts < r->min_ts ? s->ts : r->min_ts;
 		r->max_end = end > r->max_end ? end : r->max_end;
@@ -308,6 +331,7 @@ static enum trex_status assign_depths(struct sort_worker *w, const uint32_t *ids
 	if (!r->depth_counts)
 		return TREX_NOMEM;
 	memcpy(r->depth_counts, w->counts, r->max_depth * sizeof(*r->depth_counts));
+	assign_ids(w->ss, ids, depth, n, w->counts, r->max_depth);
 	return TREX_OK;
 }
 
@@ -550,34 +574,26 @@ static enum trex_status build_lanes(struct bld *c, struct slice_sort *ss)
 
 /* ---- placement ---------------------------------------------------------------------------- */
 
-/* Where a slice goes: its lane's first id plus its rank in the lane. */
-static inline size_t slice_dest(const struct trex_index *idx, const struct trex_bslice *s,
-                                uint32_t rank)
-{
-	return idx->lanes[idx->tracks[s->track].first_lane + s->depth].first + rank;
-}
-
-/* The store being placed: slices and, moving with them, their ranks. */
+/* The store being placed: slices and, moving with them, their final ids. */
 struct place {
-	const struct trex_index *idx;
 	struct trex_vec *v;
-	uint32_t *rank;
+	uint32_t *dest;
 };
 
 static inline size_t place_dest(const struct place *p, size_t i)
 {
-	return slice_dest(p->idx, SL(p->v, i), p->rank[i]);
+	return p->dest[i];
 }
 
 static inline void place_swap(const struct place *p, size_t a, size_t b)
 {
 	struct trex_bslice t = *SL(p->v, a);
-	uint32_t r = p->rank[a];
+	uint32_t r = p->dest[a];
 
 	*SL(p->v, a) = *SL(p->v, b);
 	*SL(p->v, b) = t;
-	p->rank[a] = p->rank[b];
-	p->rank[b] = r;
+	p->dest[a] = p->dest[b];
+	p->dest[b] = r;
 }
 
 /* PLACE_BUF records (under 1 MiB) are placed through a buffer in cache. */
@@ -599,23 +615,23 @@ static void place_pass(const struct place *p, size_t lo, size_t hi, unsigned shi
 	for (size_t b = 0; b < nb; b++) {
 		while (head[b] < end[b]) {
 			struct trex_bslice x = *SL(p->v, head[b]);
-			uint32_t xr = p->rank[head[b]];
-			size_t d = (slice_dest(p->idx, &x, xr) - lo) >> shift;
+			uint32_t xr = p->dest[head[b]];
+			size_t d = (xr - lo) >> shift;
 
 			while (d != b) {
 				struct trex_bslice *slot = SL(p->v, head[d]), y = *slot;
-				uint32_t yr = p->rank[head[d]];
+				uint32_t yr = p->dest[head[d]];
 
 				*slot = x;
-				p->rank[head[d]] = xr;
+				p->dest[head[d]] = xr;
 				if (++head[d] < end[d])
 					__builtin_prefetch(SL(p->v, head[d]));
 				x = y;
 				xr = yr;
-				d = (slice_dest(p->idx, &x, xr) - lo) >> shift;
+				d = (xr - lo) >> shift;
 			}
 			*SL(p->v, head[b]) = x;
-			p->rank[head[b]] = xr;
+			p->dest[head[b]] = xr;
 			head[b]++;
 		}
 	}
@@ -628,7 +644,7 @@ static void place_small(const struct place *p, size_t lo, size_t hi, struct trex
 	for (size_t i = lo; i < hi; i++)
 		buf[i - lo] = *SL(p->v, i);
 	for (size_t i = lo; i < hi; i++)
-		*SL(p->v, slice_dest(p->idx, &buf[i - lo], p->rank[i])) = buf[i - lo];
+		*SL(p->v, p->dest[i]) = buf[i - lo];
 }
 
 static void place_range(const struct place *p, size_t lo, size_t hi, struct trex_bslice *buf)
@@ -783,9 +799,9 @@ static bool place_split(const struct place *p, size_t lo, size_t hi, unsigned th
 
 /* Moves every slice to its place in (track, depth, ts) order, in place
  * but for a buffer of PLACE_BUF records per thread. */
-static enum trex_status place_slices(struct bld *c, uint32_t *rank)
+static enum trex_status place_slices(struct bld *c, uint32_t *dest)
 {
-	struct place p = {c->idx, &c->idx->slices, rank};
+	struct place p = {&c->idx->slices, dest};
 	unsigned threads = bld_threads(c, p.v->count);
 
 	if (threads > SPLIT_MAX)
@@ -797,9 +813,7 @@ static enum trex_status place_slices(struct bld *c, uint32_t *rank)
 
 static uint32_t final_id(const struct bld *c, bld_ref r)
 {
-	size_t pos = bld_ref_place(c, r);
-
-	return (uint32_t)slice_dest(c->idx, SL(&c->idx->slices, pos), c->lane_rank[pos]);
+	return c->slice_id[bld_ref_place(c, r)];
 }
 
 /* Dependencies by (from, to). */
@@ -899,7 +913,7 @@ static enum trex_status sort_tracks(struct bld *c, struct slice_sort *ss)
 	ss->v = &c->idx->slices;
 	ss->ntracks = c->idx->ntracks;
 	ss->nfiles = c->idx->nfiles;
-	ss->lane_rank = c->lane_rank;
+	ss->slice_id = c->slice_id;
 	ss->track_file = malloc(((size_t)ss->ntracks + 1) * sizeof(*ss->track_file));
 	if (!ss->track_file)
 		return bld_nomem(c);
@@ -925,8 +939,8 @@ enum trex_status bld_lanes(struct bld *c)
 	enum trex_status st;
 
 	memset(&ss, 0, sizeof(ss));
-	c->lane_rank = trex_big_malloc((c->idx->slices.count + 1) * sizeof(*c->lane_rank));
-	if (!c->lane_rank)
+	c->slice_id = trex_big_malloc((c->idx->slices.count + 1) * sizeof(*c->slice_id));
+	if (!c->slice_id)
 		return bld_nomem(c);
 	st = sort_tracks(c, &ss);
 	if (st == TREX_OK)
@@ -939,9 +953,9 @@ enum trex_status bld_lanes(struct bld *c)
 	if (st == TREX_OK)
 		resolve_anchors(c);
 	if (st == TREX_OK)
-		st = place_slices(c, c->lane_rank);
-	free(c->lane_rank);
-	c->lane_rank = NULL;
+		st = place_slices(c, c->slice_id);
+	free(c->slice_id);
+	c->slice_id = NULL;
 	return st;
 }
 
