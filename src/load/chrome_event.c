@@ -1309,10 +1309,32 @@ int cj_probe_event(struct cj_parser *ps, const char *p, const char *end, const c
 	return st;
 }
 
+/* Clears an event with 16-byte stores: gcc makes a memset of this size
+ * (and a plain loop of stores, which it recognises as one) a `rep stos`,
+ * whose start-up cost was 3.5 % of a one-core load (once per event). The
+ * empty asm hides the address from that recognition. */
+static inline void clear_event(struct cj_event *ev)
+{
+#if defined(__SSE2__)
+	unsigned char *b = (unsigned char *)ev;
+	const __m128i zero = _mm_setzero_si128();
+	size_t i = 0;
+
+	for (; i + 16 <= sizeof *ev; i += 16) {
+		__asm__("" : "+r"(b));
+		_mm_storeu_si128((__m128i *)(void *)(b + i), zero);
+	}
+	if (i < sizeof *ev)
+		_mm_storeu_si128((__m128i *)(void *)(b + sizeof *ev - 16), zero);
+#else
+	memset(ev, 0, sizeof *ev);
+#endif
+}
+
 int cj_parse_event(struct cj_parser *ps, const char *p, const char *end, const char **out)
 {
 	struct cj_event ev;
-	memset(&ev, 0, sizeof ev);
+	clear_event(&ev);
 	ev.start = p;
 	ps->utf8_at = NULL;
 	int st = walk_object(ps, &ev, p, end, event_member, ps->lit_event, out);
