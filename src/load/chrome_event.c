@@ -1088,6 +1088,22 @@ static enum trex_instant_scope instant_scope(const struct cj_event *ev)
 	return TREX_SCOPE_THREAD;
 }
 
+/* Not strchr("stfben", ph): a libc call per event, where this is a bit test. */
+static inline bool is_flow_or_async(char ph)
+{
+	switch (ph) {
+	case 's':
+	case 't':
+	case 'f':
+	case 'b':
+	case 'e':
+	case 'n':
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int emit_timed(struct cj_parser *ps, const struct cj_event *ev)
 {
 	struct trex_ev te;
@@ -1095,7 +1111,7 @@ static int emit_timed(struct cj_parser *ps, const struct cj_event *ev)
 		return -1;
 	if (ev->ph == 'C')
 		return emit_counter(ps, ev);
-	if (strchr("stfben", ev->ph))
+	if (is_flow_or_async(ev->ph))
 		return emit_flow_or_async(ps, ev, &te);
 	uint32_t track = event_track(ps, ev);
 	if (track == TREX_NONE)
@@ -1320,6 +1336,7 @@ static inline void clear_event(struct cj_event *ev)
 	const __m128i zero = _mm_setzero_si128();
 	size_t i = 0;
 
+#pragma GCC unroll 32
 	for (; i + 16 <= sizeof *ev; i += 16) {
 		__asm__("" : "+r"(b));
 		_mm_storeu_si128((__m128i *)(void *)(b + i), zero);

@@ -244,28 +244,6 @@ static int64_t decimal_scale(const struct decimal *d, int shift, bool *saturated
 	return d->neg ? -(int64_t)v : (int64_t)v;
 }
 
-/* Eight ASCII digits at p? (SWAR: no byte outside '0'..'9') */
-static inline bool eight_digits(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return (((v & 0xF0F0F0F0F0F0F0F0ull) |
-	         (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
-	        0x3333333333333333ull);
-}
-
-/* The value of eight ASCII digits, in a handful of multiplies. */
-static inline uint64_t eight_digits_value(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	v -= 0x3030303030303030ull;
-	v = (v * 10) + (v >> 8);
-	return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-	        (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-	       32;
-}
-
 /* The common case: [-]digits[.digits] with few digits, no exponent. */
 static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t *ns,
                                         const char **out)
@@ -274,11 +252,13 @@ static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t 
 	p += neg;
 	uint64_t ip = 0;
 	int nint = 0;
-	if (end - p >= 9 && eight_digits(p)) { /* epoch and relative µs: 10-16 digits */
-		ip = eight_digits_value(p);
+#ifdef JSON_SWAR
+	if (end - p >= 9 && json_leading_digits(json_load8(p)) == 8) { /* epoch µs: 10-16 digits */
+		ip = json_digits_value(json_load8(p), 8);
 		p += 8;
 		nint = 8;
 	}
+#endif
 	for (; p < end && is_digit(*p) && nint < 16; p++, nint++)
 		ip = ip * 10 + (uint64_t)(*p - '0');
 	if (nint == 0 || nint == 16)
@@ -305,94 +285,9 @@ static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t 
 	return JSON_OK;
 }
 
-/* How many of the eight bytes in v (loaded from memory: byte 0 first)
- * are digits before the first byte that is not. Carries and borrows only
- * run towards later bytes, so the count is exact. */
-static inline unsigned leading_digits(uint64_t v)
+enum json_scan_status json_parse_us_ns_exact(const char *p, const char *end, int64_t *ns,
+                                             bool *saturated, const char **out)
 {
-	uint64_t x = (v & 0xF0F0F0F0F0F0F0F0ull) |
-	             (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4);
-	x ^= 0x3333333333333333ull; /* zero bytes: digits */
-	return x ? (unsigned)__builtin_ctzll(x) / 8 : 8;
-}
-
-/* The value of the first n (1..8) digits of v, which leading_digits
- * counted: shifted so that they end the word, as n digits after leading
- * zeros, then combined as eight_digits_value does. */
-static inline uint64_t digits_value(uint64_t v, unsigned n)
-{
-	v = (v - 0x3030303030303030ull) << (8 * (8 - n));
-	v = (v * 10) + (v >> 8);
-	return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-	        (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-	       32;
-}
-
-static inline uint64_t load8(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static const uint64_t pow10_u64[9] = {1,      10,      100,      1000,     10000,
-                                      100000, 1000000, 10000000, 100000000};
-
-/* fast_us_ns without a loop, where 17 bytes can be read from p: integer
- * and fraction digits counted and valued eight at a time. JSON_SYNTAX
- * when the number is not [-]digits[.digits] of at most 15 + 7 digits
- * (fast_us_ns then decides, as before). */
-static enum json_scan_status swar_us_ns(const char *p, const char *end, int64_t *ns,
-                                        const char **out)
-{
-	bool neg = *p == '-';
-	p += neg;
-	if (end - p < 17)
-		return JSON_SYNTAX;
-	uint64_t head = load8(p);
-	unsigned nint = leading_digits(head);
-	uint64_t ip = 0;
-	if (nint == 8) {
-		uint64_t next = load8(p + 8);
-		unsigned more = leading_digits(next);
-		if (more == 8)
-			return JSON_SYNTAX; /* 16 digits or more: the exact path */
-		ip =
-		    digits_value(head, 8) * pow10_u64[more] + (more ? digits_value(next, more) : 0);
-		nint += more;
-	} else if (nint) {
-		ip = digits_value(head, nint);
-	} else {
-		return JSON_SYNTAX;
-	}
-	p += nint;
-	uint64_t frac = 0;
-	int round = 0;
-	if (*p == '.') {
-		if (end - p < 10)
-			return JSON_SYNTAX;
-		uint64_t f = load8(p + 1);
-		unsigned nfrac = leading_digits(f);
-		if (nfrac == 0 || nfrac == 8)
-			return JSON_SYNTAX;
-		unsigned kept = nfrac < 3 ? nfrac : 3;
-		frac = digits_value(f, kept) * pow10_u64[3 - kept];
-		round = nfrac > 3 && p[4] >= '5';
-		p += 1 + nfrac;
-	}
-	if (p >= end || *p == 'e' || *p == 'E')
-		return JSON_SYNTAX;
-	int64_t v = (int64_t)(ip * 1000 + frac) + round;
-	*ns = neg ? -v : v;
-	*out = p;
-	return JSON_OK;
-}
-
-enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns, bool *saturated,
-                                       const char **out)
-{
-	if (p < end && swar_us_ns(p, end, ns, out) == JSON_OK)
-		return JSON_OK;
 	if (fast_us_ns(p, end, ns, out) == JSON_OK)
 		return JSON_OK;
 	struct decimal d;

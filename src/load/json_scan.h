@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -63,11 +64,116 @@ static inline const char *json_skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/* ---- eight bytes at a time (SWAR) ----------------------------------------------------
+ * Digits counted and valued in a 64-bit word loaded from memory. The word's
+ * byte 0 must be its low byte, so these exist on little-endian machines
+ * only (JSON_SWAR); elsewhere the callers take their byte loops. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JSON_SWAR 1
+
+static inline uint64_t json_load8(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* How many of the eight bytes in v are digits before the first byte that
+ * is not. Carries and borrows only run towards later bytes, so the count
+ * is exact. */
+static inline unsigned json_leading_digits(uint64_t v)
+{
+	uint64_t x = (v & 0xF0F0F0F0F0F0F0F0ull) |
+	             (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4);
+	x ^= 0x3333333333333333ull; /* zero bytes: digits */
+	return x ? (unsigned)__builtin_ctzll(x) / 8 : 8;
+}
+
+/* The value of the first n (1..8) digits of v, which json_leading_digits
+ * counted: shifted so that they end the word, as n digits after leading
+ * zeros, then combined pairwise in a handful of multiplies. */
+static inline uint64_t json_digits_value(uint64_t v, unsigned n)
+{
+	v = (v - 0x3030303030303030ull) << (8 * (8 - n));
+	v = (v * 10) + (v >> 8);
+	return (((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	        (((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+	       32;
+}
+
+static inline uint64_t json_pow10(unsigned n) /* n <= 8 */
+{
+	static const uint64_t pow10[9] = {1,      10,      100,      1000,     10000,
+	                                  100000, 1000000, 10000000, 100000000};
+	return pow10[n];
+}
+
+/* json_parse_us_ns's common case without a loop, where 17 bytes can be
+ * read from p: [-]digits[.digits] of at most 15 + 7 digits, integer and
+ * fraction digits counted and valued eight at a time. JSON_SYNTAX for
+ * anything else (the exact path then decides). */
+static inline enum json_scan_status json_us_ns_swar(const char *p, const char *end, int64_t *ns,
+                                                    const char **out)
+{
+	bool neg = *p == '-';
+	p += neg;
+	if (end - p < 17)
+		return JSON_SYNTAX;
+	uint64_t head = json_load8(p);
+	unsigned nint = json_leading_digits(head);
+	uint64_t ip;
+	if (nint == 8) {
+		uint64_t next = json_load8(p + 8);
+		unsigned more = json_leading_digits(next);
+		if (more == 8)
+			return JSON_SYNTAX; /* 16 digits or more: the exact path */
+		ip = json_digits_value(head, 8) * json_pow10(more) +
+		     (more ? json_digits_value(next, more) : 0);
+		nint += more;
+	} else if (nint) {
+		ip = json_digits_value(head, nint);
+	} else {
+		return JSON_SYNTAX;
+	}
+	p += nint;
+	uint64_t frac = 0;
+	int round = 0;
+	if (*p == '.') {
+		if (end - p < 10)
+			return JSON_SYNTAX;
+		uint64_t f = json_load8(p + 1);
+		unsigned nfrac = json_leading_digits(f);
+		if (nfrac == 0 || nfrac == 8)
+			return JSON_SYNTAX;
+		unsigned kept = nfrac < 3 ? nfrac : 3;
+		frac = json_digits_value(f, kept) * json_pow10(3 - kept);
+		round = nfrac > 3 && p[4] >= '5';
+		p += 1 + nfrac;
+	}
+	if (p >= end || *p == 'e' || *p == 'E')
+		return JSON_SYNTAX;
+	int64_t v = (int64_t)(ip * 1000 + frac) + round;
+	*ns = neg ? -v : v;
+	*out = p;
+	return JSON_OK;
+}
+#endif
+
 /* Fast path for a plain non-negative integer of at most 18 digits followed
  * by a delimiter inside [p, end); returns NULL when the number is anything
  * else (the caller then takes the exact general path). */
 static inline const char *json_fast_uint(const char *p, const char *end, uint64_t *value)
 {
+#ifdef JSON_SWAR
+	if (end - p > 8) { /* up to seven digits: no loop */
+		uint64_t w = json_load8(p);
+		unsigned n = json_leading_digits(w);
+		if (n > 0 && n < 8 && p[n] != '.' && p[n] != 'e' && p[n] != 'E') {
+			*value = json_digits_value(w, n);
+			return p + n;
+		}
+	}
+#endif
 	uint64_t v = 0;
 	const char *s = p;
 	while (p < end && (unsigned char)(*p - '0') < 10 && p - s < 18)
@@ -168,6 +274,15 @@ static inline enum json_scan_status json_skip_value_fast(const char *p, const ch
                                                          const char **out)
 {
 	if (p < end && (json_number_class[(unsigned char)*p] & 1)) {
+#ifdef JSON_SWAR
+		if (end - p > 8) { /* digits ended by a byte of no number */
+			unsigned n = json_leading_digits(json_load8(p));
+			if (n < 8 && !json_number_class[(unsigned char)p[n]]) {
+				*out = p + n;
+				return JSON_OK;
+			}
+		}
+#endif
 		const char *q = p + 1;
 		while (q < end && json_number_class[(unsigned char)*q])
 			q++;
@@ -184,8 +299,18 @@ static inline enum json_scan_status json_skip_value_fast(const char *p, const ch
  * *saturated is set when the value does not fit int64 ns (clamped).
  * Returns JSON_OK with *out after the number. A number directly followed
  * by the end of input is INCOMPLETE (more digits may follow). */
-enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns, bool *saturated,
-                                       const char **out);
+enum json_scan_status json_parse_us_ns_exact(const char *p, const char *end, int64_t *ns,
+                                             bool *saturated, const char **out);
+static inline enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns,
+                                                     bool *saturated, const char **out)
+{
+#ifdef JSON_SWAR
+	/* the common case inline: a call and its frame cost as much again */
+	if (p < end && json_us_ns_swar(p, end, ns, out) == JSON_OK)
+		return JSON_OK;
+#endif
+	return json_parse_us_ns_exact(p, end, ns, saturated, out);
+}
 
 /* Parses a JSON integer (optionally negative; a fraction or exponent makes
  * it JSON_SYNTAX-free but *is_int false). *saturated when beyond int64. */
