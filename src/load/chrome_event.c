@@ -836,9 +836,10 @@ static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
 	char *d = ps->scratch;
 	const struct tok *parts[] = {&ev->grid, &ev->block, &ev->smem};
 	static const char *const labels[] = {"grid=", " block=", " smem="};
+	static const size_t label_len[] = {5, 7, 6};
 	for (int i = 0; i < 3; i++) {
-		memcpy(d, labels[i], strlen(labels[i]));
-		d += strlen(labels[i]);
+		memcpy(d, labels[i], label_len[i]);
+		d += label_len[i];
 		const struct tok *t = parts[i];
 		for (size_t k = 0; t->present && k < t->len; k++)
 			if (!json_is_ws((unsigned char)t->p[k]) && t->p[k] != '"')
