@@ -46,7 +46,6 @@ struct slice_sort {
 	struct track_res *res; /* per track */
 	uint32_t *order;       /* tracks, largest first (several workers only) */
 	uint32_t *track_file;  /* per track: its file */
-	uint32_t *slice_id;    /* per store place: the slice's final id */
 	uint32_t nfiles;
 	uint32_t ntracks;
 	struct sort_worker *workers; /* per worker of the task run */
@@ -280,7 +279,7 @@ static void assign_ids(struct slice_sort *ss, const uint32_t *ids, const uint32_
 		at += k;
 	}
 	for (size_t i = 0; i < n; i++)
-		ss->slice_id[ids[i]] = counts[depth[i]]++;
+		ss->c->slice_id[ids[i]] = counts[depth[i]]++;
 }
 
 /* Depth by a stack of open slice ends: a slice sits one deeper than the
@@ -913,7 +912,6 @@ static enum trex_status sort_tracks(struct bld *c, struct slice_sort *ss)
 	ss->v = &c->idx->slices;
 	ss->ntracks = c->idx->ntracks;
 	ss->nfiles = c->idx->nfiles;
-	ss->slice_id = c->slice_id;
 	ss->track_file = malloc(((size_t)ss->ntracks + 1) * sizeof(*ss->track_file));
 	if (!ss->track_file)
 		return bld_nomem(c);

@@ -253,8 +253,9 @@ static enum json_scan_status fast_us_ns(const char *p, const char *end, int64_t 
 	uint64_t ip = 0;
 	int nint = 0;
 #ifdef JSON_SWAR
-	if (end - p >= 9 && json_leading_digits(json_load8(p)) == 8) { /* epoch µs: 10-16 digits */
-		ip = json_digits_value(json_load8(p), 8);
+	uint64_t head = end - p >= 9 ? json_load8(p) : 0;
+	if (json_leading_digits(head) == 8) { /* epoch µs: 10-16 digits */
+		ip = json_digits_value(head, 8);
 		p += 8;
 		nint = 8;
 	}
