@@ -112,8 +112,8 @@ static inline uint64_t json_pow10(unsigned n) /* n <= 8 */
  * read from p: [-]digits[.digits] of at most 15 + 7 digits, integer and
  * fraction digits counted and valued eight at a time. JSON_SYNTAX for
  * anything else (the exact path then decides). */
-static inline enum json_scan_status json_us_ns_swar(const char *p, const char *end, int64_t *ns,
-                                                    const char **out)
+static inline __attribute__((always_inline)) enum json_scan_status
+json_us_ns_swar(const char *p, const char *end, int64_t *ns, const char **out)
 {
 	bool neg = *p == '-';
 	p += neg;
@@ -301,8 +301,8 @@ static inline enum json_scan_status json_skip_value_fast(const char *p, const ch
  * by the end of input is INCOMPLETE (more digits may follow). */
 enum json_scan_status json_parse_us_ns_exact(const char *p, const char *end, int64_t *ns,
                                              bool *saturated, const char **out);
-static inline enum json_scan_status json_parse_us_ns(const char *p, const char *end, int64_t *ns,
-                                                     bool *saturated, const char **out)
+static inline __attribute__((always_inline)) enum json_scan_status
+json_parse_us_ns(const char *p, const char *end, int64_t *ns, bool *saturated, const char **out)
 {
 #ifdef JSON_SWAR
 	/* the common case inline: a call and its frame cost as much again */
