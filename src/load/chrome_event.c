@@ -1289,7 +1289,11 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 	ps->st.events++;
 	ps->st.phase_counts[ph]++;
 	ps->st.integrity.unknown_keys += ev->unknown_keys;
-	if (event_dropped(ps, ev, ph))
+	/* the common event, with a usable ts and no bad value, is kept without
+	 * the checks' call (event_dropped would say the same) */
+	bool sound = ph != TREX_PH_OTHER && ph != TREX_PH_METADATA && ev->has_ts && !ev->ts_bad &&
+	             !ev->dur_bad;
+	if (!sound && event_dropped(ps, ev, ph))
 		return 0;
 	if (ph == TREX_PH_METADATA) {
 		rc = emit_metadata(ps, ev);
