@@ -825,16 +825,13 @@ static uint32_t event_track(struct cj_parser *ps, const struct cj_event *ev)
 	return track;
 }
 
-/* "grid=[x,y,z] block=[x,y,z] smem=N" without whitespace, or 0. */
-static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
+/* "grid=[x,y,z] block=[x,y,z] smem=N" without whitespace, interned. */
+static uint32_t make_shape(struct cj_parser *ps, const struct tok *const parts[3])
 {
-	if (!ev->grid.present && !ev->block.present)
-		return TREX_STR_NONE;
-	size_t need = ev->grid.len + ev->block.len + ev->smem.len + 32;
+	size_t need = parts[0]->len + parts[1]->len + parts[2]->len + 32;
 	if (!scratch_reserve(ps, need))
 		return TREX_STR_ERROR;
 	char *d = ps->scratch;
-	const struct tok *parts[] = {&ev->grid, &ev->block, &ev->smem};
 	static const char *const labels[] = {"grid=", " block=", " smem="};
 	static const size_t label_len[] = {5, 7, 6};
 	for (int i = 0; i < 3; i++) {
@@ -848,6 +845,65 @@ static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
 			*d++ = '?';
 	}
 	return trex_builder_intern(ps->b, ps->scratch, (size_t)(d - ps->scratch));
+}
+
+/* The cache entry for these args' raw text, or NULL when it is too long. */
+static struct cj_shape_cache *shape_slot(struct cj_parser *ps, const struct tok *const parts[3])
+{
+	uint64_t h = 0;
+	size_t total = 0;
+	for (int i = 0; i < 3; i++) {
+		const struct tok *t = parts[i];
+		uint64_t head = 0;
+		if (t->present)
+			memcpy(&head, t->p, t->len < 8 ? t->len : 8);
+		total += t->len;
+		h = (h ^ head ^ (t->present ? t->len : CJ_SHAPE_ABSENT)) * 0x9E3779B97F4A7C15ull;
+	}
+	return total <= CJ_SHAPE_TEXT ? &ps->shapes[(h >> 58) % CJ_SHAPE_CACHE] : NULL;
+}
+
+/* Whether entry c holds exactly these args' raw text. */
+static bool shape_cached(const struct cj_shape_cache *c, const struct tok *const parts[3])
+{
+	size_t at = 0;
+	if (!c->valid)
+		return false;
+	for (int i = 0; i < 3; i++) {
+		const struct tok *t = parts[i];
+		if (c->len[i] != (t->present ? t->len : CJ_SHAPE_ABSENT))
+			return false;
+		if (t->present && !same_bytes(c->text + at, t->p, t->len))
+			return false;
+		at += t->present ? t->len : 0;
+	}
+	return true;
+}
+
+/* The launch shape's string id (shape_slot keeps the recent ones), or 0. */
+static uint32_t shape_id(struct cj_parser *ps, const struct cj_event *ev)
+{
+	if (!ev->grid.present && !ev->block.present)
+		return TREX_STR_NONE;
+	const struct tok *const parts[3] = {&ev->grid, &ev->block, &ev->smem};
+	struct cj_shape_cache *c = shape_slot(ps, parts);
+	if (c && shape_cached(c, parts))
+		return c->id;
+	uint32_t id = make_shape(ps, parts);
+	if (!c || id == TREX_STR_ERROR)
+		return id;
+	size_t at = 0;
+	for (int i = 0; i < 3; i++) {
+		const struct tok *t = parts[i];
+		c->len[i] = (uint8_t)(t->present ? t->len : CJ_SHAPE_ABSENT);
+		if (t->present && t->len) {
+			memcpy(c->text + at, t->p, t->len);
+			at += t->len;
+		}
+	}
+	c->id = id;
+	c->valid = true;
+	return id;
 }
 
 static int fill_common(struct cj_parser *ps, const struct cj_event *ev, struct trex_ev *out)

@@ -95,6 +95,19 @@ struct cj_name_cache {
 	char text[CJ_NAME_CACHE_MAX];
 };
 
+/* Recent launch shapes by the raw text of their three args (grid, block,
+ * shared memory): shape_id makes the shape's string from those bytes
+ * alone, so the same bytes give the same id. */
+#define CJ_SHAPE_CACHE 64
+#define CJ_SHAPE_TEXT 64
+#define CJ_SHAPE_ABSENT 0xFFu
+struct cj_shape_cache {
+	uint32_t id;
+	uint8_t len[3]; /* each arg's length, or CJ_SHAPE_ABSENT */
+	bool valid;
+	char text[CJ_SHAPE_TEXT]; /* the three, one after the other */
+};
+
 struct cj_parser {
 	struct trex_builder *b;
 	struct trex_load_job *job; /* progress/cancel; may be NULL */
@@ -113,6 +126,7 @@ struct cj_parser {
 	unsigned track_next;         /* round-robin victim */
 	uint32_t cat_kind_bits;      /* features of the last category seen */
 	struct cj_name_cache *names; /* CJ_NAME_CACHE entries, lazily allocated */
+	struct cj_shape_cache shapes[CJ_SHAPE_CACHE];
 	char *scratch;
 	size_t scratch_cap;
 	uint64_t progress_bytes_from; /* decoded offset reported so far */

@@ -114,6 +114,46 @@ Test(chrome_json, begin_end_pairs_and_counts)
 	trex_index_free(idx);
 }
 
+/* More distinct shapes than the parser's shape cache holds, each seen
+ * twice, some differing only in where one arg's text ends and the next
+ * begins ("02" "31" against "0" "231") or in an arg that is absent:
+ * every kernel keeps its own shape. */
+Test(chrome_json, launch_shapes_through_the_cache)
+{
+	enum { SHAPES = 150, KERNELS = 2 * SHAPES };
+	static char text[KERNELS * 200 + 64], want[SHAPES][96];
+	size_t n = (size_t)snprintf(text, sizeof text, "{\"traceEvents\":[\n");
+	for (int k = 0; k < KERNELS; k++) {
+		int i = k % SHAPES, d = i % 12 / 2, split = i % 2, b = i / 12;
+		char grid[16], block[16], smem[32] = "", smem_text[16] = "?";
+		snprintf(grid, sizeof grid, split ? "%d2" : "%d", d);
+		snprintf(block, sizeof block, split ? "3%d" : "23%d", b);
+		if (i % 3) {
+			snprintf(smem_text, sizeof smem_text, "%d", i % 3 == 1 ? 0 : 4 * i);
+			snprintf(smem, sizeof smem, ",\"shared memory\":%s", smem_text);
+		}
+		n += (size_t)snprintf(
+		    text + n, sizeof text - n,
+		    "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,"
+		    "\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"grid\":\"%s\","
+		    "\"block\":\"%s\"%s}}",
+		    k ? ",\n" : "", k, 2 * k, grid, block, smem);
+		snprintf(want[i], sizeof want[i], "grid=%s block=%s smem=%s", grid, block,
+		         smem_text);
+	}
+	snprintf(text + n, sizeof text - n, "\n]}");
+	struct trex_index *idx = load_text(text);
+	for (int k = 0; k < KERNELS; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "k%d", k);
+		const struct trex_slice *s = slice_named(idx, name);
+		uint32_t id = (uint32_t)(s - trex_index_slice(idx, 0));
+		cr_assert_str_eq(trex_index_str(idx, trex_slice_shape(idx, id)), want[k % SHAPES],
+		                 "kernel %d", k);
+	}
+	trex_index_free(idx);
+}
+
 Test(chrome_json, kineto_links_and_shape_from_args)
 {
 	const char *t =
