@@ -128,6 +128,7 @@ void bld_flows_fill(struct bld *c, struct pmerge *p, struct trex_builder *b)
 struct chain {
 	uint64_t id;
 	uint32_t cat, id_str, last;
+	uint32_t first, count; /* its keys' place in the grouped keys */
 	uint8_t open, has_edge;
 };
 
@@ -138,8 +139,10 @@ struct match_task {
 	size_t chains_cap;
 	uint32_t *chain_slots; /* chain index + 1, 0 = empty */
 	size_t slots_cap;
-	struct fkey *sort_tmp; /* room for fkey_sort */
-	size_t sort_tmp_cap;
+	struct fkey *grouped; /* the partition's keys, chain by chain */
+	size_t grouped_cap;
+	uint32_t *chain_of; /* each key's chain */
+	size_t chain_of_cap;
 	uint64_t orphan_start, orphan_end;
 	struct trex_earliest orphan_start_ex, orphan_end_ex;
 	const struct fpoint *fpts;
@@ -251,26 +254,58 @@ static void fkey_sort(struct fkey *keys, struct fkey *tmp, size_t n)
 	memcpy(keys, tmp, (o + half - i) * sizeof *keys);
 }
 
-/* Keys of one partition, in time order per chain, through a table sized
- * to them. */
+/* The chains of keys[0..n), in order of first appearance (a table sized
+ * to them), and the keys grouped by chain in c->grouped, each chain's in
+ * file order. */
+static uint32_t group_chains(struct match_task *c, const struct fkey *keys, size_t n, size_t mask)
+{
+	uint32_t nchains = 0, at = 0;
+
+	memset(c->chain_slots, 0, (mask + 1) * sizeof(*c->chain_slots));
+	for (size_t i = 0; i < n; i++) {
+		struct chain *ch = chain_find(c, &keys[i], &nchains, mask);
+
+		c->chain_of[i] = (uint32_t)(ch - c->chains);
+		ch->count++;
+	}
+	for (uint32_t k = 0; k < nchains; k++) {
+		c->chains[k].first = at;
+		at += c->chains[k].count;
+		c->chains[k].count = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct chain *ch = &c->chains[c->chain_of[i]];
+
+		c->grouped[ch->first + ch->count++] = keys[i];
+	}
+	return nchains;
+}
+
+/* Keys of one partition, chain by chain, each chain's in time order. A
+ * chain is matched on its own, so the order of the chains does not
+ * matter (the orphans' examples are the earliest whatever the order):
+ * grouping by a hash table and sorting each chain's few keys costs far
+ * less than sorting the partition. keys: room to sort in afterwards. */
 static bool match_partition(struct match_task *c, struct fkey *keys, size_t n)
 {
 	size_t cap = 16;
-	uint32_t nchains = 0;
 
 	while (cap < 2 * n)
 		cap *= 2;
 	if (!BLD_FIT(c->chains, c->chains_cap, n) || !BLD_FIT(c->chain_slots, c->slots_cap, cap) ||
-	    !BLD_FIT(c->sort_tmp, c->sort_tmp_cap, n))
+	    !BLD_FIT(c->grouped, c->grouped_cap, n) || !BLD_FIT(c->chain_of, c->chain_of_cap, n))
 		return false;
-	fkey_sort(keys, c->sort_tmp, n);
-	memset(c->chain_slots, 0, cap * sizeof(*c->chain_slots));
-	for (size_t i = 0; i < n; i++)
-		match_point(c, chain_find(c, &keys[i], &nchains, cap - 1), &keys[i]);
-	for (uint32_t i = 0; i < nchains; i++) {
-		if (c->chains[i].open && !c->chains[i].has_edge) {
+	uint32_t nchains = group_chains(c, keys, n, cap - 1);
+	for (uint32_t k = 0; k < nchains; k++) {
+		struct chain *ch = &c->chains[k];
+		struct fkey *chain_keys = c->grouped + ch->first;
+
+		fkey_sort(chain_keys, keys, ch->count);
+		for (uint32_t i = 0; i < ch->count; i++)
+			match_point(c, ch, &chain_keys[i]);
+		if (ch->open && !ch->has_edge) {
 			c->orphan_start++;
-			orphan_point(c, &c->orphan_start_ex, c->chains[i].last, c->chains[i].id);
+			orphan_point(c, &c->orphan_start_ex, ch->last, ch->id);
 		}
 	}
 	return true;
@@ -298,7 +333,8 @@ static void match_task_main(void *arg, size_t k, unsigned worker)
 	}
 	free(t->chains);
 	free(t->chain_slots);
-	free(t->sort_tmp);
+	free(t->grouped);
+	free(t->chain_of);
 }
 
 /* ---- emitting hops ---------------------------------------------------------------------- */
