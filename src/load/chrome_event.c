@@ -1357,7 +1357,11 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 		trex_builder_at(ps->b, (int64_t)cj_offset(ps, ev->start));
 		rc = emit_timed(ps, ev);
 	}
-	if (rc == 0)
+	/* the common event leaves nothing to note: kept_notes' own first test,
+	 * without its call, for events on thread tracks (ids checked there) */
+	bool clean = on_thread_track(ph) && ps->ids_ok && (ph != TREX_PH_COMPLETE || ev->has_dur) &&
+	             !ev->bad_value_at && !ps->utf8_at && !ev->unknown_keys;
+	if (rc == 0 && !clean)
 		kept_notes(ps, ev, ph);
 	return rc;
 }
