@@ -15,10 +15,9 @@
 
 struct trex_atomic_file {
 	char *path; /* where the file goes: a symlink's target, resolved */
-	char *tmp;  /* NULL: written in place (a device or FIFO, direct) */
+	char *tmp;  /* NULL once open: written in place (a device or FIFO) */
 	FILE *stream;
 	bool force;
-	bool direct;
 };
 
 static void atomic_free(struct trex_atomic_file *af)
@@ -96,7 +95,7 @@ static enum trex_status make_temp(struct trex_atomic_file *af, struct trex_error
 }
 
 /* Where af's bytes go, when its path names something (st): a device or
- * FIFO is opened as it is (af->direct); a symlink to a file is followed,
+ * FIFO is opened as it is (no temp file); a symlink to a file is followed,
  * so the file is replaced and the link kept (a link left dangling names
  * nothing: it is replaced itself, with force). */
 static enum trex_status pick_target(struct trex_atomic_file *af, const struct stat *st,
@@ -106,7 +105,6 @@ static enum trex_status pick_target(struct trex_atomic_file *af, const struct st
 	char *real;
 
 	if (written_in_place(st)) {
-		af->direct = true;
 		if (!(af->stream = fopen(af->path, "w")))
 			return trex_error_set(err, TREX_IO, af->path, -1, "cannot write: %s",
 			                      strerror(errno));
@@ -141,7 +139,7 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 	}
 	af->force = force;
 	st = exists ? pick_target(af, &target, err) : TREX_OK;
-	if (st == TREX_OK && !af->direct)
+	if (st == TREX_OK && !af->stream)
 		st = make_temp(af, err);
 	if (st != TREX_OK) {
 		atomic_free(af);
@@ -156,7 +154,7 @@ enum trex_status trex_atomic_open(const char *path, bool force, struct trex_atom
 static enum trex_status finish_stream(struct trex_atomic_file *af, struct trex_error *err)
 {
 	int failed = fflush(af->stream) != 0 || ferror(af->stream) ||
-	             (!af->direct && fsync(fileno(af->stream)) != 0);
+	             (af->tmp && fsync(fileno(af->stream)) != 0);
 	int e = errno;
 
 	if (fclose(af->stream) != 0 && !failed) {
@@ -210,7 +208,7 @@ enum trex_status trex_atomic_commit(struct trex_atomic_file *af, struct trex_err
 {
 	enum trex_status st = finish_stream(af, err);
 
-	if (af->direct) {
+	if (!af->tmp) { /* written in place */
 		atomic_free(af);
 		return st;
 	}
