@@ -1237,9 +1237,8 @@ static void note_phase(struct cj_parser *ps, const struct cj_event *ev)
 		cj_note(ps, TREX_INTEG_unknown_phase, at, NULL, "ph is %s", json_type(*at));
 }
 
-/* Problems that drop the event (each counted with an example); true when
- * it is dropped. */
-static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
+/* event_dropped's checks, for an event that may have a problem. */
+static bool drop_checks(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
 {
 	if (!ev->has_ph) {
 		cj_note(ps, TREX_INTEG_missing_fields, ev->start, NULL, "event without \"ph\"");
@@ -1275,6 +1274,18 @@ static bool event_dropped(struct cj_parser *ps, const struct cj_event *ev, enum 
 	return false;
 }
 
+/* Problems that drop the event (each counted with an example); true when
+ * it is dropped. An event with a phase, a usable ts and no bad time (nearly
+ * every one) is kept without the checks' call. */
+static inline bool event_dropped(struct cj_parser *ps, const struct cj_event *ev,
+                                 enum trex_phase ph)
+{
+	if (ph != TREX_PH_OTHER && ph != TREX_PH_METADATA && ev->has_ts && !ev->ts_bad &&
+	    !ev->dur_bad)
+		return false;
+	return drop_checks(ps, ev, ph);
+}
+
 static bool on_thread_track(enum trex_phase ph)
 {
 	return ph == TREX_PH_COMPLETE || ph == TREX_PH_BEGIN || ph == TREX_PH_END ||
@@ -1295,19 +1306,15 @@ static void event_about(struct cj_parser *ps, const struct cj_event *ev, enum tr
 	a->has_ts = ph != TREX_PH_METADATA && ev->has_ts;
 }
 
-/* Problems of an event that was kept, each with where it went. The
- * thread-track phases went through event_track, which checked the ids. */
-static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
+/* kept_notes' notes, for an event that has something to note (bad_dur
+ * and ids_ok as kept_notes found them). */
+static void note_kept(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph,
+                      bool bad_dur, bool ids_ok)
 {
-	bool bad_dur = ph == TREX_PH_COMPLETE && !ev->has_dur;
-	bool ids_ok = on_thread_track(ph) ? ps->ids_ok : id_ok(&ev->pid) && id_ok(&ev->tid);
 	bool bad_pid = !ids_ok && !id_ok(&ev->pid), bad_tid = !ids_ok && !bad_pid;
 	uint64_t utf8 = ps->st.integrity.invalid_utf8;
 	struct cj_about a;
 
-	if (!bad_dur && !bad_pid && !bad_tid && !ev->bad_value_at && !ps->utf8_at &&
-	    !ev->unknown_keys)
-		return;
 	event_about(ps, ev, ph, &a);
 	ps->st.integrity.invalid_utf8 = utf8; /* the name was counted when it was interned */
 	if (bad_dur && ev->dur_bad)
@@ -1337,6 +1344,18 @@ static void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum tre
 	}
 }
 
+/* Problems of an event that was kept, each with where it went. The
+ * thread-track phases went through event_track, which checked the ids.
+ * Inline: nearly every event has none, and then costs no call. */
+static inline void kept_notes(struct cj_parser *ps, const struct cj_event *ev, enum trex_phase ph)
+{
+	bool bad_dur = ph == TREX_PH_COMPLETE && !ev->has_dur;
+	bool ids_ok = on_thread_track(ph) ? ps->ids_ok : id_ok(&ev->pid) && id_ok(&ev->tid);
+
+	if (bad_dur || !ids_ok || ev->bad_value_at || ps->utf8_at || ev->unknown_keys)
+		note_kept(ps, ev, ph, bad_dur, ids_ok);
+}
+
 static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 {
 	enum trex_phase ph = ev->has_ph ? phase_of(ev->ph) : TREX_PH_OTHER;
@@ -1345,11 +1364,7 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 	ps->st.events++;
 	ps->st.phase_counts[ph]++;
 	ps->st.integrity.unknown_keys += ev->unknown_keys;
-	/* the common event, with a usable ts and no bad value, is kept without
-	 * the checks' call (event_dropped would say the same) */
-	bool sound = ph != TREX_PH_OTHER && ph != TREX_PH_METADATA && ev->has_ts && !ev->ts_bad &&
-	             !ev->dur_bad;
-	if (!sound && event_dropped(ps, ev, ph))
+	if (event_dropped(ps, ev, ph))
 		return 0;
 	if (ph == TREX_PH_METADATA) {
 		rc = emit_metadata(ps, ev);
@@ -1357,11 +1372,7 @@ static int dispatch(struct cj_parser *ps, const struct cj_event *ev)
 		trex_builder_at(ps->b, (int64_t)cj_offset(ps, ev->start));
 		rc = emit_timed(ps, ev);
 	}
-	/* the common event leaves nothing to note: kept_notes' own first test,
-	 * without its call, for events on thread tracks (ids checked there) */
-	bool clean = on_thread_track(ph) && ps->ids_ok && (ph != TREX_PH_COMPLETE || ev->has_dur) &&
-	             !ev->bad_value_at && !ps->utf8_at && !ev->unknown_keys;
-	if (rc == 0 && !clean)
+	if (rc == 0)
 		kept_notes(ps, ev, ph);
 	return rc;
 }
